@@ -1,0 +1,292 @@
+package history
+
+import (
+	"fmt"
+	"slices"
+)
+
+type versionKey struct {
+	key KeyID
+	val int64
+}
+
+// Builder assembles a History. Readers call Session, Begin and the operation
+// methods in input order; Finish interns nothing further and returns the
+// immutable History. A Builder is not safe for concurrent use.
+type Builder struct {
+	h         History
+	sessByID  map[int64]int32
+	keyByRaw  map[int64]KeyID
+	valByRaw  map[versionKey]ValueID
+	ops       [][]Op // per transaction, moved into one array by Finish
+	initOps   []Op
+	initAll   bool
+	initAllV  int64
+	promoted  TxnID
+	finishErr error
+}
+
+// NewBuilder starts a history read from source by the named format.
+func NewBuilder(source, format string) *Builder {
+	b := &Builder{
+		sessByID: make(map[int64]int32),
+		keyByRaw: make(map[int64]KeyID),
+		valByRaw: make(map[versionKey]ValueID),
+		promoted: -1,
+	}
+	b.h.Source = source
+	b.h.Format = format
+	b.h.Meta = map[string]string{}
+	b.h.Txns = append(b.h.Txns, Txn{Session: -1, Status: Committed})
+	b.ops = append(b.ops, nil)
+	return b
+}
+
+// Session returns the index of the session with native id, creating it (at
+// the end of the session list) on first use.
+func (b *Builder) Session(id int64) int32 {
+	if s, ok := b.sessByID[id]; ok {
+		return s
+	}
+	s := int32(len(b.h.Sessions))
+	b.h.Sessions = append(b.h.Sessions, Session{ID: id})
+	b.sessByID[id] = s
+	return s
+}
+
+// NumSessions returns how many sessions exist so far.
+func (b *Builder) NumSessions() int { return len(b.h.Sessions) }
+
+// Begin appends a new transaction to session s (an index from Session).
+func (b *Builder) Begin(s int32, id int64, status Status, pos Pos) TxnID {
+	t := TxnID(len(b.h.Txns))
+	sess := &b.h.Sessions[s]
+	b.h.Txns = append(b.h.Txns, Txn{ID: id, Session: s, Index: int32(len(sess.Txns)), Status: status, Pos: pos})
+	sess.Txns = append(sess.Txns, t)
+	b.ops = append(b.ops, nil)
+	return t
+}
+
+// NumTxns returns the number of transactions so far, T⊥ included.
+func (b *Builder) NumTxns() int { return len(b.h.Txns) }
+
+// SetStatus changes the status of t.
+func (b *Builder) SetStatus(t TxnID, s Status) { b.h.Txns[t].Status = s }
+
+// SetLevel records the isolation level t declared.
+func (b *Builder) SetLevel(t TxnID, l Level) { b.h.Txns[t].Level = l }
+
+// Txn gives read access to a transaction under construction.
+func (b *Builder) Txn(t TxnID) *Txn { return &b.h.Txns[t] }
+
+// Ops returns the operations recorded for t so far.
+func (b *Builder) Ops(t TxnID) []Op { return b.ops[t] }
+
+// KeyID interns a key.
+func (b *Builder) KeyID(key int64) KeyID {
+	if k, ok := b.keyByRaw[key]; ok {
+		return k
+	}
+	k := KeyID(len(b.h.Keys))
+	b.h.Keys = append(b.h.Keys, key)
+	b.h.Values = append(b.h.Values, nil)
+	b.keyByRaw[key] = k
+	return k
+}
+
+// ValueID interns value val of key k.
+func (b *Builder) ValueID(k KeyID, val int64) ValueID {
+	vk := versionKey{k, val}
+	if v, ok := b.valByRaw[vk]; ok {
+		return v
+	}
+	v := ValueID(len(b.h.Values[k]))
+	b.h.Values[k] = append(b.h.Values[k], val)
+	b.valByRaw[vk] = v
+	return v
+}
+
+func (b *Builder) op(t TxnID, kind OpKind, key, val int64) {
+	k := b.KeyID(key)
+	b.ops[t] = append(b.ops[t], Op{Kind: kind, Key: k, Value: b.ValueID(k, val)})
+}
+
+// Read records that t read value val from key.
+func (b *Builder) Read(t TxnID, key, val int64) { b.op(t, OpRead, key, val) }
+
+// Write records that t wrote val to key.
+func (b *Builder) Write(t TxnID, key, val int64) { b.op(t, OpWrite, key, val) }
+
+// Append records that t appended val to the list at key.
+func (b *Builder) Append(t TxnID, key, val int64) { b.op(t, OpAppend, key, val) }
+
+// ReadList records that t read the list at key; empty is the value that
+// stands for the empty list (the key's initial version).
+func (b *Builder) ReadList(t TxnID, key int64, list []int64, empty int64) {
+	k := b.KeyID(key)
+	ids := make([]ValueID, len(list))
+	for i, x := range list {
+		ids[i] = b.ValueID(k, x)
+	}
+	last := empty
+	if len(list) > 0 {
+		last = list[len(list)-1]
+	}
+	b.h.Lists = append(b.h.Lists, ids)
+	b.ops[t] = append(b.ops[t], Op{Kind: OpReadList, Key: k, Value: b.ValueID(k, last), List: int32(len(b.h.Lists))})
+}
+
+// SetInit records where the initial state comes from and T⊥'s native id.
+func (b *Builder) SetInit(kind InitKind, id int64) {
+	b.h.InitKind = kind
+	b.h.Txns[InitTxn].ID = id
+}
+
+// InitWrite makes T⊥ write val to key. A second initial write of the same
+// key is ignored (the first one defines the initial state).
+func (b *Builder) InitWrite(key, val int64) {
+	k := b.KeyID(key)
+	for _, op := range b.initOps {
+		if op.Key == k {
+			return
+		}
+	}
+	b.initOps = append(b.initOps, Op{Kind: OpWrite, Key: k, Value: b.ValueID(k, val)})
+}
+
+// InitAllKeys makes T⊥ write val to every key that has no initial write
+// when Finish runs.
+func (b *Builder) InitAllKeys(val int64) { b.initAll, b.initAllV = true, val }
+
+// PromoteToInit turns t, a transaction of writes only, into T⊥: its writes
+// become the initial state and it leaves its session (an emptied session is
+// dropped). InitKind becomes InitExplicit with t's native id.
+func (b *Builder) PromoteToInit(t TxnID) { b.promoted = t }
+
+// AbortedWrite records a write known not to have taken effect that belongs to
+// no transaction of the history.
+func (b *Builder) AbortedWrite(key, val int64) {
+	k := b.KeyID(key)
+	b.h.AbortedWrites = append(b.h.AbortedWrites, Version{k, b.ValueID(k, val)})
+}
+
+// Warn records a non-fatal finding.
+func (b *Builder) Warn(pos Pos, format string, args ...any) {
+	b.h.Warnings = append(b.h.Warnings, Warning{Pos: pos, Msg: fmt.Sprintf(format, args...)})
+}
+
+// SetMeta records a piece of format metadata.
+func (b *Builder) SetMeta(key, val string) { b.h.Meta[key] = val }
+
+// SetKeyNames records symbolic key names, indexed by the order in which
+// KeyID first saw each key; names must be set before Finish.
+func (b *Builder) SetKeyName(key int64, name string) {
+	k := b.KeyID(key)
+	for len(b.h.KeyNames) <= int(k) {
+		b.h.KeyNames = append(b.h.KeyNames, "")
+	}
+	b.h.KeyNames[k] = name
+}
+
+// Finish returns the History. The Builder must not be used afterwards.
+func (b *Builder) Finish() *History {
+	h := &b.h
+	if b.promoted > 0 {
+		b.promote()
+	}
+	if b.initAll {
+		has := make([]bool, len(h.Keys))
+		for _, op := range b.initOps {
+			has[op.Key] = true
+		}
+		for k := range h.Keys {
+			if !has[k] {
+				b.initOps = append(b.initOps, Op{Kind: OpWrite, Key: KeyID(k), Value: b.ValueID(KeyID(k), b.initAllV)})
+			}
+		}
+	}
+	// Initial writes in ascending key order, as the formats specify.
+	slices.SortFunc(b.initOps, func(x, y Op) int {
+		a, c := h.Keys[x.Key], h.Keys[y.Key]
+		switch {
+		case a < c:
+			return -1
+		case a > c:
+			return 1
+		}
+		return 0
+	})
+	b.ops[InitTxn] = b.initOps
+	n := 0
+	for _, ops := range b.ops {
+		n += len(ops)
+	}
+	all := make([]Op, 0, n)
+	for t, ops := range b.ops {
+		start := len(all)
+		all = append(all, ops...)
+		h.Txns[t].Ops = all[start:len(all):len(all)]
+	}
+	if h.KeyNames != nil {
+		for len(h.KeyNames) < len(h.Keys) {
+			h.KeyNames = append(h.KeyNames, "")
+		}
+	}
+	b.ops = nil
+	return h
+}
+
+// promote moves the promoted transaction's writes into T⊥ and removes the
+// transaction, renumbering the rest.
+func (b *Builder) promote() {
+	h := &b.h
+	p := b.promoted
+	pt := h.Txns[p]
+	h.InitKind = InitExplicit
+	h.Txns[InitTxn].ID = pt.ID
+	h.Txns[InitTxn].Pos = pt.Pos
+	var initOps []Op
+	for _, op := range b.ops[p] {
+		if op.Kind.IsWrite() {
+			initOps = append(initOps, Op{Kind: OpWrite, Key: op.Key, Value: op.Value})
+		}
+	}
+	// Explicit writes take precedence over InitWrite calls for the same key.
+	seen := make(map[KeyID]bool, len(initOps))
+	for _, op := range initOps {
+		seen[op.Key] = true
+	}
+	for _, op := range b.initOps {
+		if !seen[op.Key] {
+			initOps = append(initOps, op)
+		}
+	}
+	b.initOps = initOps
+	// Remove p from Txns and ops; shift later ids down by one.
+	h.Txns = append(h.Txns[:p], h.Txns[p+1:]...)
+	b.ops = append(b.ops[:p], b.ops[p+1:]...)
+	var sessions []Session
+	for si, s := range h.Sessions {
+		var txns []TxnID
+		for _, t := range s.Txns {
+			switch {
+			case t == p:
+			case t > p:
+				txns = append(txns, t-1)
+			default:
+				txns = append(txns, t)
+			}
+		}
+		if len(txns) == 0 && si == int(pt.Session) {
+			continue
+		}
+		sessions = append(sessions, Session{ID: s.ID, Txns: txns})
+	}
+	h.Sessions = sessions
+	for si := range h.Sessions {
+		for i, t := range h.Sessions[si].Txns {
+			h.Txns[t].Session = int32(si)
+			h.Txns[t].Index = int32(i)
+		}
+	}
+}

@@ -1,0 +1,285 @@
+// Package history owns hyperiso's model of a recorded database history:
+// sessions of ordered transactions, each an ordered list of operations, with
+// keys and values interned to dense integers so that every later stage indexes
+// arrays instead of maps. It also owns read-consistency validation and the
+// statistics every checker reports. Readers build a History through a Builder.
+package history
+
+import "fmt"
+
+// TxnID indexes History.Txns. Transaction 0 is always the initial transaction
+// T⊥, which writes every key's initial value and precedes all others.
+type TxnID = int32
+
+// KeyID indexes History.Keys.
+type KeyID = int32
+
+// ValueID indexes History.Values[key]: values are interned per key, so a
+// (KeyID, ValueID) pair names one version and per-key tables are dense arrays.
+type ValueID = int32
+
+// InitTxn is the TxnID of the initial transaction.
+const InitTxn TxnID = 0
+
+// OpKind is the kind of one operation.
+type OpKind uint8
+
+const (
+	// OpRead reads a register and returns one value.
+	OpRead OpKind = iota
+	// OpWrite writes one value to a register.
+	OpWrite
+	// OpAppend appends one element to a list (list-append workloads); for
+	// version purposes it installs the element as the key's new version.
+	OpAppend
+	// OpReadList reads a whole list; Value is its last element (or the key's
+	// initial value when the list is empty) and the full list is in History.Lists.
+	OpReadList
+)
+
+var opKindNames = [...]string{"r", "w", "append", "r-list"}
+
+func (k OpKind) String() string {
+	if int(k) < len(opKindNames) {
+		return opKindNames[k]
+	}
+	return fmt.Sprintf("OpKind(%d)", k)
+}
+
+// IsRead reports whether the operation observes a value.
+func (k OpKind) IsRead() bool { return k == OpRead || k == OpReadList }
+
+// IsWrite reports whether the operation installs a value.
+func (k OpKind) IsWrite() bool { return k == OpWrite || k == OpAppend }
+
+// Op is one operation, 16 bytes, stored contiguously per transaction.
+type Op struct {
+	Kind  OpKind
+	Key   KeyID
+	Value ValueID
+	// List is, for OpReadList, 1 + the index of the observed list in
+	// History.Lists; 0 otherwise.
+	List int32
+}
+
+// Status is the outcome of a transaction as the client saw it.
+type Status uint8
+
+const (
+	// Committed: the client saw the commit succeed.
+	Committed Status = iota
+	// Aborted: the transaction is known not to have committed.
+	Aborted
+	// Unknown: the outcome is not known (Elle :info, unterminated transaction).
+	Unknown
+)
+
+var statusNames = [...]string{"committed", "aborted", "unknown"}
+
+func (s Status) String() string {
+	if int(s) < len(statusNames) {
+		return statusNames[s]
+	}
+	return fmt.Sprintf("Status(%d)", s)
+}
+
+// ParseStatus is the inverse of Status.String.
+func ParseStatus(s string) (Status, bool) {
+	for i, n := range statusNames {
+		if n == s {
+			return Status(i), true
+		}
+	}
+	return 0, false
+}
+
+// Level is an isolation level, used both for what a check asks and for the
+// optional level a transaction declares (mixed-level histories).
+type Level uint8
+
+const (
+	// LevelNone means no level was declared.
+	LevelNone Level = iota
+	// RC is read committed.
+	RC
+	// RA is read atomic.
+	RA
+	// CC is causal consistency.
+	CC
+	// SI is snapshot isolation.
+	SI
+	// SER is serializability.
+	SER
+)
+
+var levelNames = [...]string{"", "rc", "ra", "cc", "si", "ser"}
+
+func (l Level) String() string {
+	if int(l) < len(levelNames) {
+		return levelNames[l]
+	}
+	return fmt.Sprintf("Level(%d)", l)
+}
+
+// ParseLevel accepts the lower-case names used on the command line and in
+// files ("ser", "si", "cc", "ra", "rc") and a few common spellings.
+func ParseLevel(s string) (Level, bool) {
+	switch s {
+	case "ser", "serializable", "SER":
+		return SER, true
+	case "si", "snapshot", "snapshot-isolation", "SI":
+		return SI, true
+	case "cc", "causal", "CC":
+		return CC, true
+	case "ra", "read-atomic", "RA":
+		return RA, true
+	case "rc", "read-committed", "RC":
+		return RC, true
+	}
+	return LevelNone, false
+}
+
+// Pos locates something in an input file: a 1-based line for text formats or
+// a byte offset for binary ones (Line == 0).
+type Pos struct {
+	File   string
+	Line   int
+	Offset int64
+}
+
+func (p Pos) String() string {
+	switch {
+	case p.File == "" && p.Line == 0 && p.Offset == 0:
+		return "?"
+	case p.Line > 0:
+		return fmt.Sprintf("%s:%d", p.File, p.Line)
+	default:
+		return fmt.Sprintf("%s: byte %d", p.File, p.Offset)
+	}
+}
+
+// Txn is one transaction.
+type Txn struct {
+	// ID is the format-native id (or one assigned by the reader).
+	ID int64
+	// Session indexes History.Sessions; -1 for the initial transaction.
+	Session int32
+	// Index is the position within the session.
+	Index  int32
+	Status Status
+	// Level is the transaction's declared isolation level, if any.
+	Level Level
+	// Ops are in program order.
+	Ops []Op
+	// Pos is where the transaction starts in its file.
+	Pos Pos
+}
+
+// Session is one client session: its transactions in session order.
+type Session struct {
+	ID   int64
+	Txns []TxnID
+}
+
+// InitKind says where the initial transaction came from.
+type InitKind uint8
+
+const (
+	// InitNone: the format has no initial state; T⊥ writes nothing.
+	InitNone InitKind = iota
+	// InitImplicit: synthesised by the reader from the format's convention.
+	InitImplicit
+	// InitExplicit: found in the file and moved out of its session.
+	InitExplicit
+)
+
+var initKindNames = [...]string{"none", "implicit", "explicit"}
+
+func (k InitKind) String() string {
+	if int(k) < len(initKindNames) {
+		return initKindNames[k]
+	}
+	return fmt.Sprintf("InitKind(%d)", k)
+}
+
+// Warning is a non-fatal finding of a reader.
+type Warning struct {
+	Pos Pos
+	Msg string
+}
+
+func (w Warning) String() string { return w.Pos.String() + ": " + w.Msg }
+
+// Version is a (key, value) pair.
+type Version struct {
+	Key   KeyID
+	Value ValueID
+}
+
+// History is an immutable, interned history. Txns[0] is the initial
+// transaction T⊥.
+type History struct {
+	// Source names the input (a file or directory path).
+	Source string
+	// Format names the reader that produced it.
+	Format   string
+	Sessions []Session
+	Txns     []Txn
+	InitKind InitKind
+	// Keys maps KeyID to the key as it appears in the input.
+	Keys []int64
+	// Values maps (KeyID, ValueID) to the value as it appears in the input.
+	Values [][]int64
+	// KeyNames, when non-nil, holds the original symbolic name of each key
+	// (formats with non-integer keys).
+	KeyNames []string
+	// Lists holds the lists observed by OpReadList operations.
+	Lists [][]ValueID
+	// AbortedWrites are writes known not to have taken effect that belong
+	// to no transaction of the history.
+	AbortedWrites []Version
+	Warnings      []Warning
+	Meta          map[string]string
+}
+
+// NumKeys returns the number of distinct keys.
+func (h *History) NumKeys() int { return len(h.Keys) }
+
+// Key returns the input key of k.
+func (h *History) Key(k KeyID) int64 { return h.Keys[k] }
+
+// Value returns the input value of version (k, v).
+func (h *History) Value(k KeyID, v ValueID) int64 { return h.Values[k][v] }
+
+// KeyString renders a key for messages, using its symbolic name if any.
+func (h *History) KeyString(k KeyID) string {
+	if h.KeyNames != nil && int(k) < len(h.KeyNames) && h.KeyNames[k] != "" {
+		return h.KeyNames[k]
+	}
+	return fmt.Sprint(h.Keys[k])
+}
+
+// TxnString renders a transaction for messages: "T<id>" plus its session.
+func (h *History) TxnString(t TxnID) string {
+	if t == InitTxn {
+		return "T⊥"
+	}
+	tx := &h.Txns[t]
+	return fmt.Sprintf("T%d(s%d#%d)", tx.ID, h.Sessions[tx.Session].ID, tx.Index)
+}
+
+// SessionOf returns the session ID of t, or -1 for T⊥.
+func (h *History) SessionOf(t TxnID) int64 {
+	if h.Txns[t].Session < 0 {
+		return -1
+	}
+	return h.Sessions[h.Txns[t].Session].ID
+}
+
+// List returns the list observed by a list read.
+func (h *History) List(op Op) []ValueID {
+	if op.List == 0 {
+		return nil
+	}
+	return h.Lists[op.List-1]
+}
