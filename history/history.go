@@ -283,3 +283,7 @@ func (h *History) List(op Op) []ValueID {
 	}
 	return h.Lists[op.List-1]
 }
+
+// EmptyList is the value that stands for an empty list (and a nil register
+// read) in list-append histories, as in FORMATS.md §5.6.
+const EmptyList int64 = 0x7ff7f7f7f7f7f7f7
