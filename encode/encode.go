@@ -1,0 +1,119 @@
+// Package encode turns a (pruned) hyper-polygraph into CNF: one variable per
+// uncertain version-order pair and per candidate of an uncertain read-from,
+// exactly-one clauses for each read-from set, and clauses that rule out
+// cycles of width two before any solver runs. RW edges get no variables:
+// the solvers derive them from the WW and WR literals they follow from.
+package encode
+
+import (
+	"github.com/hyperiso/hyperiso/hyperpolygraph"
+	"github.com/hyperiso/hyperiso/history"
+)
+
+// Lit is a DIMACS-style literal: +v or -v for variable v ≥ 1.
+type Lit int32
+
+// Var returns the literal's variable.
+func (l Lit) Var() int32 {
+	if l < 0 {
+		return int32(-l)
+	}
+	return int32(l)
+}
+
+// Encoding is the CNF of a hyper-polygraph and the meaning of its variables.
+type Encoding struct {
+	G       *hyperpolygraph.Graph
+	NumVars int
+	Clauses [][]Lit
+	// WWVar[i] is the variable of g.WW[i]: true means A→B, false B→A.
+	WWVar []int32
+	// WRBase[i] is the variable of g.WR[i].Cands[0]; candidate j has
+	// variable WRBase[i]+j, true meaning the read is from that candidate.
+	WRBase []int32
+	// TwoWidth counts the clauses that forbid cycles of width two.
+	TwoWidth int
+	// varInfo maps a variable to its constraint: >= 0 a WW index, < 0
+	// -(1+WR set index).
+	varInfo []int32
+}
+
+// Options select optional parts of the encoding.
+type Options struct {
+	// TwoWidth adds the width-two cycle clauses (needs reachability).
+	TwoWidth bool
+}
+
+// Encode builds the CNF for g, whose uncertain constraints are g.WW and
+// g.WR. reach, when non-nil, answers reachability in g's known graph and is
+// used for the width-two clauses.
+func Encode(g *hyperpolygraph.Graph, reach Reacher, opt Options) *Encoding {
+	e := &Encoding{G: g, WWVar: make([]int32, len(g.WW)), WRBase: make([]int32, len(g.WR))}
+	e.varInfo = append(e.varInfo, 0) // variable 0 does not exist
+	for i := range g.WW {
+		e.NumVars++
+		e.WWVar[i] = int32(e.NumVars)
+		e.varInfo = append(e.varInfo, int32(i))
+	}
+	for i, s := range g.WR {
+		e.WRBase[i] = int32(e.NumVars + 1)
+		clause := make([]Lit, len(s.Cands))
+		for j := range s.Cands {
+			e.NumVars++
+			e.varInfo = append(e.varInfo, -int32(1+i))
+			clause[j] = Lit(e.NumVars)
+		}
+		e.Clauses = append(e.Clauses, clause)
+		for a := range s.Cands {
+			for b := a + 1; b < len(s.Cands); b++ {
+				e.Clauses = append(e.Clauses, []Lit{-clause[a], -clause[b]})
+			}
+		}
+	}
+	if opt.TwoWidth && reach != nil {
+		e.addTwoWidth(reach)
+	}
+	return e
+}
+
+// Reacher answers reachability in the known graph: whether to is reachable
+// from from (every node reaches itself).
+type Reacher interface {
+	Reaches(from, to history.TxnID) bool
+}
+
+// EdgeOf returns the edge that literal l asserts when true, if any (a false
+// read-from literal asserts nothing).
+func (e *Encoding) EdgeOf(l Lit) (hyperpolygraph.Edge, bool) {
+	v := l.Var()
+	info := e.varInfo[v]
+	if info >= 0 {
+		p := e.G.WW[info]
+		if l > 0 {
+			return hyperpolygraph.Edge{From: p.A, To: p.B, Rel: hyperpolygraph.WW, Key: p.Key}, true
+		}
+		return hyperpolygraph.Edge{From: p.B, To: p.A, Rel: hyperpolygraph.WW, Key: p.Key}, true
+	}
+	if l < 0 {
+		return hyperpolygraph.Edge{}, false
+	}
+	si := -info - 1
+	s := e.G.WR[si]
+	return hyperpolygraph.Edge{From: s.Cands[v-e.WRBase[si]], To: s.Reader, Rel: hyperpolygraph.WR, Key: s.Key}, true
+}
+
+// IsWW reports whether variable v encodes a version-order pair, and which.
+func (e *Encoding) IsWW(v int32) (int, bool) {
+	info := e.varInfo[v]
+	return int(info), info >= 0
+}
+
+// WRSet returns the read-from set and candidate index of variable v.
+func (e *Encoding) WRSet(v int32) (set, cand int, ok bool) {
+	info := e.varInfo[v]
+	if info >= 0 {
+		return 0, 0, false
+	}
+	set = int(-info - 1)
+	return set, int(v - e.WRBase[set]), true
+}

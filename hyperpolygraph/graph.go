@@ -1,0 +1,207 @@
+// Package hyperpolygraph builds the hyper-polygraph of a history for the
+// strong levels (SER, SI): the known graph of certain dependencies (session
+// order, read-from with a single candidate writer, and what follows from
+// them) and the two constraint sets that stay uncertain: the version order
+// of each pair of writers of a key (C^WW) and the writer of each read with
+// several candidates (C^WR). Everything is index-based: nodes are TxnIDs,
+// edges and constraints live in flat slices.
+package hyperpolygraph
+
+import (
+	"fmt"
+
+	"github.com/hyperiso/hyperiso/history"
+)
+
+// Rel is the relation an edge stands for.
+type Rel uint8
+
+const (
+	// SO is session order (T⊥ precedes every session's first transaction).
+	SO Rel = iota
+	// WR is read-from: the target read the source's write of Key.
+	WR
+	// WW is version order: the target overwrote the source's write of Key.
+	WW
+	// RW is anti-dependency: the source read a version of Key that the
+	// target overwrote.
+	RW
+)
+
+var relNames = [...]string{"so", "wr", "ww", "rw"}
+
+func (r Rel) String() string {
+	if int(r) < len(relNames) {
+		return relNames[r]
+	}
+	return fmt.Sprintf("Rel(%d)", r)
+}
+
+// Edge is a dependency between two transactions. Key is -1 for SO.
+type Edge struct {
+	From, To history.TxnID
+	Rel      Rel
+	Key      history.KeyID
+}
+
+// WWPair is an uncertain version order between two writers of Key: A→B or
+// B→A (A < B).
+type WWPair struct {
+	Key  history.KeyID
+	A, B history.TxnID
+}
+
+// WRSet is an uncertain read-from: Reader's external read of Key has several
+// candidate writers, exactly one of which it read.
+type WRSet struct {
+	Reader history.TxnID
+	Key    history.KeyID
+	Value  history.ValueID
+	Cands  []history.TxnID
+}
+
+// Read is one external read of an included transaction.
+type Read struct {
+	Reader history.TxnID
+	// Writer is the certain writer, or -1 when the read is uncertain.
+	Writer history.TxnID
+	// Set indexes Graph.WR when the read is uncertain, else -1.
+	Set int32
+}
+
+// Graph is a hyper-polygraph. Nodes are the history's TxnIDs; only those
+// with Included set take part.
+type Graph struct {
+	H     *history.History
+	Level history.Level
+	// Included marks T⊥, the committed transactions and the unknown-status
+	// transactions taken as committed.
+	Included []bool
+	// Known holds the certain edges: SO, WR with one candidate. Pruning
+	// adds WW, WR and derived RW edges.
+	Known []Edge
+	WW    []WWPair
+	WR    []WRSet
+	// Writers[k] lists the included final writers of key k, ascending.
+	Writers [][]history.TxnID
+	// Reads[k] lists the external reads of key k by included transactions.
+	Reads [][]Read
+}
+
+// N returns the number of nodes (TxnIDs, included or not).
+func (g *Graph) N() int { return len(g.Included) }
+
+// Violation is a read that no included transaction can have written: the
+// history violates every strong level before any ordering is considered.
+type Violation struct {
+	Reader history.TxnID
+	Read   history.ExtRead
+}
+
+// Build constructs the hyper-polygraph of h for level (SER or SI). include
+// says which unknown-status transactions are taken as committed (nil: none).
+// A read whose candidates are all excluded is returned as a Violation.
+func Build(h *history.History, level history.Level, include func(history.TxnID) bool) (*Graph, *Violation) {
+	ix := h.Index()
+	n := len(h.Txns)
+	g := &Graph{
+		H:        h,
+		Level:    level,
+		Included: make([]bool, n),
+		Writers:  make([][]history.TxnID, len(h.Keys)),
+		Reads:    make([][]Read, len(h.Keys)),
+	}
+	for t := range n {
+		st := h.Txns[t].Status
+		g.Included[t] = t == int(history.InitTxn) || st == history.Committed || (st == history.Unknown && include != nil && include(history.TxnID(t)))
+	}
+	// Session order as a chain per session (its transitive closure is
+	// implied), and T⊥ before each session's first included transaction.
+	for _, s := range h.Sessions {
+		prev := history.InitTxn
+		for _, t := range s.Txns {
+			if !g.Included[t] {
+				continue
+			}
+			g.Known = append(g.Known, Edge{From: prev, To: t, Rel: SO, Key: -1})
+			prev = t
+		}
+	}
+	for t := range n {
+		if !g.Included[t] {
+			continue
+		}
+		for _, w := range ix.Writes(history.TxnID(t)) {
+			g.Writers[w.Key] = append(g.Writers[w.Key], history.TxnID(t))
+		}
+	}
+	var cands []history.TxnID
+	for t := 1; t < n; t++ {
+		if !g.Included[t] {
+			continue
+		}
+		for _, r := range ix.Reads(history.TxnID(t)) {
+			cands = cands[:0]
+			for _, w := range ix.Writers(r.Key, r.Value) {
+				if w != history.TxnID(t) && g.Included[w] {
+					cands = append(cands, w)
+				}
+			}
+			switch len(cands) {
+			case 0:
+				return g, &Violation{Reader: history.TxnID(t), Read: r}
+			case 1:
+				g.Known = append(g.Known, Edge{From: cands[0], To: history.TxnID(t), Rel: WR, Key: r.Key})
+				g.Reads[r.Key] = append(g.Reads[r.Key], Read{Reader: history.TxnID(t), Writer: cands[0], Set: -1})
+			default:
+				g.Reads[r.Key] = append(g.Reads[r.Key], Read{Reader: history.TxnID(t), Writer: -1, Set: int32(len(g.WR))})
+				g.WR = append(g.WR, WRSet{Reader: history.TxnID(t), Key: r.Key, Value: r.Value, Cands: append([]history.TxnID(nil), cands...)})
+			}
+		}
+	}
+	// T⊥ precedes everything, so its version of a key is the first one.
+	for k, ws := range g.Writers {
+		for i, a := range ws {
+			if a == history.InitTxn {
+				for _, b := range ws {
+					if b != a {
+						g.Known = append(g.Known, Edge{From: a, To: b, Rel: WW, Key: history.KeyID(k)})
+					}
+				}
+				continue
+			}
+			for _, b := range ws[i+1:] {
+				g.WW = append(g.WW, WWPair{Key: history.KeyID(k), A: a, B: b})
+			}
+		}
+	}
+	g.Known = append(g.Known, g.DeriveRW(g.Known)...)
+	return g, nil
+}
+
+// DeriveRW returns the RW edges that follow from the WR and WW edges among
+// edges: T→WR(x)→S and T→WW(x)→T' give S→RW(x)→T' (S ≠ T').
+func (g *Graph) DeriveRW(edges []Edge) []Edge {
+	type kt struct {
+		k history.KeyID
+		t history.TxnID
+	}
+	readers := map[kt][]history.TxnID{}
+	for _, e := range edges {
+		if e.Rel == WR {
+			readers[kt{e.Key, e.From}] = append(readers[kt{e.Key, e.From}], e.To)
+		}
+	}
+	var out []Edge
+	for _, e := range edges {
+		if e.Rel != WW {
+			continue
+		}
+		for _, s := range readers[kt{e.Key, e.From}] {
+			if s != e.To {
+				out = append(out, Edge{From: s, To: e.To, Rel: RW, Key: e.Key})
+			}
+		}
+	}
+	return out
+}
