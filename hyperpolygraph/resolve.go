@@ -1,0 +1,287 @@
+package hyperpolygraph
+
+import (
+	"slices"
+
+	"github.com/hyperiso/hyperiso/history"
+)
+
+// Assignment resolves every uncertain constraint of a Graph.
+type Assignment struct {
+	// Forward[i] is true when g.WW[i] is ordered A→B.
+	Forward []bool
+	// Choice[i] indexes g.WR[i].Cands: the writer the read observed.
+	Choice []int32
+}
+
+// Prov names the uncertain constraints an edge of a compatible graph
+// depends on; -1 where the part is certain.
+type Prov struct {
+	WW int32 // index into g.WW
+	WR int32 // index into g.WR
+}
+
+// Compatible is the graph compatible with a hyper-polygraph under one
+// Assignment. Version order is kept as a chain per key and each derived RW
+// edge points only to the next version: reachability, and so acyclicity,
+// is the same as with every edge of the transitive relations.
+type Compatible struct {
+	G     *Graph
+	Edges []Edge
+	Prov  []Prov
+}
+
+type pairKey struct {
+	k    history.KeyID
+	a, b history.TxnID
+}
+
+// Resolve builds the compatible graph of a.
+func (g *Graph) Resolve(a Assignment) *Compatible {
+	c := &Compatible{G: g}
+	none := Prov{-1, -1}
+	add := func(e Edge, p Prov) {
+		c.Edges = append(c.Edges, e)
+		c.Prov = append(c.Prov, p)
+	}
+	// Per key: out-degree in the version-order tournament and the pair index
+	// behind each ordered pair.
+	type wwEdge struct {
+		from, to history.TxnID
+		pair     int32
+	}
+	perKey := make([][]wwEdge, len(g.Writers))
+	for _, e := range g.Known {
+		switch e.Rel {
+		case WW:
+			perKey[e.Key] = append(perKey[e.Key], wwEdge{e.From, e.To, -1})
+		case SO, WR:
+			add(e, none)
+		}
+	}
+	for i, p := range g.WW {
+		if a.Forward[i] {
+			perKey[p.Key] = append(perKey[p.Key], wwEdge{p.A, p.B, int32(i)})
+		} else {
+			perKey[p.Key] = append(perKey[p.Key], wwEdge{p.B, p.A, int32(i)})
+		}
+	}
+	// writerOf[reader] for each key's reads, filled per key below.
+	next := make(map[history.TxnID]history.TxnID)
+	nextProv := make(map[history.TxnID]int32)
+	wins := make(map[history.TxnID]int)
+	for k, ws := range g.Writers {
+		edges := perKey[k]
+		clear(next)
+		clear(nextProv)
+		if len(ws) > 1 {
+			clear(wins)
+			for _, w := range ws {
+				wins[w] = 0
+			}
+			for _, e := range edges {
+				wins[e.from]++
+			}
+			order := slices.Clone(ws)
+			slices.SortFunc(order, func(x, y history.TxnID) int { return wins[y] - wins[x] })
+			transitive := true
+			for i, w := range order {
+				if wins[w] != len(order)-1-i {
+					transitive = false
+					break
+				}
+			}
+			if transitive {
+				pos := make(map[history.TxnID]int, len(order))
+				for i, w := range order {
+					pos[w] = i
+				}
+				for _, e := range edges {
+					if pos[e.to] == pos[e.from]+1 {
+						add(Edge{From: e.from, To: e.to, Rel: WW, Key: history.KeyID(k)}, Prov{e.pair, -1})
+						next[e.from] = e.to
+						nextProv[e.from] = e.pair
+					}
+				}
+			} else {
+				// A cyclic version order: every pair goes in, the cycle search finds it.
+				for _, e := range edges {
+					add(Edge{From: e.from, To: e.to, Rel: WW, Key: history.KeyID(k)}, Prov{e.pair, -1})
+				}
+				continue
+			}
+		}
+		for _, r := range g.Reads[k] {
+			w, wrProv := r.Writer, int32(-1)
+			if r.Set >= 0 {
+				s := g.WR[r.Set]
+				w, wrProv = s.Cands[a.Choice[r.Set]], r.Set
+				add(Edge{From: w, To: r.Reader, Rel: WR, Key: history.KeyID(k)}, Prov{-1, wrProv})
+			}
+			t2, ok := next[w]
+			if !ok {
+				continue
+			}
+			if t2 == r.Reader {
+				// The reader overwrote the version itself; its own WW
+				// chain orders it before every later writer.
+				continue
+			}
+			add(Edge{From: r.Reader, To: t2, Rel: RW, Key: history.KeyID(k)}, Prov{nextProv[w], wrProv})
+		}
+	}
+	return c
+}
+
+// FindCycles returns up to max cycles, each as indices into c.Edges in path
+// order. After a cycle is found, its uncertain edges are set aside so that
+// further cycles are different. For SI the search runs on the induced graph
+// (every RW edge must follow a non-RW edge).
+func (c *Compatible) FindCycles(max int) [][]int {
+	si := c.G.Level == history.SI
+	disabled := make([]bool, len(c.Edges))
+	var out [][]int
+	for len(out) < max {
+		cyc := findCycle(c.G.N(), c.Edges, disabled, si)
+		if cyc == nil {
+			break
+		}
+		out = append(out, cyc)
+		certain := true
+		for _, i := range cyc {
+			if c.Prov[i] != (Prov{-1, -1}) {
+				disabled[i] = true
+				certain = false
+			}
+		}
+		if certain {
+			break
+		}
+	}
+	return out
+}
+
+// Order returns a topological order of the included nodes under the
+// non-RW edges of c (a commit order; for an acyclic SER graph also a serial
+// order when RW edges are included). ok is false if there is a cycle.
+func (c *Compatible) Order(withRW bool) (order []history.TxnID, ok bool) {
+	n := c.G.N()
+	indeg := make([]int32, n)
+	adj := make([][]history.TxnID, n)
+	for _, e := range c.Edges {
+		if e.Rel == RW && !withRW {
+			continue
+		}
+		adj[e.From] = append(adj[e.From], e.To)
+		indeg[e.To]++
+	}
+	var queue []history.TxnID
+	for v := range n {
+		if c.G.Included[v] && indeg[v] == 0 {
+			queue = append(queue, history.TxnID(v))
+		}
+	}
+	for len(queue) > 0 {
+		v := queue[0]
+		queue = queue[1:]
+		order = append(order, v)
+		for _, w := range adj[v] {
+			if indeg[w]--; indeg[w] == 0 {
+				queue = append(queue, w)
+			}
+		}
+	}
+	cnt := 0
+	for v := range n {
+		if c.G.Included[v] {
+			cnt++
+		}
+	}
+	return order, len(order) == cnt
+}
+
+// findCycle searches for a cycle with an iterative DFS. With si, node v is
+// split into v·2 (arrived by RW, may not take RW) and v·2+1 (may take RW).
+func findCycle(n int, edges []Edge, disabled []bool, si bool) []int {
+	nn := n
+	if si {
+		nn = 2 * n
+	}
+	// CSR adjacency of the (possibly doubled) graph; each entry is an edge
+	// index into edges.
+	start := make([]int32, nn+1)
+	type arc struct {
+		to   int32
+		edge int32
+	}
+	var arcs []arc
+	emit := func(fn func(from int32, a arc)) {
+		for i, e := range edges {
+			if disabled[i] {
+				continue
+			}
+			if !si {
+				fn(e.From, arc{e.To, int32(i)})
+				continue
+			}
+			if e.Rel == RW {
+				fn(2*e.From+1, arc{2 * e.To, int32(i)})
+			} else {
+				fn(2*e.From, arc{2*e.To + 1, int32(i)})
+				fn(2*e.From+1, arc{2*e.To + 1, int32(i)})
+			}
+		}
+	}
+	emit(func(from int32, _ arc) { start[from+1]++ })
+	for i := 1; i <= nn; i++ {
+		start[i] += start[i-1]
+	}
+	arcs = make([]arc, start[nn])
+	fill := slices.Clone(start[:nn])
+	emit(func(from int32, a arc) { arcs[fill[from]] = a; fill[from]++ })
+
+	const (
+		white = iota
+		grey
+		black
+	)
+	color := make([]uint8, nn)
+	pos := make([]int32, nn)     // next arc to explore
+	via := make([]int32, nn)     // arc index used to enter the node
+	var stack []int32
+	for root := range nn {
+		if color[root] != white {
+			continue
+		}
+		stack = append(stack[:0], int32(root))
+		color[root] = grey
+		pos[root] = start[root]
+		for len(stack) > 0 {
+			v := stack[len(stack)-1]
+			if pos[v] == start[v+1] {
+				color[v] = black
+				stack = stack[:len(stack)-1]
+				continue
+			}
+			ai := pos[v]
+			pos[v]++
+			w := arcs[ai].to
+			switch color[w] {
+			case white:
+				color[w] = grey
+				pos[w] = start[w]
+				via[w] = ai
+				stack = append(stack, w)
+			case grey:
+				// Cycle: w ... v -> w along the stack.
+				var cyc []int
+				for i := len(stack) - 1; stack[i] != w; i-- {
+					cyc = append(cyc, int(arcs[via[stack[i]]].edge))
+				}
+				slices.Reverse(cyc)
+				return append(cyc, int(arcs[ai].edge))
+			}
+		}
+	}
+	return nil
+}
