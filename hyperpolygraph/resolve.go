@@ -246,8 +246,8 @@ func findCycle(n int, edges []Edge, disabled []bool, si bool) []int {
 		black
 	)
 	color := make([]uint8, nn)
-	pos := make([]int32, nn)     // next arc to explore
-	via := make([]int32, nn)     // arc index used to enter the node
+	pos := make([]int32, nn) // next arc to explore
+	via := make([]int32, nn) // arc index used to enter the node
 	var stack []int32
 	for root := range nn {
 		if color[root] != white {
