@@ -178,8 +178,8 @@ func (b *Builder) Warn(pos Pos, format string, args ...any) {
 // SetMeta records a piece of format metadata.
 func (b *Builder) SetMeta(key, val string) { b.h.Meta[key] = val }
 
-// SetKeyNames records symbolic key names, indexed by the order in which
-// KeyID first saw each key; names must be set before Finish.
+// SetKeyName records the symbolic name of key (formats whose keys are not
+// integers); names must be set before Finish.
 func (b *Builder) SetKeyName(key int64, name string) {
 	k := b.KeyID(key)
 	for len(b.h.KeyNames) <= int(k) {

@@ -240,6 +240,8 @@ type History struct {
 	AbortedWrites []Version
 	Warnings      []Warning
 	Meta          map[string]string
+
+	index lazyIndex
 }
 
 // NumKeys returns the number of distinct keys.

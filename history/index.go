@@ -36,21 +36,19 @@ const (
 	flagIntermediate                   // a non-final write of a committed/unknown txn
 )
 
-var indexCache sync.Map // *History -> *Index
-
-// Index returns the history's index, computing it once.
+// Index returns the history's index, computing it once; it is safe for
+// concurrent use.
 func (h *History) Index() *Index {
-	if ix, ok := indexCache.Load(h); ok {
-		return ix.(*Index)
-	}
-	ix := buildIndex(h)
-	actual, _ := indexCache.LoadOrStore(h, ix)
-	return actual.(*Index)
+	h.index.once.Do(func() { h.index.ix = buildIndex(h) })
+	return h.index.ix
 }
 
-// Forget drops the cached index of h (for long-running processes that load
-// many histories).
-func (h *History) Forget() { indexCache.Delete(h) }
+// lazyIndex caches a History's Index inside the History, so that it is
+// freed with it.
+type lazyIndex struct {
+	once sync.Once
+	ix   *Index
+}
 
 func buildIndex(h *History) *Index {
 	nk := len(h.Keys)
