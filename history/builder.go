@@ -20,6 +20,7 @@ type Builder struct {
 	valByRaw  map[versionKey]ValueID
 	ops       [][]Op // per transaction, moved into one array by Finish
 	initOps   []Op
+	initHas   map[KeyID]bool
 	initAll   bool
 	initAllV  int64
 	promoted  TxnID
@@ -33,6 +34,7 @@ func NewBuilder(source, format string) *Builder {
 		keyByRaw: make(map[int64]KeyID),
 		valByRaw: make(map[versionKey]ValueID),
 		promoted: -1,
+		initHas:  make(map[KeyID]bool),
 	}
 	b.h.Source = source
 	b.h.Format = format
@@ -146,12 +148,20 @@ func (b *Builder) SetInit(kind InitKind, id int64) {
 // key is ignored (the first one defines the initial state).
 func (b *Builder) InitWrite(key, val int64) {
 	k := b.KeyID(key)
-	for _, op := range b.initOps {
-		if op.Key == k {
-			return
-		}
+	if b.initHas[k] {
+		return
 	}
+	b.initHas[k] = true
 	b.initOps = append(b.initOps, Op{Kind: OpWrite, Key: k, Value: b.ValueID(k, val)})
+}
+
+// InitWriteID is InitWrite for an already interned version.
+func (b *Builder) InitWriteID(k KeyID, v ValueID) {
+	if b.initHas[k] {
+		return
+	}
+	b.initHas[k] = true
+	b.initOps = append(b.initOps, Op{Kind: OpWrite, Key: k, Value: v})
 }
 
 // InitAllKeys makes T⊥ write val to every key that has no initial write
@@ -195,12 +205,8 @@ func (b *Builder) Finish() *History {
 		b.promote()
 	}
 	if b.initAll {
-		has := make([]bool, len(h.Keys))
-		for _, op := range b.initOps {
-			has[op.Key] = true
-		}
 		for k := range h.Keys {
-			if !has[k] {
+			if !b.initHas[KeyID(k)] {
 				b.initOps = append(b.initOps, Op{Kind: OpWrite, Key: KeyID(k), Value: b.ValueID(KeyID(k), b.initAllV)})
 			}
 		}
@@ -245,23 +251,24 @@ func (b *Builder) promote() {
 	h.InitKind = InitExplicit
 	h.Txns[InitTxn].ID = pt.ID
 	h.Txns[InitTxn].Pos = pt.Pos
+	// Explicit writes take precedence over InitWrite calls for the same key.
+	explicit := make(map[KeyID]bool)
 	var initOps []Op
 	for _, op := range b.ops[p] {
-		if op.Kind.IsWrite() {
+		if op.Kind.IsWrite() && !explicit[op.Key] {
+			explicit[op.Key] = true
 			initOps = append(initOps, Op{Kind: OpWrite, Key: op.Key, Value: op.Value})
 		}
 	}
-	// Explicit writes take precedence over InitWrite calls for the same key.
-	seen := make(map[KeyID]bool, len(initOps))
-	for _, op := range initOps {
-		seen[op.Key] = true
-	}
 	for _, op := range b.initOps {
-		if !seen[op.Key] {
+		if !explicit[op.Key] {
 			initOps = append(initOps, op)
 		}
 	}
 	b.initOps = initOps
+	for _, op := range initOps {
+		b.initHas[op.Key] = true
+	}
 	// Remove p from Txns and ops; shift later ids down by one.
 	h.Txns = append(h.Txns[:p], h.Txns[p+1:]...)
 	b.ops = append(b.ops[:p], b.ops[p+1:]...)

@@ -140,7 +140,8 @@ func ParseLevel(s string) (Level, bool) {
 }
 
 // Pos locates something in an input file: a 1-based line for text formats or
-// a byte offset for binary ones (Line == 0).
+// a byte offset for binary ones (Line == 0). Offset -1 with Line 0 names the
+// file (or directory) as a whole.
 type Pos struct {
 	File   string
 	Line   int
@@ -153,6 +154,8 @@ func (p Pos) String() string {
 		return "?"
 	case p.Line > 0:
 		return fmt.Sprintf("%s:%d", p.File, p.Line)
+	case p.Offset < 0:
+		return p.File
 	default:
 		return fmt.Sprintf("%s: byte %d", p.File, p.Offset)
 	}

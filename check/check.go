@@ -1,0 +1,71 @@
+// Package check is hyperiso's façade: Check validates a history, runs the
+// pipeline of the requested level (SAT-backed for SER and SI, saturation for
+// RC, RA and CC) and assembles the Result that every front end reports.
+package check
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/hyperiso/hyperiso/history"
+)
+
+// ErrUnavailable is returned for a level whose checker does not exist yet.
+var ErrUnavailable = errors.New("not available yet")
+
+// Options tune a check.
+type Options struct {
+	// Strategy names the solver strategy for strong levels ("" = default).
+	Strategy string
+}
+
+// pipeline decides a level for a history that passed validation, filling
+// the verdict, timings, counters and anomalies of res.
+type pipeline func(ctx context.Context, h *history.History, opt Options, res *Result) error
+
+// pipelines holds the checker of each level; a level without one is
+// reported as unavailable rather than guessed.
+var pipelines = map[history.Level]pipeline{}
+
+// Check decides whether h satisfies level.
+func Check(ctx context.Context, h *history.History, level history.Level, opt Options) (*Result, error) {
+	res := &Result{
+		Schema:    1,
+		Source:    h.Source,
+		Format:    h.Format,
+		Level:     level.String(),
+		TimingsMS: map[string]float64{},
+		Counters:  map[string]int64{},
+		Anomalies: []Anomaly{},
+		History:   h.Stats(),
+	}
+	for _, w := range h.Warnings {
+		res.Warnings = append(res.Warnings, w.String())
+	}
+	start := time.Now()
+	res.Stage = "validate"
+	findings := h.Validate()
+	res.TimingsMS["validate"] = ms(time.Since(start))
+	for _, f := range findings {
+		if f.Kind.ForbiddenAt(level) {
+			res.Anomalies = append(res.Anomalies, FindingAnomaly(h, f))
+		}
+	}
+	if len(res.Anomalies) > 0 {
+		res.Verdict = Violated
+		res.Stage = ""
+		return res, nil
+	}
+	p, ok := pipelines[level]
+	if !ok {
+		return res, fmt.Errorf("level %s: %w (validation found no read-consistency anomaly)", level, ErrUnavailable)
+	}
+	if err := p(ctx, h, opt, res); err != nil {
+		return res, err
+	}
+	return res, nil
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

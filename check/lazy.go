@@ -1,0 +1,192 @@
+package check
+
+import (
+	"context"
+	"time"
+
+	"github.com/crillab/gophersat/solver"
+	"github.com/go-air/gini"
+	"github.com/go-air/gini/z"
+
+	"github.com/hyperiso/hyperiso/encode"
+	"github.com/hyperiso/hyperiso/hyperpolygraph"
+)
+
+// satBackend is the part of an off-the-shelf SAT solver the lazy strategy
+// needs: add clauses between solves, solve, read the model.
+type satBackend interface {
+	addClause(c []encode.Lit)
+	solve(ctx context.Context) (sat bool, err error)
+	value(v int32) bool
+}
+
+// cyclesPerModel bounds how many cycles one model contributes blocking
+// clauses for; several per round save most of the re-solves.
+const cyclesPerModel = 64
+
+// lazySolve solves the CNF, checks the compatible graph of each model for a
+// cycle and blocks the uncertain edges of every cycle it finds, until a
+// model is acyclic (satisfied) or the clauses are unsatisfiable (violated).
+func lazySolve(ctx context.Context, enc *encode.Encoding, b satBackend, out *solveOutcome) error {
+	g := enc.G
+	for _, c := range enc.Clauses {
+		b.addClause(c)
+	}
+	a := hyperpolygraph.Assignment{Forward: make([]bool, len(g.WW)), Choice: make([]int32, len(g.WR))}
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		out.iterations++
+		sat, err := b.solve(ctx)
+		if err != nil {
+			return err
+		}
+		if !sat {
+			out.sat = false
+			return nil
+		}
+		for i := range g.WW {
+			a.Forward[i] = b.value(enc.WWVar[i])
+		}
+		for i, s := range g.WR {
+			a.Choice[i] = -1
+			for j := range s.Cands {
+				if b.value(enc.WRBase[i] + int32(j)) {
+					a.Choice[i] = int32(j)
+					break
+				}
+			}
+		}
+		comp := g.Resolve(a)
+		cycles := comp.FindCycles(cyclesPerModel)
+		if len(cycles) == 0 {
+			out.sat = true
+			out.compatible = comp
+			return nil
+		}
+		out.lastCycle = cycleEdges(comp, cycles[0])
+		for _, cyc := range cycles {
+			clause := blockingClause(enc, comp, a, cyc)
+			if len(clause) == 0 {
+				// A cycle of certain edges: no assignment can avoid it.
+				out.sat = false
+				out.lastCycle = cycleEdges(comp, cyc)
+				return nil
+			}
+			out.blocking++
+			b.addClause(clause)
+		}
+	}
+}
+
+func cycleEdges(comp *hyperpolygraph.Compatible, cyc []int) []hyperpolygraph.Edge {
+	out := make([]hyperpolygraph.Edge, len(cyc))
+	for i, e := range cyc {
+		out[i] = comp.Edges[e]
+	}
+	return out
+}
+
+// blockingClause negates the literals that put the cycle's uncertain edges
+// into the graph.
+func blockingClause(enc *encode.Encoding, comp *hyperpolygraph.Compatible, a hyperpolygraph.Assignment, cyc []int) []encode.Lit {
+	seen := map[encode.Lit]bool{}
+	var clause []encode.Lit
+	addNeg := func(l encode.Lit) {
+		if !seen[-l] {
+			seen[-l] = true
+			clause = append(clause, -l)
+		}
+	}
+	for _, ei := range cyc {
+		p := comp.Prov[ei]
+		if p.WW >= 0 {
+			v := encode.Lit(enc.WWVar[p.WW])
+			if !a.Forward[p.WW] {
+				v = -v
+			}
+			addNeg(v)
+		}
+		if p.WR >= 0 {
+			addNeg(encode.Lit(enc.WRBase[p.WR] + a.Choice[p.WR]))
+		}
+	}
+	return clause
+}
+
+// giniBackend drives github.com/go-air/gini incrementally.
+type giniBackend struct{ s *gini.Gini }
+
+func newGini(nv int) *giniBackend { return &giniBackend{s: gini.NewV(nv + 1)} }
+
+func (b *giniBackend) addClause(c []encode.Lit) {
+	for _, l := range c {
+		b.s.Add(z.Dimacs2Lit(int(l)))
+	}
+	b.s.Add(z.LitNull)
+}
+
+func (b *giniBackend) solve(ctx context.Context) (bool, error) {
+	sv := b.s.GoSolve()
+	for {
+		if r, ok := sv.Test(); ok {
+			return r == 1, nil
+		}
+		if ctx.Err() != nil {
+			sv.Stop()
+			return false, ctx.Err()
+		}
+		if r := sv.Try(50 * time.Millisecond); r != 0 {
+			return r == 1, nil
+		}
+	}
+}
+
+func (b *giniBackend) value(v int32) bool { return b.s.Value(z.Dimacs2Lit(int(v))) }
+
+// gophersatBackend re-solves github.com/crillab/gophersat from the full
+// clause list each round (its incremental clause addition is meant for model
+// counting, so a fresh solver is the reliable way to add clauses).
+type gophersatBackend struct {
+	nv      int
+	clauses [][]int
+	model   []bool
+}
+
+func (b *gophersatBackend) addClause(c []encode.Lit) {
+	cl := make([]int, len(c))
+	for i, l := range c {
+		cl[i] = int(l)
+	}
+	b.clauses = append(b.clauses, cl)
+}
+
+func (b *gophersatBackend) solve(ctx context.Context) (bool, error) {
+	if b.nv == 0 {
+		b.model = nil
+		return true, nil
+	}
+	pb := solver.ParseSliceNb(b.clauses, b.nv)
+	if pb.Status == solver.Unsat {
+		return false, nil
+	}
+	s := solver.New(pb)
+	done := make(chan solver.Status, 1)
+	go func() { done <- s.Solve() }()
+	select {
+	case st := <-done:
+		if st != solver.Sat {
+			return false, nil
+		}
+		b.model = s.Model()
+		return true, nil
+	case <-ctx.Done():
+		// gophersat cannot be interrupted; its goroutine finishes on its own.
+		return false, ctx.Err()
+	}
+}
+
+func (b *gophersatBackend) value(v int32) bool {
+	return int(v-1) < len(b.model) && b.model[v-1]
+}

@@ -1,0 +1,104 @@
+package check
+
+import (
+	"github.com/hyperiso/hyperiso/history"
+)
+
+// Verdict is the answer of a check.
+type Verdict string
+
+const (
+	// Satisfied: the history satisfies the level.
+	Satisfied Verdict = "satisfied"
+	// Violated: the history violates the level; Anomalies say why.
+	Violated Verdict = "violated"
+	// Unknown: the check could not decide (timeout, memory limit, a level
+	// not available yet); Reason says why.
+	Unknown Verdict = "unknown"
+)
+
+// Result is the report of one check; its JSON form is the stable report
+// schema documented in README.md.
+type Result struct {
+	Schema  int           `json:"hyperiso_report"`
+	Source  string        `json:"source"`
+	Format  string        `json:"format"`
+	Level   string        `json:"level"`
+	Verdict Verdict       `json:"verdict"`
+	Reason  string        `json:"reason,omitempty"`
+	History history.Stats `json:"history"`
+	// Stage is the last stage the check reached (for unknown verdicts).
+	Stage     string             `json:"stage,omitempty"`
+	TimingsMS map[string]float64 `json:"timings_ms"`
+	Counters  map[string]int64   `json:"counters"`
+	Anomalies []Anomaly          `json:"anomalies"`
+	// Witness is, for a satisfied strong level, a serial (SER) or commit
+	// (SI) order of the committed transactions.
+	Witness []TxnRef `json:"witness,omitempty"`
+	// Warnings are the reader's non-fatal findings.
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// TxnRef names a transaction the way the input does.
+type TxnRef struct {
+	ID      int64 `json:"id"`
+	Session int64 `json:"session"`
+	// Index is the position in the session; -1 for the initial transaction.
+	Index  int    `json:"index"`
+	Status string `json:"status,omitempty"`
+}
+
+// Edge is one dependency of a counterexample.
+type Edge struct {
+	From     int64  `json:"from"`
+	To       int64  `json:"to"`
+	Relation string `json:"relation"` // so, wr, ww, rw, rt
+	Key      *int64 `json:"key,omitempty"`
+	Reason   string `json:"reason"`
+}
+
+// Anomaly is one reason a history violates the level.
+type Anomaly struct {
+	// Type is the stable name (thin-air-read, aborted-read, …, G0, G1c,
+	// G-single, G2-item, …).
+	Type        string   `json:"type"`
+	Class       string   `json:"class,omitempty"`
+	Description string   `json:"description"`
+	Txns        []TxnRef `json:"transactions"`
+	Edges       []Edge   `json:"edges,omitempty"`
+	Key         *int64   `json:"key,omitempty"`
+	Value       *int64   `json:"value,omitempty"`
+	// Op is the index of the offending operation within its transaction.
+	Op *int `json:"op,omitempty"`
+}
+
+// Ref returns the TxnRef of t.
+func Ref(h *history.History, t history.TxnID) TxnRef {
+	tx := &h.Txns[t]
+	return TxnRef{ID: tx.ID, Session: h.SessionOf(t), Index: indexOf(tx), Status: tx.Status.String()}
+}
+
+func indexOf(tx *history.Txn) int {
+	if tx.Session < 0 {
+		return -1
+	}
+	return int(tx.Index)
+}
+
+// FindingAnomaly converts a validation finding into a report anomaly.
+func FindingAnomaly(h *history.History, f history.Finding) Anomaly {
+	key, val, op := h.Key(f.Key), h.Value(f.Key, f.Value), int(f.Op)
+	a := Anomaly{
+		Type:        f.Kind.String(),
+		Class:       f.Kind.Class(),
+		Description: f.Describe(h),
+		Txns:        []TxnRef{Ref(h, f.Txn)},
+		Key:         &key,
+		Value:       &val,
+		Op:          &op,
+	}
+	for _, w := range f.Writers {
+		a.Txns = append(a.Txns, Ref(h, w))
+	}
+	return a
+}

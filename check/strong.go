@@ -1,0 +1,352 @@
+package check
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/hyperiso/hyperiso/encode"
+	"github.com/hyperiso/hyperiso/history"
+	"github.com/hyperiso/hyperiso/hyperpolygraph"
+	"github.com/hyperiso/hyperiso/prune"
+)
+
+func init() {
+	pipelines[history.SER] = strongPipeline
+	pipelines[history.SI] = strongPipeline
+}
+
+// Strategy is a way to solve the encoded hyper-polygraph.
+type Strategy struct {
+	Name string
+	// Prune and TwoWidth switch the preprocessing stages.
+	Prune, TwoWidth bool
+	solve           func(ctx context.Context, enc *encode.Encoding, out *solveOutcome) error
+}
+
+// solveOutcome is what a strategy reports back.
+type solveOutcome struct {
+	sat        bool
+	compatible *hyperpolygraph.Compatible // an acyclic compatible graph when sat
+	lastCycle  []hyperpolygraph.Edge      // the last cycle blocked, as an example
+	iterations int64
+	blocking   int64
+	counters   map[string]int64
+}
+
+// Strategies lists the selectable strategies for SER and SI; the first is
+// the default.
+var Strategies = []Strategy{
+	{Name: "lazy-gini", Prune: true, TwoWidth: true, solve: func(ctx context.Context, enc *encode.Encoding, out *solveOutcome) error {
+		return lazySolve(ctx, enc, newGini(enc.NumVars), out)
+	}},
+	{Name: "lazy-gophersat", Prune: true, TwoWidth: true, solve: func(ctx context.Context, enc *encode.Encoding, out *solveOutcome) error {
+		return lazySolve(ctx, enc, &gophersatBackend{nv: enc.NumVars}, out)
+	}},
+}
+
+// StrategyNames lists the names of Strategies.
+func StrategyNames() []string {
+	var out []string
+	for _, s := range Strategies {
+		out = append(out, s.Name)
+	}
+	return out
+}
+
+func findStrategy(name string) (Strategy, error) {
+	if name == "" {
+		return Strategies[0], nil
+	}
+	for _, s := range Strategies {
+		if s.Name == name {
+			return s, nil
+		}
+	}
+	return Strategy{}, fmt.Errorf("unknown strategy %q (want one of %s)", name, strings.Join(StrategyNames(), ", "))
+}
+
+// maxAmbiguousUnknown bounds the subsets of optional unknown-status
+// transactions tried one by one.
+const maxAmbiguousUnknown = 8
+
+func strongPipeline(ctx context.Context, h *history.History, opt Options, res *Result) error {
+	strat, err := findStrategy(opt.Strategy)
+	if err != nil {
+		return err
+	}
+	level, _ := history.ParseLevel(res.Level)
+	forced, optional, viol := planUnknown(h, level)
+	if viol != nil {
+		res.Verdict = Violated
+		res.Anomalies = append(res.Anomalies, *viol)
+		return nil
+	}
+	if len(optional) > maxAmbiguousUnknown {
+		res.Verdict = Unknown
+		res.Reason = fmt.Sprintf("%d unknown-status transactions may or may not have committed and are read ambiguously; at most %d are tried", len(optional), maxAmbiguousUnknown)
+		return nil
+	}
+	var first *Result
+	for mask := 0; mask < 1<<len(optional); mask++ {
+		include := func(t history.TxnID) bool {
+			if forced[t] {
+				return true
+			}
+			for i, u := range optional {
+				if u == t {
+					return mask&(1<<i) != 0
+				}
+			}
+			return false
+		}
+		sub := *res
+		sub.TimingsMS = map[string]float64{}
+		sub.Counters = map[string]int64{}
+		sub.Anomalies = nil
+		if err := solveOnce(ctx, h, level, strat, include, &sub); err != nil {
+			res.Stage = sub.Stage
+			res.TimingsMS, res.Counters = sub.TimingsMS, sub.Counters
+			return err
+		}
+		if first == nil || sub.Verdict == Satisfied {
+			first = &sub
+		}
+		if sub.Verdict == Satisfied {
+			break
+		}
+	}
+	for k, v := range first.TimingsMS {
+		res.TimingsMS[k] += v
+	}
+	res.Counters = first.Counters
+	res.Verdict, res.Reason, res.Witness, res.Stage = first.Verdict, first.Reason, first.Witness, ""
+	res.Anomalies = append(res.Anomalies, first.Anomalies...)
+	if len(optional) > 0 {
+		res.Counters["unknown_subsets"] = int64(1 << len(optional))
+	}
+	return nil
+}
+
+// planUnknown decides which unknown-status transactions take part: those
+// some read cannot do without are forced in, those no read can use stay out
+// (leaving them out only removes constraints), and the rest are optional.
+// An unknown transaction that is itself inconsistent cannot have committed.
+func planUnknown(h *history.History, level history.Level) (forced []bool, optional []history.TxnID, viol *Anomaly) {
+	forced = make([]bool, len(h.Txns))
+	bad := map[history.TxnID]bool{}
+	for _, f := range h.ValidateTxns(func(t history.TxnID) bool { return h.Txns[t].Status == history.Unknown }) {
+		if f.Kind.ForbiddenAt(level) {
+			bad[f.Txn] = true
+		}
+	}
+	ix := h.Index()
+	isOpt := map[history.TxnID]bool{}
+	queued := make([]bool, len(h.Txns))
+	var queue []history.TxnID
+	push := func(t history.TxnID) {
+		if !queued[t] {
+			queued[t] = true
+			queue = append(queue, t)
+		}
+	}
+	for t := range h.Txns {
+		if h.Txns[t].Status == history.Committed {
+			push(history.TxnID(t))
+		}
+	}
+	// Forcing may turn an optional transaction into a forced one, so its
+	// reads are revisited with the stronger status.
+	for len(queue) > 0 {
+		t := queue[len(queue)-1]
+		queue = queue[:len(queue)-1]
+		queued[t] = false
+		certain := h.Txns[t].Status == history.Committed || forced[t]
+		for _, r := range ix.Reads(t) {
+			var unk []history.TxnID
+			settled := false
+			for _, w := range ix.Candidates(t, r) {
+				switch {
+				case h.Txns[w].Status == history.Committed || w == history.InitTxn || forced[w]:
+					settled = true
+				case !bad[w]:
+					unk = append(unk, w)
+				}
+			}
+			switch {
+			case certain && !settled && len(unk) == 1:
+				forced[unk[0]] = true
+				delete(isOpt, unk[0])
+				push(unk[0])
+			case certain && !settled && len(unk) == 0:
+				a := Anomaly{
+					Type:        "unsatisfiable-read",
+					Description: fmt.Sprintf("%s read key %s = %d, which only transactions that cannot have committed wrote", h.TxnString(t), h.KeyString(r.Key), h.Value(r.Key, r.Value)),
+					Txns:        []TxnRef{Ref(h, t)},
+				}
+				return nil, nil, &a
+			default:
+				// Optional readers make their candidates optional too.
+				for _, u := range unk {
+					if !forced[u] && !isOpt[u] {
+						isOpt[u] = true
+						push(u)
+					}
+				}
+			}
+		}
+	}
+	for u := range isOpt {
+		if !forced[u] {
+			optional = append(optional, u)
+		}
+	}
+	sort.Slice(optional, func(i, j int) bool { return optional[i] < optional[j] })
+	return forced, optional, nil
+}
+
+// solveOnce runs build, prune, encode and solve for one choice of unknown
+// transactions.
+func solveOnce(ctx context.Context, h *history.History, level history.Level, strat Strategy, include func(history.TxnID) bool, res *Result) error {
+	t0 := time.Now()
+	res.Stage = "build"
+	g, viol := hyperpolygraph.Build(h, level, include)
+	res.TimingsMS["build"] = ms(time.Since(t0))
+	if viol != nil {
+		res.Verdict = Violated
+		res.Anomalies = append(res.Anomalies, Anomaly{
+			Type:        "unsatisfiable-read",
+			Description: fmt.Sprintf("%s read key %s = %d, but no committed transaction wrote it", h.TxnString(viol.Reader), h.KeyString(viol.Read.Key), h.Value(viol.Read.Key, viol.Read.Value)),
+			Txns:        []TxnRef{Ref(h, viol.Reader)},
+		})
+		return nil
+	}
+	res.Counters["ww_constraints"] = int64(len(g.WW))
+	res.Counters["wr_constraints"] = int64(len(g.WR))
+	res.Counters["known_edges"] = int64(len(g.Known))
+	var reach encode.Reacher
+	if strat.Prune {
+		t1 := time.Now()
+		res.Stage = "prune"
+		st, r, conflict, err := prune.Prune(ctx, g, prune.Options{})
+		res.TimingsMS["prune"] = ms(time.Since(t1))
+		if err != nil {
+			if errors.Is(err, prune.ErrTooLarge) {
+				res.Verdict, res.Reason = Unknown, err.Error()
+				return nil
+			}
+			return err
+		}
+		res.Counters["prune_passes"] = int64(st.Passes)
+		res.Counters["ww_constraints_pruned"] = int64(len(g.WW))
+		res.Counters["wr_constraints_pruned"] = int64(len(g.WR))
+		if conflict != nil {
+			res.Verdict = Violated
+			res.Anomalies = append(res.Anomalies, cycleAnomaly(h, level, conflict.Cycle, "found while pruning: every resolution of a constraint closes this cycle"))
+			return nil
+		}
+		reach = r
+	}
+	t2 := time.Now()
+	res.Stage = "encode"
+	enc := encode.Encode(g, reach, encode.Options{TwoWidth: strat.TwoWidth && reach != nil})
+	res.TimingsMS["encode"] = ms(time.Since(t2))
+	res.Counters["variables"] = int64(enc.NumVars)
+	res.Counters["clauses"] = int64(len(enc.Clauses))
+	res.Counters["two_width_clauses"] = int64(enc.TwoWidth)
+	t3 := time.Now()
+	res.Stage = "solve"
+	var out solveOutcome
+	err := strat.solve(ctx, enc, &out)
+	res.TimingsMS["solve"] = ms(time.Since(t3))
+	res.Counters["solver_iterations"] = out.iterations
+	res.Counters["blocking_clauses"] = out.blocking
+	for k, v := range out.counters {
+		res.Counters[k] = v
+	}
+	if err != nil {
+		return err
+	}
+	if out.sat {
+		res.Verdict = Satisfied
+		if order, ok := out.compatible.Order(level == history.SER); ok {
+			for _, t := range order {
+				if t != history.InitTxn {
+					res.Witness = append(res.Witness, Ref(h, t))
+				}
+			}
+		}
+		return nil
+	}
+	res.Verdict = Violated
+	desc := "every compatible graph has a cycle"
+	if len(out.lastCycle) > 0 {
+		desc += "; the last one the solver ruled out is shown"
+	}
+	res.Anomalies = append(res.Anomalies, cycleAnomaly(h, level, out.lastCycle, desc))
+	return nil
+}
+
+// cycleAnomaly reports a dependency cycle with a reason per edge.
+func cycleAnomaly(h *history.History, level history.Level, cyc []hyperpolygraph.Edge, note string) Anomaly {
+	a := Anomaly{Type: "cycle", Description: fmt.Sprintf("%s violation: %s", strings.ToUpper(level.String()), note)}
+	seen := map[history.TxnID]bool{}
+	rw := 0
+	allWW, allWWWR := true, true
+	for _, e := range cyc {
+		if !seen[e.From] {
+			seen[e.From] = true
+			a.Txns = append(a.Txns, Ref(h, e.From))
+		}
+		ed := Edge{From: h.Txns[e.From].ID, To: h.Txns[e.To].ID, Relation: e.Rel.String()}
+		if e.Key >= 0 {
+			k := h.Key(e.Key)
+			ed.Key = &k
+		}
+		ed.Reason = edgeReason(h, e)
+		a.Edges = append(a.Edges, ed)
+		switch e.Rel {
+		case hyperpolygraph.RW:
+			rw++
+			allWW, allWWWR = false, false
+		case hyperpolygraph.WR:
+			allWW = false
+		case hyperpolygraph.SO:
+			allWW, allWWWR = false, false
+		}
+	}
+	switch {
+	case len(cyc) == 0:
+	case allWW:
+		a.Type, a.Class = "G0", "G0"
+	case allWWWR:
+		a.Type, a.Class = "G1c", "G1c"
+	case rw == 1:
+		a.Type, a.Class = "G-single", "G-single"
+	case rw > 1:
+		a.Type, a.Class = "G2-item", "G2-item"
+	default:
+		a.Type, a.Class = "cycle", ""
+	}
+	return a
+}
+
+func edgeReason(h *history.History, e hyperpolygraph.Edge) string {
+	from, to := h.TxnString(e.From), h.TxnString(e.To)
+	switch e.Rel {
+	case hyperpolygraph.SO:
+		if e.From == history.InitTxn {
+			return fmt.Sprintf("the initial state precedes %s", to)
+		}
+		return fmt.Sprintf("%s precedes %s in session %d", from, to, h.SessionOf(e.From))
+	case hyperpolygraph.WR:
+		return fmt.Sprintf("%s read key %s from %s", to, h.KeyString(e.Key), from)
+	case hyperpolygraph.WW:
+		return fmt.Sprintf("%s overwrote %s's version of key %s", to, from, h.KeyString(e.Key))
+	default:
+		return fmt.Sprintf("%s read a version of key %s that %s overwrote", from, h.KeyString(e.Key), to)
+	}
+}

@@ -1,0 +1,289 @@
+// Command hyperiso checks recorded database histories against isolation
+// levels. See README.md for the command reference, the report schema and
+// the exit codes.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/hyperiso/hyperiso/check"
+	"github.com/hyperiso/hyperiso/formats"
+	"github.com/hyperiso/hyperiso/formats/jsonl"
+	"github.com/hyperiso/hyperiso/history"
+)
+
+// Exit statuses (README "Exit codes").
+const (
+	exitSatisfied = 0
+	exitViolated  = 1
+	exitBadInput  = 2
+	exitUnknown   = 3
+)
+
+// exitError carries an exit status through cobra's error return.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+
+func fail(code int, format string, args ...any) error {
+	return &exitError{code: code, err: fmt.Errorf(format, args...)}
+}
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run executes the CLI and returns its exit status.
+func run(args []string, stdout, stderr io.Writer) int {
+	code := exitSatisfied
+	root := newRoot(stdout, &code)
+	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	if err := root.Execute(); err != nil {
+		fmt.Fprintln(stderr, "hyperiso:", err)
+		var ee *exitError
+		if errors.As(err, &ee) {
+			return ee.code
+		}
+		return exitBadInput
+	}
+	return code
+}
+
+// readFlags are the input options shared by every command.
+type readFlags struct {
+	format  string
+	flavour string
+	lenient bool
+}
+
+func (r *readFlags) register(c *cobra.Command) {
+	c.Flags().StringVar(&r.format, "format", "auto", "input format: "+strings.Join(formats.Names, "|"))
+	c.Flags().StringVar(&r.flavour, "cobra-flavour", "auto", "Cobra log reading: auto|unique|universal")
+	c.Flags().BoolVar(&r.lenient, "lenient", false, "turn recoverable format errors into warnings")
+}
+
+func (r *readFlags) read(path string) (*history.History, error) {
+	h, err := formats.Read(path, formats.Options{Format: r.format, Lenient: r.lenient, CobraFlavour: r.flavour})
+	if err != nil {
+		return nil, &exitError{code: exitBadInput, err: err}
+	}
+	return h, nil
+}
+
+func newRoot(stdout io.Writer, code *int) *cobra.Command {
+	root := &cobra.Command{
+		Use:           "hyperiso",
+		Short:         "Check database histories against isolation levels (SER, SI, CC, RA, RC)",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return &exitError{code: exitBadInput, err: fmt.Errorf("%w\n%s", err, c.UsageString())}
+	})
+	root.AddCommand(newCheck(stdout, code), newConvert(stdout), newStats(stdout))
+	return root
+}
+
+func newCheck(stdout io.Writer, code *int) *cobra.Command {
+	var (
+		rf       readFlags
+		level    string
+		strategy string
+		timeout  time.Duration
+		asJSON   bool
+	)
+	c := &cobra.Command{
+		Use:   "check --level ser|si|cc|ra|rc [flags] PATH",
+		Short: "Decide whether a history satisfies an isolation level",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			lv, ok := history.ParseLevel(level)
+			if !ok {
+				return fail(exitBadInput, "--level must be one of ser, si, cc, ra, rc (got %q)", level)
+			}
+			readStart := time.Now()
+			h, err := rf.read(args[0])
+			if err != nil {
+				return err
+			}
+			readMS := float64(time.Since(readStart).Microseconds()) / 1000
+			ctx := context.Background()
+			if timeout > 0 {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(ctx, timeout)
+				defer cancel()
+			}
+			res, err := check.Check(ctx, h, lv, check.Options{Strategy: strategy})
+			if res != nil {
+				res.TimingsMS["read"] = readMS
+			}
+			switch {
+			case errors.Is(err, check.ErrUnavailable):
+				return fail(exitBadInput, "%s: %v", args[0], err)
+			case errors.Is(err, context.DeadlineExceeded):
+				res.Verdict, res.Reason = check.Unknown, fmt.Sprintf("timeout after %s during %s", timeout, res.Stage)
+			case err != nil:
+				return fail(exitUnknown, "%s: %v", args[0], err)
+			}
+			if asJSON {
+				enc := json.NewEncoder(stdout)
+				enc.SetIndent("", "  ")
+				if err := enc.Encode(res); err != nil {
+					return err
+				}
+			} else {
+				printResult(stdout, res)
+			}
+			switch res.Verdict {
+			case check.Satisfied:
+				*code = exitSatisfied
+			case check.Violated:
+				*code = exitViolated
+			default:
+				*code = exitUnknown
+			}
+			return nil
+		},
+	}
+	rf.register(c)
+	c.Flags().StringVar(&level, "level", "", "isolation level: ser|si|cc|ra|rc (required)")
+	c.Flags().StringVar(&strategy, "strategy", "", "solver strategy for ser/si (default: the best available)")
+	c.Flags().DurationVar(&timeout, "timeout", 0, "give up after this long (exit status 3), e.g. 30s")
+	c.Flags().BoolVar(&asJSON, "json", false, "print the JSON report instead of text")
+	_ = c.MarkFlagRequired("level")
+	return c
+}
+
+func printResult(w io.Writer, res *check.Result) {
+	s := res.History
+	fmt.Fprintf(w, "history %s (%s): %d sessions, %d transactions (%d committed, %d aborted, %d unknown), %d operations, %d keys\n",
+		res.Source, res.Format, s.Sessions, s.Transactions, s.Committed, s.Aborted, s.Unknown, s.Operations, s.Keys)
+	if s.MultiWriterReads > 0 {
+		fmt.Fprintf(w, "duplicate values: %d of %d external reads have more than one candidate writer (up to %d)\n",
+			s.MultiWriterReads, s.ExternalReads, s.MaxCandidates)
+	}
+	fmt.Fprintf(w, "%s: %s", strings.ToUpper(res.Level), strings.ToUpper(string(res.Verdict)))
+	if res.Reason != "" {
+		fmt.Fprintf(w, " (%s)", res.Reason)
+	}
+	fmt.Fprintln(w)
+	for _, a := range res.Anomalies {
+		cls := ""
+		if a.Class != "" {
+			cls = " [" + a.Class + "]"
+		}
+		fmt.Fprintf(w, "  %s%s: %s\n", a.Type, cls, a.Description)
+		for _, e := range a.Edges {
+			fmt.Fprintf(w, "    T%d -%s-> T%d: %s\n", e.From, e.Relation, e.To, e.Reason)
+		}
+	}
+	if len(res.Witness) > 0 {
+		fmt.Fprintf(w, "witness order of %d transactions available with --json\n", len(res.Witness))
+	}
+	fmt.Fprintf(w, "timings:%s\n", formatMap(res.TimingsMS, " ms"))
+	if len(res.Counters) > 0 {
+		fmt.Fprintf(w, "counters:%s\n", formatMap(res.Counters, ""))
+	}
+}
+
+func formatMap[V int64 | float64](m map[string]V, unit string) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	for _, k := range keys {
+		fmt.Fprintf(&b, " %s %v%s", k, m[k], unit)
+	}
+	return b.String()
+}
+
+func newConvert(stdout io.Writer) *cobra.Command {
+	var (
+		rf  readFlags
+		out string
+	)
+	c := &cobra.Command{
+		Use:   "convert [flags] PATH",
+		Short: "Convert a history in any supported format to hyperiso's JSON Lines",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			h, err := rf.read(args[0])
+			if err != nil {
+				return err
+			}
+			w := stdout
+			if out != "" && out != "-" {
+				f, err := os.Create(out)
+				if err != nil {
+					return fail(exitBadInput, "%v", err)
+				}
+				defer f.Close()
+				w = f
+			}
+			if err := jsonl.Write(w, h); err != nil {
+				return fail(exitBadInput, "writing %s: %v", out, err)
+			}
+			return nil
+		},
+	}
+	rf.register(c)
+	c.Flags().StringVarP(&out, "output", "o", "", "output file (default: standard output)")
+	return c
+}
+
+func newStats(stdout io.Writer) *cobra.Command {
+	var (
+		rf     readFlags
+		asJSON bool
+	)
+	c := &cobra.Command{
+		Use:   "stats [flags] PATH",
+		Short: "Print a history's size, statuses and duplicate-value degree",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			h, err := rf.read(args[0])
+			if err != nil {
+				return err
+			}
+			st := h.Stats()
+			if asJSON {
+				enc := json.NewEncoder(stdout)
+				enc.SetIndent("", "  ")
+				return enc.Encode(struct {
+					Source string `json:"source"`
+					Format string `json:"format"`
+					history.Stats
+					Warnings int `json:"warnings"`
+				}{h.Source, h.Format, st, len(h.Warnings)})
+			}
+			fmt.Fprintf(stdout, "source              %s\nformat              %s\n", h.Source, h.Format)
+			fmt.Fprintf(stdout, "sessions            %d\ntransactions        %d\n  committed         %d\n  aborted           %d\n  unknown           %d\n",
+				st.Sessions, st.Transactions, st.Committed, st.Aborted, st.Unknown)
+			fmt.Fprintf(stdout, "operations          %d (%d reads, %d writes)\nkeys                %d\ninitial writes      %d (%s)\n",
+				st.Operations, st.Reads, st.Writes, st.Keys, st.InitWrites, h.InitKind)
+			fmt.Fprintf(stdout, "external reads      %d\nmulti-writer reads  %d (max %d candidates)\nduplicate versions  %d\naborted writes      %d\nwarnings            %d\n",
+				st.ExternalReads, st.MultiWriterReads, st.MaxCandidates, st.DuplicateVersions, st.AbortedWrites, len(h.Warnings))
+			return nil
+		},
+	}
+	rf.register(c)
+	c.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return c
+}

@@ -1,0 +1,419 @@
+// Package awdit reads the AWDIT `test` history format (FORMATS.md §6.3):
+// lines `r <key> <value>` and `w <key> <value>`, transactions separated by
+// a line of `-` characters and sessions by a line of `=` characters. It
+// owns the syntax, the mapping onto history.History (session ids 0,1,2…
+// and transaction ids 1,2,… in file order, everything committed) and the
+// initial-state rule: a first session made of a single transaction that
+// only writes 0 is the explicit initial transaction; otherwise there is no
+// initial state, as in AWDIT, whose test files carry their own.
+package awdit
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"unicode/utf8"
+
+	"github.com/hyperiso/hyperiso/history"
+)
+
+// Format is the name recorded in History.Format.
+const Format = "awdit"
+
+// Options controls the reader.
+type Options struct {
+	// Lenient skips a malformed line with a warning instead of failing,
+	// ignores fields after the third (as AWDIT does) with a warning, and
+	// yields an empty history for an input without operations.
+	Lenient bool
+}
+
+// Read reads the AWDIT test history in the file at path.
+func Read(path string, opt Options) (*history.History, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return Parse(f, path, opt)
+}
+
+// maxLine bounds the bytes kept of one line; longer lines are only quoted.
+const maxLine = 64 << 10
+
+type op struct {
+	write    bool
+	key, val int64
+}
+
+type parser struct {
+	name string
+	opt  Options
+	b    *history.Builder
+	w    *warner
+
+	cur      []op // operations of the open transaction
+	curLine  int  // line of its first operation
+	sessTxns int  // non-empty transactions closed in the open session
+	sess     int32
+	nextSess int64
+	nextTxn  int64
+
+	// The first transaction of the first session is held back until the
+	// session ends, since only then is it known whether it is the initial
+	// transaction.
+	held     []op
+	heldLine int
+	holding  bool
+	first    bool // still in the first non-empty session
+}
+
+// Parse reads an AWDIT test history from r; name is used in positions and
+// errors.
+func Parse(r io.Reader, name string, opt Options) (*history.History, error) {
+	p := &parser{
+		name:    name,
+		opt:     opt,
+		b:       history.NewBuilder(name, Format),
+		w:       newWarner(name),
+		sess:    -1,
+		nextTxn: 1,
+		first:   true,
+	}
+	br := bufio.NewReaderSize(r, maxLine)
+	lineNo := 0
+	for {
+		line, tooLong, err := readLine(br)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		lineNo++
+		if err := p.line(line, tooLong, lineNo); err != nil {
+			return nil, err
+		}
+	}
+	p.endSession()
+	if p.nextTxn == 1 {
+		pos := history.Pos{File: name, Line: max(lineNo, 1)}
+		if !opt.Lenient {
+			return nil, history.Errorf(pos, "no operations: expected lines \"r <key> <value>\" or \"w <key> <value>\"")
+		}
+		p.w.add("empty", pos, "no operations")
+	}
+	h := p.b.Finish()
+	semanticWarnings(h, p.w)
+	h.Warnings = append(h.Warnings, p.w.done()...)
+	return h, nil
+}
+
+func readLine(br *bufio.Reader) (line []byte, tooLong bool, err error) {
+	line, err = br.ReadSlice('\n')
+	if err == bufio.ErrBufferFull {
+		line = append([]byte(nil), line[:200]...)
+		tooLong = true
+		for err == bufio.ErrBufferFull {
+			_, err = br.ReadSlice('\n')
+		}
+	}
+	switch {
+	case err == io.EOF && (len(line) > 0 || tooLong):
+		err = nil
+	case err != nil:
+		return nil, false, err
+	}
+	if n := len(line); n > 0 && line[n-1] == '\n' {
+		line = line[:n-1]
+	}
+	if n := len(line); n > 0 && line[n-1] == '\r' {
+		line = line[:n-1]
+	}
+	return line, tooLong, nil
+}
+
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f'
+}
+
+// fields splits a line at ASCII whitespace into at most 4 fields; n is the
+// number of fields found (up to 4, more count as 4).
+func fields(s []byte) (f [4][]byte, n int) {
+	i := 0
+	for n < 4 {
+		for i < len(s) && isSpace(s[i]) {
+			i++
+		}
+		if i == len(s) {
+			break
+		}
+		start := i
+		for i < len(s) && !isSpace(s[i]) {
+			i++
+		}
+		f[n] = s[start:i]
+		n++
+	}
+	return f, n
+}
+
+func all(s []byte, c byte) bool {
+	for _, x := range s {
+		if x != c {
+			return false
+		}
+	}
+	return true
+}
+
+func parseUint(s []byte) (uint64, bool) {
+	if len(s) == 0 {
+		return 0, false
+	}
+	var u uint64
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		d := uint64(c - '0')
+		if u > (math.MaxUint64-d)/10 {
+			return 0, false
+		}
+		u = u*10 + d
+	}
+	return u, true
+}
+
+func quote(s []byte) string {
+	if len(s) > 80 {
+		return fmt.Sprintf("%q...", s[:80])
+	}
+	return fmt.Sprintf("%q", s)
+}
+
+const want = `(want "r <key> <value>", "w <key> <value>", a line of "-" or a line of "=")`
+
+func (p *parser) line(s []byte, tooLong bool, lineNo int) error {
+	pos := history.Pos{File: p.name, Line: lineNo}
+	bad := func(format string, args ...any) error {
+		msg := fmt.Sprintf(format, args...)
+		if !p.opt.Lenient {
+			return history.Errorf(pos, "%s", msg)
+		}
+		p.w.add("skipped", pos, "line skipped: %s", msg)
+		return nil
+	}
+	if tooLong {
+		return bad("line longer than %d bytes: %s", maxLine, quote(s))
+	}
+	if !utf8.Valid(s) {
+		return bad("line is not valid UTF-8: %s", quote(s))
+	}
+	f, n := fields(s)
+	switch {
+	case n == 0:
+		return nil
+	case n == 1 && all(f[0], '='):
+		p.endSession()
+		return nil
+	case n == 1 && all(f[0], '-'):
+		p.endTxn()
+		return nil
+	case f[0][0] == '=' || f[0][0] == '-':
+		return bad("a separator line must consist only of \"=\" or only of \"-\", found %s", quote(s))
+	case n < 3:
+		return bad("expected 3 fields, found %d in %s %s", n, quote(s), want)
+	}
+	var o op
+	switch string(f[0]) {
+	case "r":
+	case "w":
+		o.write = true
+	default:
+		return bad("expected \"r\" or \"w\", found %s %s", quote(f[0]), want)
+	}
+	k, ok := parseUint(f[1])
+	if !ok {
+		return bad("key %s is not an unsigned 64-bit decimal integer in %s", quote(f[1]), quote(s))
+	}
+	v, ok := parseUint(f[2])
+	if !ok {
+		return bad("value %s is not an unsigned 64-bit decimal integer in %s", quote(f[2]), quote(s))
+	}
+	if n > 3 {
+		if !p.opt.Lenient {
+			return history.Errorf(pos, "expected 3 fields, found more in %s %s", quote(s), want)
+		}
+		p.w.add("extra", pos, "fields after the third ignored in %s", quote(s))
+	}
+	// Keys and values are 64-bit: keep all bits (FORMATS.md §0.1).
+	o.key, o.val = int64(k), int64(v)
+	if len(p.cur) == 0 {
+		p.curLine = lineNo
+	}
+	p.cur = append(p.cur, o)
+	return nil
+}
+
+// endTxn closes the open transaction; empty ones are skipped, as in AWDIT.
+func (p *parser) endTxn() {
+	if len(p.cur) == 0 {
+		return
+	}
+	switch {
+	case p.first && p.sessTxns == 0:
+		p.held = append(p.held[:0], p.cur...)
+		p.heldLine = p.curLine
+		p.holding = true
+	case p.holding:
+		// The first session has a second transaction: the held one is
+		// ordinary.
+		p.emit(p.held, p.heldLine, false)
+		p.holding = false
+		fallthrough
+	default:
+		p.emit(p.cur, p.curLine, false)
+	}
+	p.sessTxns++
+	p.cur = p.cur[:0]
+}
+
+// endSession closes the open session; empty ones are skipped.
+func (p *parser) endSession() {
+	p.endTxn()
+	if p.sessTxns == 0 {
+		return
+	}
+	if p.holding {
+		p.emit(p.held, p.heldLine, initLike(p.held))
+		p.holding = false
+	}
+	p.first = false
+	p.sessTxns = 0
+	p.sess = -1
+}
+
+// initLike reports whether a transaction only writes 0.
+func initLike(ops []op) bool {
+	for _, o := range ops {
+		if !o.write || o.val != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func (p *parser) emit(ops []op, line int, init bool) {
+	b := p.b
+	if p.sess < 0 {
+		p.sess = b.Session(p.nextSess)
+		p.nextSess++
+	}
+	t := b.Begin(p.sess, p.nextTxn, history.Committed, history.Pos{File: p.name, Line: line})
+	p.nextTxn++
+	var seen map[int64]bool
+	if init {
+		seen = make(map[int64]bool, len(ops))
+	}
+	for _, o := range ops {
+		switch {
+		case init:
+			// T⊥ writes each key once.
+			if !seen[o.key] {
+				seen[o.key] = true
+				b.Write(t, o.key, 0)
+			}
+		case o.write:
+			b.Write(t, o.key, o.val)
+		default:
+			b.Read(t, o.key, o.val)
+		}
+	}
+	if init {
+		b.PromoteToInit(t)
+	}
+}
+
+// semanticWarnings reports what AWDIT itself would reject: a read of a
+// (key, value) that no transaction writes (AWDIT panics) and a (key, value)
+// written by two transactions (AWDIT asserts values are unique).
+func semanticWarnings(h *history.History, w *warner) {
+	nk := len(h.Keys)
+	base := make([]int, nk+1)
+	for k := range nk {
+		base[k+1] = base[k] + len(h.Values[k])
+	}
+	writer := make([]history.TxnID, base[nk]) // 0: none; T⊥ counts as 0 too
+	written := make([]bool, base[nk])
+	warned := make([]bool, base[nk])
+	for t := range h.Txns {
+		tx := &h.Txns[t]
+		for _, op := range tx.Ops {
+			if !op.Kind.IsWrite() {
+				continue
+			}
+			ver := base[op.Key] + int(op.Value)
+			switch {
+			case !written[ver]:
+				written[ver], writer[ver] = true, history.TxnID(t)
+			case writer[ver] != history.TxnID(t) && !warned[ver]:
+				warned[ver] = true
+				w.add("duplicate", tx.Pos, "value %d of key %d written by transactions %d and %d (AWDIT requires unique values per key)",
+					h.Value(op.Key, op.Value), h.Key(op.Key), h.Txns[writer[ver]].ID, tx.ID)
+			}
+		}
+	}
+	for t := 1; t < len(h.Txns); t++ {
+		tx := &h.Txns[t]
+		for _, op := range tx.Ops {
+			ver := base[op.Key] + int(op.Value)
+			if op.Kind.IsRead() && !written[ver] && !warned[ver] {
+				warned[ver] = true
+				w.add("thin-air", tx.Pos, "transaction %d reads value %d of key %d, which no transaction writes",
+					tx.ID, h.Value(op.Key, op.Value), h.Key(op.Key))
+			}
+		}
+	}
+}
+
+// warner collects warnings, keeping at most maxPerKind of each kind.
+type warner struct {
+	name  string
+	list  []history.Warning
+	count map[string]int
+	kinds []string
+	extra map[string]history.Pos // first warning not shown, per kind
+}
+
+const maxPerKind = 10
+
+func newWarner(name string) *warner {
+	return &warner{name: name, count: map[string]int{}, extra: map[string]history.Pos{}}
+}
+
+func (w *warner) add(kind string, pos history.Pos, format string, args ...any) {
+	n := w.count[kind] + 1
+	w.count[kind] = n
+	if n == 1 {
+		w.kinds = append(w.kinds, kind)
+	}
+	switch {
+	case n <= maxPerKind:
+		w.list = append(w.list, history.Warning{Pos: pos, Msg: fmt.Sprintf(format, args...)})
+	case n == maxPerKind+1:
+		w.extra[kind] = pos
+	}
+}
+
+func (w *warner) done() []history.Warning {
+	for _, k := range w.kinds {
+		if n := w.count[k]; n > maxPerKind {
+			w.list = append(w.list, history.Warning{Pos: w.extra[k],
+				Msg: fmt.Sprintf("%d more warnings like the above (%s) not shown, from here on", n-maxPerKind, k)})
+		}
+	}
+	return w.list
+}

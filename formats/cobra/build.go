@@ -1,0 +1,179 @@
+package cobra
+
+import (
+
+	"github.com/hyperiso/hyperiso/history"
+)
+
+// ident is the triple whose first appearance gives a value identity (§3.5).
+type ident struct{ a, b, v int64 }
+
+// Per-version flags.
+const (
+	verWritten uint8 = 1 << iota // some transaction writes it
+	verInit                      // the initial transaction writes it
+	verDup                       // reported as written twice
+)
+
+// pendingRead is a read whose version was not written when it was met; it
+// is a thin-air read unless a later record writes that version.
+type pendingRead struct {
+	at                 loc
+	key, wt, wid, hash int64
+	ver                history.Version
+}
+
+// builder is the second pass: it assigns value identities in scan order and
+// hands sessions, transactions and operations to the history builder.
+type builder struct {
+	*scanner
+	b       *history.Builder
+	w       warner
+	flavour Flavour
+	ids     map[ident]int64
+	next    int64
+	vers    [][]uint8 // by KeyID and ValueID
+	initVal []int32   // by KeyID: 1 + ValueID of the key's initial value
+	initOps []history.Op
+	pending []pendingRead
+}
+
+// id returns the identity of a triple, assigning the next one on first use.
+func (bd *builder) id(a, b, v int64) int64 {
+	k := ident{a, b, v}
+	if x, ok := bd.ids[k]; ok {
+		return x
+	}
+	bd.next++
+	bd.ids[k] = bd.next
+	return bd.next
+}
+
+// flags returns the flags of ver, growing the tables as the builder interns
+// new keys and values.
+func (bd *builder) flags(ver history.Version) *uint8 {
+	for int(ver.Key) >= len(bd.vers) {
+		bd.vers = append(bd.vers, nil)
+		bd.initVal = append(bd.initVal, 0)
+	}
+	vs := bd.vers[ver.Key]
+	for int(ver.Value) >= len(vs) {
+		vs = append(vs, 0)
+	}
+	bd.vers[ver.Key] = vs
+	return &vs[ver.Value]
+}
+
+// last returns the version of the operation just added to t.
+func (bd *builder) last(t history.TxnID) history.Version {
+	ops := bd.b.Ops(t)
+	op := ops[len(ops)-1]
+	return history.Version{Key: op.Key, Value: op.Value}
+}
+
+func isInitID(id int64) bool { return id == InitID || id == NullID }
+
+func (bd *builder) build(fi int32) {
+	f := bd.files[fi]
+	s := bd.b.Session(f.session)
+	pos := func(off int) history.Pos { return history.Pos{File: f.name, Offset: int64(off)} }
+	if len(f.data) == 0 {
+		bd.w.add(kindEmpty, pos(0), "empty log: a session with no transactions")
+	}
+	var t history.TxnID
+	var cur int64
+	d := f.data
+	for off := 0; off < len(d); {
+		switch d[off] {
+		case 'S':
+			cur = be64(d[off+1:])
+			t = bd.b.Begin(s, cur, history.Committed, pos(off))
+			off += sizeS
+		case 'C':
+			off += sizeC
+		case 'W':
+			wid, key, hash := be64(d[off+1:]), be64(d[off+9:]), be64(d[off+17:])
+			writer := cur
+			if bd.flavour == Universal {
+				writer = UniversalID
+			}
+			bd.b.Write(t, key, bd.id(wid, writer, hash))
+			fl := bd.flags(bd.last(t))
+			// Reported once per (key, value), at its second write.
+			if *fl&(verWritten|verDup) == verWritten && bd.flavour == Universal {
+				*fl |= verDup
+				bd.w.add(kindDupValue, pos(off), "write of (key %d, value hash %#x) repeats an earlier write: universal-flavour values are not unique (informational)",
+					key, uint64(hash))
+			}
+			*fl |= verWritten
+			off += sizeW
+		case 'R':
+			wt, wid, key, hash := be64(d[off+1:]), be64(d[off+9:]), be64(d[off+17:]), be64(d[off+25:])
+			bd.read(t, cur, loc{fi, int64(off)}, wt, wid, key, hash)
+			off += sizeR
+		}
+	}
+	if f.openAt > 0 {
+		bd.b.SetStatus(t, history.Unknown)
+		bd.w.add(kindOpen, pos(int(f.openAt-1)), "transaction %s has no commit record when the file ends: kept with status unknown", hexID(cur))
+	}
+}
+
+func (bd *builder) read(t history.TxnID, cur int64, at loc, wt, wid, key, hash int64) {
+	if isInitID(wt) && isInitID(wid) {
+		// A read of the initial state: the first one of each key defines
+		// the key's initial value.
+		a := key
+		if bd.flavour == Universal {
+			a = wid
+		}
+		bd.b.Read(t, key, bd.id(a, InitID, hash))
+		ver := bd.last(t)
+		fl := bd.flags(ver)
+		switch iv := bd.initVal[ver.Key]; {
+		case iv == 0:
+			bd.initVal[ver.Key] = ver.Value + 1
+			bd.initOps = append(bd.initOps, history.Op{Kind: history.OpWrite, Key: ver.Key, Value: ver.Value})
+			*fl |= verInit
+		case iv-1 != ver.Value:
+			bd.w.add(kindInitConflict, bd.pos(at), "read of the initial state of key %d (writer %s, write id %s, value hash %#x) differs from the key's first such read; only that one defines the initial value",
+				key, hexID(wt), hexID(wid), uint64(hash))
+		}
+		return
+	}
+	bd.b.Read(t, key, bd.id(wid, wt, hash))
+	ver := bd.last(t)
+	switch {
+	case isInitID(wt) && (wid == GCTrue || wid == GCFalse):
+		bd.w.add(kindGC, bd.pos(at), "read issued by Cobra's garbage collector (write id %s); kept as a read of a write no log has", hexID(wid))
+	case isInitID(wt):
+		bd.w.add(kindBadInitWid, bd.pos(at), "read names writer %s with write id %s, which is neither INIT nor NULL (PolySI rejects this)",
+			hexID(wt), hexID(wid))
+	case wt == cur:
+		bd.w.add(kindOwnRead, bd.pos(at), "read names its own transaction %s as the writer", hexID(wt))
+	}
+	if *bd.flags(ver)&(verWritten|verInit) == 0 {
+		bd.pending = append(bd.pending, pendingRead{at, key, wt, wid, hash, ver})
+	}
+}
+
+func (bd *builder) finish() *history.History {
+	for _, r := range bd.pending {
+		if *bd.flags(r.ver)&(verWritten|verInit) != 0 {
+			continue // written later in scan order
+		}
+		detail := ""
+		if w, ok := bd.wids[r.wid]; ok && r.wid != UniversalID && bd.flavour == Unique {
+			detail = "; that write id belongs to the write at " + bd.pos(w).String()
+		} else if r.wid != UniversalID && bd.flavour == Unique {
+			detail = "; no log has that write id"
+		}
+		bd.w.add(kindThinAir, bd.pos(r.at), "read of key %d (writer %s, write id %s, value hash %#x) matches no write (thin-air read)%s",
+			r.key, hexID(r.wt), hexID(r.wid), uint64(r.hash), detail)
+	}
+	bd.w.flush()
+	for _, op := range bd.initOps {
+		bd.b.InitWriteID(op.Key, op.Value)
+	}
+	return bd.b.Finish()
+}

@@ -1,0 +1,930 @@
+// Package jsonl owns hyperiso's native history format: JSON Lines, one
+// object per line — an optional header, an optional initial-transaction
+// line, one line per transaction, and lines of aborted writes. It reads
+// (Read, Parse) and writes (Write) the format; Write followed by Read
+// reproduces a history exactly, so the format is also how other readers'
+// histories are converted, stored and compared. FORMAT.md specifies it.
+package jsonl
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"unicode/utf8"
+
+	"github.com/hyperiso/hyperiso/history"
+)
+
+// Format is the name recorded in History.Format.
+const Format = "jsonl"
+
+// Version is the format version written in the header and accepted by Read.
+const Version = 1
+
+// Options controls the reader.
+type Options struct {
+	// Lenient skips a line that cannot be read (bad JSON, a bad field, a
+	// duplicate transaction id, a misplaced header or init line) and
+	// ignores unknown fields, recording a warning for each, instead of
+	// failing. An empty input yields an empty history.
+	Lenient bool
+}
+
+// Read reads the JSONL history in the file at path.
+func Read(path string, opt Options) (*history.History, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return Parse(f, path, opt)
+}
+
+// Init kinds as written in the header's "init" field.
+const (
+	initUnset    = ""
+	initZero     = "zero"
+	initImplicit = "implicit"
+	initExplicit = "explicit"
+	initNone     = "none"
+)
+
+// defaultInitID is T⊥'s id when no init line gives one.
+func defaultInitID(kind string) int64 {
+	if kind == initZero || kind == initImplicit {
+		return -1
+	}
+	return 0
+}
+
+// Field bits, to detect duplicates and to check which line kind may carry
+// which field.
+const (
+	fHyperiso uint32 = 1 << iota
+	fInit
+	fMeta
+	fSessions
+	fKeyNames
+	fID
+	fSession
+	fStatus
+	fLevel
+	fOps
+	fAborted
+)
+
+var fieldNames = map[uint32]string{
+	fHyperiso: "hyperiso", fInit: "init", fMeta: "meta", fSessions: "sessions", fKeyNames: "key_names",
+	fID: "id", fSession: "session", fStatus: "status", fLevel: "level", fOps: "ops", fAborted: "aborted_writes",
+}
+
+const (
+	headerFields  = fHyperiso | fInit | fMeta | fSessions | fKeyNames
+	initFields    = fInit | fID | fOps
+	txnFields     = fID | fSession | fStatus | fLevel | fOps
+	abortedFields = fAborted
+)
+
+// rawOp is one parsed operation; a list read's elements are
+// lists[lo:hi] of the line's scratch.
+type rawOp struct {
+	kind     history.OpKind
+	key, val int64
+	lo, hi   int32
+}
+
+type kv struct{ key, val int64 }
+
+// fields holds one parsed line. Its slices are reused from line to line.
+type fields struct {
+	has        uint32
+	version    int64
+	initBool   bool
+	initStr    string
+	initCol    int
+	meta       []kvString
+	sessions   []int64
+	keyNames   []keyName
+	id         int64
+	session    int64
+	status     history.Status
+	level      history.Level
+	ops        []rawOp
+	lists      []int64
+	aborted    []kv
+	initIsBool bool
+}
+
+type kvString struct{ k, v string }
+
+type keyName struct {
+	key  int64
+	name string
+}
+
+type parser struct {
+	name string
+	opt  Options
+	b    *history.Builder
+	sc   scanner
+	f    fields
+	pos  history.Pos
+
+	lines     int // non-blank lines so far
+	kind      string
+	initSeen  bool
+	initID    int64
+	initPos   history.Pos
+	initOps   []kv
+	initKeys  map[int64]bool
+	txns      int
+	ids       map[int64]int // transaction id -> line
+	sessIDs   map[int64]bool
+	listish   map[int64]bool // keys whose initial value is EmptyList under "zero"
+	listOrder []int64
+	emptyWarn bool
+}
+
+// Parse reads a JSONL history from r; name is used in positions and errors.
+func Parse(r io.Reader, name string, opt Options) (*history.History, error) {
+	p := &parser{
+		name:    name,
+		opt:     opt,
+		b:       history.NewBuilder(name, Format),
+		ids:     make(map[int64]int),
+		sessIDs: make(map[int64]bool),
+	}
+	br := bufio.NewReaderSize(r, 64<<10)
+	var long []byte
+	lineNo := 0
+	for {
+		line, err := br.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			long = append(long[:0], line...)
+			for err == bufio.ErrBufferFull {
+				line, err = br.ReadSlice('\n')
+				long = append(long, line...)
+			}
+			line = long
+		}
+		if err != nil && err != io.EOF {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		if len(line) == 0 && err == io.EOF {
+			break
+		}
+		lineNo++
+		if e := p.line(line, lineNo); e != nil {
+			return nil, e
+		}
+		if err == io.EOF {
+			break
+		}
+	}
+	if p.lines == 0 {
+		pos := history.Pos{File: name, Line: 1}
+		if !opt.Lenient {
+			return nil, history.Errorf(pos, "empty file: expected JSON objects, one per line")
+		}
+		p.b.Warn(pos, "empty file")
+	}
+	return p.finish()
+}
+
+func blank(line []byte) bool {
+	for _, c := range line {
+		if c != ' ' && c != '\t' && c != '\r' && c != '\n' {
+			return false
+		}
+	}
+	return true
+}
+
+// line reads one line; in lenient mode a bad line becomes a warning.
+func (p *parser) line(line []byte, lineNo int) error {
+	if blank(line) {
+		return nil
+	}
+	p.pos = history.Pos{File: p.name, Line: lineNo}
+	err := p.parseLine(line)
+	if err == nil {
+		p.lines++
+		return nil
+	}
+	if !p.opt.Lenient {
+		return err
+	}
+	p.b.Warn(p.pos, "line skipped: %s", err.Msg)
+	return nil
+}
+
+func (p *parser) errorf(col int, format string, args ...any) *history.InputError {
+	msg := fmt.Sprintf(format, args...)
+	if col > 0 {
+		msg = fmt.Sprintf("column %d: %s", col, msg)
+	}
+	return history.Errorf(p.pos, "%s", msg)
+}
+
+func (p *parser) parseLine(line []byte) *history.InputError {
+	if !utf8.Valid(line) {
+		return p.errorf(0, "line is not valid UTF-8")
+	}
+	if p.lines == 0 && len(line) >= 3 && string(line[:3]) == "\ufeff" {
+		if !p.opt.Lenient {
+			return p.errorf(1, "byte order mark at the start of the file")
+		}
+		p.b.Warn(p.pos, "byte order mark ignored")
+		line = line[3:]
+	}
+	sc := &p.sc
+	sc.reset(line)
+	if !p.object() {
+		return p.errorf(sc.err.col, "%s", sc.err.msg)
+	}
+	f := &p.f
+	switch {
+	case f.has&fHyperiso != 0:
+		return p.header()
+	case f.has&fInit != 0:
+		return p.initLine()
+	case f.has&fAborted != 0:
+		if err := p.allowed(abortedFields, "an aborted_writes line"); err != nil {
+			return err
+		}
+		for _, w := range f.aborted {
+			p.b.AbortedWrite(w.key, w.val)
+		}
+		return nil
+	}
+	return p.txn()
+}
+
+// allowed rejects fields that do not belong to the line kind (strict) or
+// ignores them with a warning (lenient).
+func (p *parser) allowed(mask uint32, kind string) *history.InputError {
+	extra := p.f.has &^ mask
+	if extra == 0 {
+		return nil
+	}
+	for bit := uint32(1); bit != 0; bit <<= 1 {
+		if extra&bit == 0 {
+			continue
+		}
+		if !p.opt.Lenient {
+			return p.errorf(0, "field %q is not allowed in %s", fieldNames[bit], kind)
+		}
+		p.b.Warn(p.pos, "field %q ignored: not allowed in %s", fieldNames[bit], kind)
+	}
+	return nil
+}
+
+func (p *parser) header() *history.InputError {
+	f := &p.f
+	if err := p.allowed(headerFields, "the header"); err != nil {
+		return err
+	}
+	if p.lines > 0 {
+		return p.errorf(0, "the header (the object with \"hyperiso\") must be the first line")
+	}
+	if f.version != Version {
+		return p.errorf(0, "unsupported format version %d (this reader knows %d)", f.version, Version)
+	}
+	if f.has&fInit != 0 {
+		if f.initIsBool {
+			return p.errorf(f.initCol, `header field "init": expected "zero", "implicit", "explicit" or "none"`)
+		}
+		switch f.initStr {
+		case initZero, initImplicit, initExplicit, initNone:
+		default:
+			return p.errorf(f.initCol, `header field "init": unknown kind %q (want "zero", "implicit", "explicit" or "none")`, f.initStr)
+		}
+	}
+	seen := make(map[int64]bool, len(f.sessions))
+	for _, s := range f.sessions {
+		if seen[s] {
+			return p.errorf(0, "session %d listed twice in \"sessions\"", s)
+		}
+		seen[s] = true
+	}
+	named := make(map[int64]bool, len(f.keyNames))
+	for _, kn := range f.keyNames {
+		if named[kn.key] {
+			return p.errorf(0, "key %d named twice in \"key_names\"", kn.key)
+		}
+		named[kn.key] = true
+	}
+	metaSeen := make(map[string]bool, len(f.meta))
+	for _, m := range f.meta {
+		if metaSeen[m.k] {
+			return p.errorf(0, "meta key %q given twice", m.k)
+		}
+		metaSeen[m.k] = true
+	}
+	// Valid: apply.
+	if f.has&fInit != 0 {
+		p.kind = f.initStr
+	}
+	for _, m := range f.meta {
+		p.b.SetMeta(m.k, m.v)
+	}
+	for _, s := range f.sessions {
+		p.b.Session(s)
+		p.sessIDs[s] = true
+	}
+	for _, kn := range f.keyNames {
+		p.b.SetKeyName(kn.key, kn.name)
+	}
+	return nil
+}
+
+func (p *parser) initLine() *history.InputError {
+	f := &p.f
+	if err := p.allowed(initFields, "the init line"); err != nil {
+		return err
+	}
+	if !f.initIsBool || !f.initBool {
+		return p.errorf(f.initCol, `field "init": expected true (an init line) or a header with "hyperiso": %d`, Version)
+	}
+	switch {
+	case p.initSeen:
+		return p.errorf(0, "a second init line (the first is on line %d)", p.initPos.Line)
+	case p.txns > 0:
+		return p.errorf(0, "the init line must precede all transactions")
+	case p.kind == initNone && len(f.ops) > 0:
+		return p.errorf(0, `the header says "init": "none" but the init line writes`)
+	}
+	keys := make(map[int64]bool, len(f.ops))
+	for i, op := range f.ops {
+		if op.kind != history.OpWrite {
+			return p.errorf(0, "ops[%d]: the init line may only write (\"w\"), found %q", i, opName(op.kind))
+		}
+		if keys[op.key] {
+			return p.errorf(0, "ops[%d]: key %d written twice by the init line", i, op.key)
+		}
+		keys[op.key] = true
+	}
+	if p.kind == initUnset {
+		p.kind = initExplicit
+	}
+	p.initSeen = true
+	p.initPos = p.pos
+	p.initID = defaultInitID(p.kind)
+	if f.has&fID != 0 {
+		p.initID = f.id
+	}
+	p.initKeys = keys
+	p.initOps = make([]kv, len(f.ops))
+	for i, op := range f.ops {
+		p.initOps[i] = kv{op.key, op.val}
+		// Intern the keys now so that KeyIDs follow the file.
+		p.b.KeyID(op.key)
+	}
+	return nil
+}
+
+func opName(k history.OpKind) string {
+	switch k {
+	case history.OpWrite:
+		return "w"
+	case history.OpAppend:
+		return "append"
+	}
+	return "r"
+}
+
+func (p *parser) txn() *history.InputError {
+	f := &p.f
+	if err := p.allowed(txnFields, "a transaction line"); err != nil {
+		return err
+	}
+	switch {
+	case f.has&fSession == 0:
+		return p.errorf(0, `missing field "session" (a transaction line needs "session" and "ops")`)
+	case f.has&fOps == 0:
+		return p.errorf(0, `missing field "ops" (a transaction line needs "session" and "ops")`)
+	}
+	id := int64(p.txns + 1)
+	if f.has&fID != 0 {
+		id = f.id
+	}
+	if prev, dup := p.ids[id]; dup {
+		return p.errorf(0, "transaction id %d already used on line %d", id, prev)
+	}
+	if p.kind == initUnset {
+		p.kind = initZero
+	}
+	p.txns++
+	p.ids[id] = p.pos.Line
+	b := p.b
+	t := b.Begin(b.Session(f.session), id, f.status, p.pos)
+	p.sessIDs[f.session] = true
+	if f.level != history.LevelNone {
+		b.SetLevel(t, f.level)
+	}
+	track := p.kind == initZero
+	for _, op := range f.ops {
+		switch op.kind {
+		case history.OpRead:
+			b.Read(t, op.key, op.val)
+			if track && op.val == history.EmptyList {
+				p.markListish(op.key)
+			}
+		case history.OpWrite:
+			b.Write(t, op.key, op.val)
+		case history.OpAppend:
+			b.Append(t, op.key, op.val)
+			if track {
+				p.markListish(op.key)
+			}
+		case history.OpReadList:
+			b.ReadList(t, op.key, f.lists[op.lo:op.hi], history.EmptyList)
+			if track {
+				p.markListish(op.key)
+			}
+		}
+		if op.kind.IsWrite() && op.val == history.EmptyList && !p.emptyWarn {
+			p.emptyWarn = true
+			b.Warn(p.pos, "transaction %d writes %d, the value that stands for an empty list or a missing key", id, op.val)
+		}
+	}
+	return nil
+}
+
+func (p *parser) markListish(key int64) {
+	if p.listish == nil {
+		p.listish = make(map[int64]bool)
+	}
+	if !p.listish[key] {
+		p.listish[key] = true
+		p.listOrder = append(p.listOrder, key)
+	}
+}
+
+// finish builds T⊥ and the history. T⊥'s writes are given to the builder
+// as one transaction promoted to the initial one: Builder.InitWrite scans
+// all previous initial writes on each call, which is quadratic for
+// histories with many keys, while PromoteToInit and InitAllKeys are linear.
+func (p *parser) finish() (*history.History, error) {
+	kind := p.kind
+	switch kind {
+	case initUnset:
+		kind = initZero
+		if p.initSeen {
+			kind = initExplicit
+		}
+	}
+	id := defaultInitID(kind)
+	if p.initSeen {
+		id = p.initID
+	}
+	if kind != initNone {
+		if line, ok := p.ids[id]; ok {
+			return nil, history.Errorf(history.Pos{File: p.name, Line: line},
+				"transaction id %d is also the initial transaction's id (give the init line another \"id\")", id)
+		}
+	}
+	ops := p.initOps
+	if kind == initZero {
+		for _, k := range p.listOrder {
+			if !p.initKeys[k] {
+				ops = append(ops, kv{k, history.EmptyList})
+			}
+		}
+	}
+	b := p.b
+	if len(ops) > 0 {
+		s := b.Session(p.freeSession())
+		t := b.Begin(s, id, history.Committed, p.initPos)
+		for _, w := range ops {
+			b.Write(t, w.key, w.val)
+		}
+		b.PromoteToInit(t)
+	} else {
+		b.SetInit(initKindOf(kind), id)
+	}
+	if kind == initZero {
+		b.InitAllKeys(0)
+	}
+	h := b.Finish()
+	// PromoteToInit always marks T⊥ explicit; the header decides.
+	h.InitKind = initKindOf(kind)
+	return h, nil
+}
+
+// freeSession returns a session id used nowhere in the file, for the
+// transient session of the promoted initial transaction.
+func (p *parser) freeSession() int64 {
+	id := int64(math.MinInt64)
+	for p.sessIDs[id] {
+		id++
+	}
+	return id
+}
+
+func initKindOf(kind string) history.InitKind {
+	switch kind {
+	case initZero, initImplicit:
+		return history.InitImplicit
+	case initExplicit:
+		return history.InitExplicit
+	}
+	return history.InitNone
+}
+
+// object parses one line's object into p.f.
+func (p *parser) object() bool {
+	sc, f := &p.sc, &p.f
+	f.has = 0
+	f.status, f.level = history.Committed, history.LevelNone
+	f.ops, f.lists, f.aborted = f.ops[:0], f.lists[:0], f.aborted[:0]
+	f.meta, f.sessions, f.keyNames = nil, nil, nil
+	sc.ws()
+	if !sc.expect('{', "'{' (each line is one JSON object)") {
+		return false
+	}
+	sc.ws()
+	if sc.peek() == '}' {
+		sc.i++
+	} else {
+		for {
+			sc.ws()
+			col := sc.i + 1
+			name, ok := sc.str("field name")
+			if !ok {
+				return false
+			}
+			bit := fieldBit(name)
+			sc.ws()
+			if !sc.expect(':', "':' after a field name") {
+				return false
+			}
+			sc.ws()
+			if bit == 0 || f.has&bit != 0 {
+				what := "unknown field"
+				if bit != 0 {
+					what = "duplicate field"
+				}
+				if !p.opt.Lenient {
+					sc.i = col - 1
+					return sc.fail("%s %q", what, name)
+				}
+				p.b.Warn(p.pos, "column %d: %s %q ignored", col, what, name)
+				if !sc.skip(0) {
+					return false
+				}
+			} else {
+				f.has |= bit
+				if !p.value(bit) {
+					return false
+				}
+			}
+			sc.ws()
+			if sc.peek() == '}' {
+				sc.i++
+				break
+			}
+			if !sc.expect(',', "',' or '}' after a field") {
+				return false
+			}
+		}
+	}
+	sc.ws()
+	if sc.i != len(sc.s) {
+		return sc.fail("expected the end of the line after the object (one object per line), found %s", sc.found())
+	}
+	return true
+}
+
+func fieldBit(name []byte) uint32 {
+	switch string(name) {
+	case "hyperiso":
+		return fHyperiso
+	case "init":
+		return fInit
+	case "meta":
+		return fMeta
+	case "sessions":
+		return fSessions
+	case "key_names":
+		return fKeyNames
+	case "id":
+		return fID
+	case "session":
+		return fSession
+	case "status":
+		return fStatus
+	case "level":
+		return fLevel
+	case "ops":
+		return fOps
+	case "aborted_writes":
+		return fAborted
+	}
+	return 0
+}
+
+// value parses the value of a known field.
+func (p *parser) value(bit uint32) bool {
+	sc, f := &p.sc, &p.f
+	var ok bool
+	switch bit {
+	case fHyperiso:
+		f.version, ok = sc.integer(`"hyperiso"`)
+	case fInit:
+		f.initCol = sc.i + 1
+		if c := sc.peek(); c == 't' || c == 'f' {
+			f.initIsBool = true
+			f.initBool, ok = sc.boolean(`"init"`)
+		} else {
+			f.initIsBool = false
+			var s []byte
+			s, ok = sc.str(`"init"`)
+			f.initStr = string(s)
+		}
+	case fMeta:
+		ok = p.meta()
+	case fSessions:
+		ok = p.intArray(`"sessions"`, &f.sessions)
+	case fKeyNames:
+		ok = p.keyNames()
+	case fID:
+		f.id, ok = sc.integer(`"id"`)
+	case fSession:
+		f.session, ok = sc.integer(`"session"`)
+	case fStatus:
+		start := sc.i
+		var s []byte
+		if s, ok = sc.str(`"status"`); ok {
+			if f.status, ok = history.ParseStatus(string(s)); !ok {
+				sc.i = start
+				return sc.fail(`"status": unknown status %q (want "committed", "aborted" or "unknown")`, s)
+			}
+		}
+	case fLevel:
+		start := sc.i
+		var s []byte
+		if s, ok = sc.str(`"level"`); ok {
+			if f.level, ok = history.ParseLevel(string(s)); !ok {
+				sc.i = start
+				return sc.fail(`"level": unknown level %q (want "ser", "si", "cc", "ra" or "rc")`, s)
+			}
+		}
+	case fOps:
+		ok = p.ops()
+	case fAborted:
+		ok = p.pairs()
+	}
+	return ok
+}
+
+// array calls elem for each element of a JSON array.
+func (p *parser) array(what string, elem func(i int) bool) bool {
+	sc := &p.sc
+	if !sc.expect('[', what+": an array '['") {
+		return false
+	}
+	sc.ws()
+	if sc.peek() == ']' {
+		sc.i++
+		return true
+	}
+	for i := 0; ; i++ {
+		sc.ws()
+		if !elem(i) {
+			return false
+		}
+		sc.ws()
+		if sc.peek() == ']' {
+			sc.i++
+			return true
+		}
+		if !sc.expect(',', what+": ',' or ']'") {
+			return false
+		}
+	}
+}
+
+func (p *parser) intArray(what string, out *[]int64) bool {
+	return p.array(what, func(int) bool {
+		v, ok := p.sc.integer(what + " element")
+		*out = append(*out, v)
+		return ok
+	})
+}
+
+func (p *parser) meta() bool {
+	sc, f := &p.sc, &p.f
+	if !sc.expect('{', `"meta": an object '{'`) {
+		return false
+	}
+	sc.ws()
+	if sc.peek() == '}' {
+		sc.i++
+		return true
+	}
+	for {
+		sc.ws()
+		k, ok := sc.str(`"meta" key`)
+		if !ok {
+			return false
+		}
+		ks := string(k)
+		sc.ws()
+		if !sc.expect(':', "':'") {
+			return false
+		}
+		sc.ws()
+		v, ok := sc.str(fmt.Sprintf(`"meta" value of %q (values are strings)`, ks))
+		if !ok {
+			return false
+		}
+		f.meta = append(f.meta, kvString{ks, string(v)})
+		sc.ws()
+		if sc.peek() == '}' {
+			sc.i++
+			return true
+		}
+		if !sc.expect(',', `"meta": ',' or '}'`) {
+			return false
+		}
+	}
+}
+
+func (p *parser) keyNames() bool {
+	sc, f := &p.sc, &p.f
+	return p.array(`"key_names"`, func(i int) bool {
+		what := fmt.Sprintf(`"key_names"[%d]`, i)
+		if !sc.expect('[', what+": a pair [key, \"name\"]") {
+			return false
+		}
+		sc.ws()
+		k, ok := sc.integer(what + " key")
+		if !ok {
+			return false
+		}
+		sc.ws()
+		if !sc.expect(',', what+": ','") {
+			return false
+		}
+		sc.ws()
+		n, ok := sc.str(what + " name")
+		if !ok {
+			return false
+		}
+		f.keyNames = append(f.keyNames, keyName{k, string(n)})
+		sc.ws()
+		return sc.expect(']', what+": ']' (a pair has two elements)")
+	})
+}
+
+func (p *parser) pairs() bool {
+	sc, f := &p.sc, &p.f
+	return p.array(`"aborted_writes"`, func(int) bool {
+		if !sc.expect('[', `"aborted_writes": a pair [key, value]`) {
+			return false
+		}
+		sc.ws()
+		k, ok := sc.integer("aborted write key")
+		if !ok {
+			return false
+		}
+		sc.ws()
+		if !sc.expect(',', `aborted write: ','`) {
+			return false
+		}
+		sc.ws()
+		v, ok := sc.integer("aborted write value")
+		if !ok {
+			return false
+		}
+		f.aborted = append(f.aborted, kv{k, v})
+		sc.ws()
+		return sc.expect(']', "aborted write: ']' (a pair has two elements)")
+	})
+}
+
+// ops parses the "ops" array. It is the hot loop of the reader, so it
+// avoids closures and formats messages only on failure.
+func (p *parser) ops() bool {
+	sc := &p.sc
+	if !sc.expect('[', `"ops": an array '['`) {
+		return false
+	}
+	sc.ws()
+	if sc.peek() == ']' {
+		sc.i++
+		return true
+	}
+	for n := 0; ; n++ {
+		sc.ws()
+		if !p.op(n) {
+			return false
+		}
+		sc.ws()
+		switch sc.peek() {
+		case ']':
+			sc.i++
+			return true
+		case ',':
+			sc.i++
+		default:
+			return sc.fail(`"ops": expected ',' or ']' after ops[%d], found %s`, n, sc.found())
+		}
+	}
+}
+
+func (p *parser) op(n int) bool {
+	sc, f := &p.sc, &p.f
+	if sc.peek() != '[' {
+		return sc.fail(`ops[%d]: expected an operation ["r"|"w"|"append", key, value], found %s`, n, sc.found())
+	}
+	sc.i++
+	sc.ws()
+	name, ok := sc.str("operation name")
+	if !ok {
+		return sc.wrap(n)
+	}
+	var op rawOp
+	switch string(name) {
+	case "r":
+		op.kind = history.OpRead
+	case "w":
+		op.kind = history.OpWrite
+	case "append":
+		op.kind = history.OpAppend
+	default:
+		return sc.fail(`ops[%d]: unknown operation %q (want "r", "w" or "append")`, n, name)
+	}
+	sc.ws()
+	if sc.peek() != ',' {
+		return sc.fail(`ops[%d]: expected 3 elements [op, key, value], found %s after the name`, n, sc.found())
+	}
+	sc.i++
+	sc.ws()
+	if op.key, ok = sc.integer("key"); !ok {
+		return sc.wrap(n)
+	}
+	sc.ws()
+	if sc.peek() != ',' {
+		return sc.fail(`ops[%d]: expected 3 elements [op, key, value], found %s after the key`, n, sc.found())
+	}
+	sc.i++
+	sc.ws()
+	switch c := sc.peek(); {
+	case c == '[' && op.kind == history.OpRead:
+		op.kind = history.OpReadList
+		op.lo = int32(len(f.lists))
+		sc.i++
+		sc.ws()
+		if sc.peek() == ']' {
+			sc.i++
+		} else {
+			for {
+				sc.ws()
+				v, ok := sc.integer("list element")
+				if !ok {
+					return sc.wrap(n)
+				}
+				f.lists = append(f.lists, v)
+				sc.ws()
+				if sc.peek() == ']' {
+					sc.i++
+					break
+				}
+				if sc.peek() != ',' {
+					return sc.fail(`ops[%d]: expected ',' or ']' in the list, found %s`, n, sc.found())
+				}
+				sc.i++
+			}
+		}
+		op.hi = int32(len(f.lists))
+	case c == 'n' && op.kind == history.OpRead:
+		if !sc.literal("null") {
+			return false
+		}
+		op.val = history.EmptyList
+	default:
+		if c != '-' && (c < '0' || c > '9') {
+			if op.kind == history.OpRead {
+				return sc.fail("ops[%d] value: expected an integer, a list or null, found %s", n, sc.found())
+			}
+			return sc.fail("ops[%d] value: expected an integer, found %s", n, sc.found())
+		}
+		if op.val, ok = sc.integer("value"); !ok {
+			return sc.wrap(n)
+		}
+	}
+	sc.ws()
+	if sc.peek() != ']' {
+		if sc.peek() == ',' {
+			return sc.fail(`ops[%d]: too many elements (an operation is [op, key, value])`, n)
+		}
+		return sc.fail(`ops[%d]: expected ']' after the value, found %s`, n, sc.found())
+	}
+	sc.i++
+	f.ops = append(f.ops, op)
+	return true
+}

@@ -1,0 +1,366 @@
+package jsonl
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/hyperiso/hyperiso/history"
+)
+
+// abortedPerLine bounds the pairs of one aborted_writes line.
+const abortedPerLine = 1000
+
+// Write writes h in the native format: the header, the init line when
+// needed, the transactions in TxnID order (so each session's order is kept)
+// and the aborted writes. The output is compact and deterministic, and
+// Read gives back h: its sessions and session ids, transaction ids,
+// statuses, levels, operations with raw keys and values, list reads, T⊥'s
+// writes, InitKind and id, aborted writes, metadata and key names.
+//
+// Write fails, writing nothing, on a history the model forbids and the
+// format cannot express: T⊥ writing under InitNone, T⊥ with an operation
+// other than a write, two transactions with one id (or one with T⊥'s id),
+// an empty list read whose value is not EmptyList. Metadata and key names
+// must be UTF-8 (invalid bytes are written as U+FFFD).
+func Write(w io.Writer, h *history.History) error {
+	if err := writable(h); err != nil {
+		return err
+	}
+	bw := bufio.NewWriterSize(w, 64<<10)
+	buf := make([]byte, 0, 1024)
+	buf = appendHeader(buf, h)
+	buf = appendInit(buf, h)
+	if _, err := bw.Write(buf); err != nil {
+		return err
+	}
+	for t := 1; t < len(h.Txns); t++ {
+		buf = appendTxn(buf[:0], h, history.TxnID(t))
+		if _, err := bw.Write(buf); err != nil {
+			return err
+		}
+	}
+	for i := 0; i < len(h.AbortedWrites); i += abortedPerLine {
+		buf = append(buf[:0], `{"aborted_writes":[`...)
+		for j, v := range h.AbortedWrites[i:min(i+abortedPerLine, len(h.AbortedWrites))] {
+			if j > 0 {
+				buf = append(buf, ',')
+			}
+			buf = appendPair(buf, h.Key(v.Key), h.Value(v.Key, v.Value))
+		}
+		buf = append(buf, "]}\n"...)
+		if _, err := bw.Write(buf); err != nil {
+			return err
+		}
+	}
+	return bw.Flush()
+}
+
+func writable(h *history.History) error {
+	if len(h.Txns) == 0 {
+		return fmt.Errorf("jsonl: history has no initial transaction")
+	}
+	init := &h.Txns[history.InitTxn]
+	if h.InitKind == history.InitNone && len(init.Ops) > 0 {
+		return fmt.Errorf("jsonl: InitKind is none but T⊥ writes %d keys", len(init.Ops))
+	}
+	for _, op := range init.Ops {
+		if op.Kind != history.OpWrite {
+			return fmt.Errorf("jsonl: T⊥ has a %v operation; it may only write", op.Kind)
+		}
+	}
+	ids := make(map[int64]bool, len(h.Txns))
+	if h.InitKind != history.InitNone {
+		ids[init.ID] = true
+	}
+	for t := 1; t < len(h.Txns); t++ {
+		id := h.Txns[t].ID
+		if ids[id] {
+			return fmt.Errorf("jsonl: transaction id %d is used twice (T⊥ included unless InitKind is none)", id)
+		}
+		ids[id] = true
+	}
+	for t := range h.Txns {
+		for _, op := range h.Txns[t].Ops {
+			if op.Kind == history.OpReadList && len(h.List(op)) == 0 && h.Value(op.Key, op.Value) != history.EmptyList {
+				return fmt.Errorf("jsonl: %s reads an empty list of key %s as value %d, not EmptyList",
+					h.TxnString(history.TxnID(t)), h.KeyString(op.Key), h.Value(op.Key, op.Value))
+			}
+		}
+	}
+	return nil
+}
+
+func initName(k history.InitKind, zero bool) string {
+	switch k {
+	case history.InitImplicit:
+		if zero {
+			return initZero
+		}
+		return initImplicit
+	case history.InitExplicit:
+		return initExplicit
+	}
+	return initNone
+}
+
+// initPlan decides how T⊥ is written. Under "zero" the reader derives the
+// initial value of every key (0, or EmptyList for keys used as lists), so
+// only writes that differ from that, or of keys the rest of the file does
+// not mention, go in the init line. "zero" is possible only when T⊥ writes
+// every key the file mentions, as the reader fills in all of them.
+func initPlan(h *history.History) (zero bool, line []history.Op) {
+	init := h.Txns[history.InitTxn].Ops
+	if h.InitKind != history.InitImplicit {
+		return false, init
+	}
+	const (
+		mentioned = 1 << iota
+		listish
+	)
+	use := make([]uint8, len(h.Keys))
+	for t := 1; t < len(h.Txns); t++ {
+		for _, op := range h.Txns[t].Ops {
+			use[op.Key] |= mentioned
+			if op.Kind == history.OpAppend || op.Kind == history.OpReadList ||
+				op.Kind == history.OpRead && h.Value(op.Key, op.Value) == history.EmptyList {
+				use[op.Key] |= listish
+			}
+		}
+	}
+	for _, v := range h.AbortedWrites {
+		use[v.Key] |= mentioned
+	}
+	for k, name := range h.KeyNames {
+		if name != "" {
+			use[k] |= mentioned
+		}
+	}
+	covered := make([]bool, len(h.Keys))
+	for _, op := range init {
+		covered[op.Key] = true
+	}
+	for k, u := range use {
+		if u&mentioned != 0 && !covered[k] {
+			return false, init
+		}
+	}
+	line = []history.Op{}
+	for _, op := range init {
+		want := int64(0)
+		if use[op.Key]&listish != 0 {
+			want = history.EmptyList
+		}
+		if use[op.Key]&mentioned == 0 || h.Value(op.Key, op.Value) != want {
+			line = append(line, op)
+		}
+	}
+	return true, line
+}
+
+func appendHeader(buf []byte, h *history.History) []byte {
+	zero, _ := initPlan(h)
+	buf = append(buf, `{"hyperiso":`...)
+	buf = strconv.AppendInt(buf, Version, 10)
+	buf = append(buf, `,"init":"`...)
+	buf = append(buf, initName(h.InitKind, zero)...)
+	buf = append(buf, '"')
+	if len(h.Meta) > 0 {
+		keys := make([]string, 0, len(h.Meta))
+		for k := range h.Meta {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		buf = append(buf, `,"meta":{`...)
+		for i, k := range keys {
+			if i > 0 {
+				buf = append(buf, ',')
+			}
+			buf = appendString(buf, k)
+			buf = append(buf, ':')
+			buf = appendString(buf, h.Meta[k])
+		}
+		buf = append(buf, '}')
+	}
+	if needSessionList(h) {
+		buf = append(buf, `,"sessions":[`...)
+		for i, s := range h.Sessions {
+			if i > 0 {
+				buf = append(buf, ',')
+			}
+			buf = strconv.AppendInt(buf, s.ID, 10)
+		}
+		buf = append(buf, ']')
+	}
+	// Key names by raw key, so the output does not depend on KeyID order.
+	var named []history.KeyID
+	for k, name := range h.KeyNames {
+		if name != "" {
+			named = append(named, history.KeyID(k))
+		}
+	}
+	if len(named) > 0 {
+		slices.SortFunc(named, func(a, b history.KeyID) int { return cmpInt(h.Key(a), h.Key(b)) })
+		buf = append(buf, `,"key_names":[`...)
+		for i, k := range named {
+			if i > 0 {
+				buf = append(buf, ',')
+			}
+			buf = append(buf, '[')
+			buf = strconv.AppendInt(buf, h.Key(k), 10)
+			buf = append(buf, ',')
+			buf = appendString(buf, h.KeyNames[k])
+			buf = append(buf, ']')
+		}
+		buf = append(buf, ']')
+	}
+	return append(buf, "}\n"...)
+}
+
+func cmpInt(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// needSessionList reports whether the reader, which creates sessions in
+// order of first appearance, would get the session order wrong without the
+// header's list: sessions without transactions, or an order that is not
+// the order of their first transactions.
+func needSessionList(h *history.History) bool {
+	next := int32(0)
+	for t := 1; t < len(h.Txns); t++ {
+		s := h.Txns[t].Session
+		switch {
+		case s == next:
+			next++
+		case s > next:
+			return true
+		}
+	}
+	return int(next) != len(h.Sessions)
+}
+
+func appendInit(buf []byte, h *history.History) []byte {
+	zero, ops := initPlan(h)
+	init := &h.Txns[history.InitTxn]
+	if len(ops) == 0 && init.ID == defaultInitID(initName(h.InitKind, zero)) {
+		return buf
+	}
+	buf = append(buf, `{"init":true,"id":`...)
+	buf = strconv.AppendInt(buf, init.ID, 10)
+	buf = append(buf, `,"ops":[`...)
+	for i, op := range ops {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = append(buf, `["w",`...)
+		buf = strconv.AppendInt(buf, h.Key(op.Key), 10)
+		buf = append(buf, ',')
+		buf = strconv.AppendInt(buf, h.Value(op.Key, op.Value), 10)
+		buf = append(buf, ']')
+	}
+	return append(buf, "]}\n"...)
+}
+
+var opNames = [...]string{
+	history.OpRead:     `["r",`,
+	history.OpWrite:    `["w",`,
+	history.OpAppend:   `["append",`,
+	history.OpReadList: `["r",`,
+}
+
+func appendTxn(buf []byte, h *history.History, t history.TxnID) []byte {
+	tx := &h.Txns[t]
+	buf = append(buf, `{"session":`...)
+	buf = strconv.AppendInt(buf, h.Sessions[tx.Session].ID, 10)
+	buf = append(buf, `,"id":`...)
+	buf = strconv.AppendInt(buf, tx.ID, 10)
+	if tx.Status != history.Committed {
+		buf = append(buf, `,"status":"`...)
+		buf = append(buf, tx.Status.String()...)
+		buf = append(buf, '"')
+	}
+	if tx.Level != history.LevelNone {
+		buf = append(buf, `,"level":"`...)
+		buf = append(buf, tx.Level.String()...)
+		buf = append(buf, '"')
+	}
+	buf = append(buf, `,"ops":[`...)
+	for i, op := range tx.Ops {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = append(buf, opNames[op.Kind]...)
+		buf = strconv.AppendInt(buf, h.Key(op.Key), 10)
+		buf = append(buf, ',')
+		switch v := h.Value(op.Key, op.Value); {
+		case op.Kind == history.OpReadList:
+			buf = append(buf, '[')
+			for j, e := range h.List(op) {
+				if j > 0 {
+					buf = append(buf, ',')
+				}
+				buf = strconv.AppendInt(buf, h.Value(op.Key, e), 10)
+			}
+			buf = append(buf, ']')
+		case op.Kind == history.OpRead && v == history.EmptyList:
+			buf = append(buf, "null"...)
+		default:
+			buf = strconv.AppendInt(buf, v, 10)
+		}
+		buf = append(buf, ']')
+	}
+	return append(buf, "]}\n"...)
+}
+
+func appendPair(buf []byte, a, b int64) []byte {
+	buf = append(buf, '[')
+	buf = strconv.AppendInt(buf, a, 10)
+	buf = append(buf, ',')
+	buf = strconv.AppendInt(buf, b, 10)
+	return append(buf, ']')
+}
+
+// appendString writes s as a JSON string. Invalid UTF-8 becomes U+FFFD, as
+// in encoding/json; nothing else is escaped beyond what JSON requires.
+func appendString(buf []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	buf = append(buf, '"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '"' || c == '\\':
+				buf = append(buf, '\\', c)
+			case c == '\n':
+				buf = append(buf, '\\', 'n')
+			case c == '\r':
+				buf = append(buf, '\\', 'r')
+			case c == '\t':
+				buf = append(buf, '\\', 't')
+			case c < 0x20:
+				buf = append(buf, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			default:
+				buf = append(buf, c)
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n == 1 {
+			buf = append(buf, `\ufffd`...)
+		} else {
+			buf = append(buf, s[i:i+n]...)
+		}
+		i += n
+	}
+	return append(buf, '"')
+}

@@ -1,0 +1,745 @@
+// Package prune owns the reachability of the known graph of a
+// hyper-polygraph (bitset rows filled in reverse topological order) and the
+// width-one pruning fixpoint that runs before encoding: a version-order
+// option or a read-from candidate whose edges, together with the RW edges
+// they derive from known edges, would close a cycle with known edges is
+// dropped, and a constraint left with one option becomes known.
+//
+// For SER the graph is SO ∪ WR ∪ WW ∪ RW. For SI it is the doubled graph in
+// which every transaction v has two states: v1, entered by an SO, WR or WW
+// edge, and v0, entered by an RW edge. A non-RW edge a→b becomes a0→b1 and
+// a1→b1, an RW edge a→b becomes a1→b0. A cycle of the doubled graph is a
+// cycle in which every RW edge follows a non-RW edge, so the doubled graph is
+// acyclic iff the induced SI graph (SO ∪ WR ∪ WW) ; RW? is.
+package prune
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/bits"
+	"slices"
+
+	"github.com/hyperiso/hyperiso/history"
+	"github.com/hyperiso/hyperiso/hyperpolygraph"
+)
+
+// DefaultMaxBytes is the reachability budget when Options.MaxBytes is 0.
+const DefaultMaxBytes int64 = 16 << 30
+
+// ErrTooLarge is returned, before anything large is allocated, when the
+// reachability matrix would exceed Options.MaxBytes.
+var ErrTooLarge = errors.New("prune: reachability matrix exceeds the memory limit")
+
+// Options tune Prune.
+type Options struct {
+	// MaxBytes bounds the reachability matrix: (states)²/8 bytes, where
+	// states is the number of included transactions for SER and twice that
+	// for SI. 0 means DefaultMaxBytes.
+	MaxBytes int64
+}
+
+// Stats reports what pruning did. Constraint counts are of uncertain
+// constraints: version-order pairs (WW) and read-from sets (WR).
+type Stats struct {
+	Passes            int
+	WWBefore, WWAfter int
+	WRBefore, WRAfter int
+	// WRCandsBefore and WRCandsAfter count the candidates of all read-from
+	// sets.
+	WRCandsBefore, WRCandsAfter int
+	// KnownBefore and KnownAfter count g.Known.
+	KnownBefore, KnownAfter int
+	// Nodes is the number of included transactions; States is Nodes for
+	// SER and 2·Nodes for SI.
+	Nodes, States int
+	// ReachBytes is the size of the reachability matrix.
+	ReachBytes int64
+}
+
+// Conflict proves the history violates the level before any solving.
+type Conflict struct {
+	// Cycle is a concrete cycle: consecutive edges, the last ending where
+	// the first starts. Every edge is in g.Known or is an edge of the
+	// option being tried (the option itself or an RW edge it derives). For
+	// SI every RW edge of the cycle follows a non-RW edge, cyclically.
+	Cycle []hyperpolygraph.Edge
+	// Options holds, when a constraint has no feasible option, one cycle
+	// per option (Options[0] is Cycle). It is nil when the known graph
+	// itself is cyclic.
+	Options [][]hyperpolygraph.Edge
+	// WW or WR names the constraint with no feasible option, if any.
+	WW *hyperpolygraph.WWPair
+	WR *hyperpolygraph.WRSet
+}
+
+// Prune mutates g to the width-one fixpoint (cases I–III of VeriStrong §6.1):
+//
+//   - I: a WW pair with an infeasible orientation leaves g.WW, and the other
+//     orientation joins g.Known with the RW edges it derives from known WR
+//     edges of its key;
+//   - II: a read-from candidate whose WR edge, or an RW edge it derives from
+//     known WW edges, closes a cycle leaves its set; a set left with one
+//     candidate leaves g.WR and that candidate joins g.Known with its RW
+//     edges (g.Reads is kept in step);
+//   - III: is case I for the RW edges of an orientation.
+//
+// An option is infeasible iff one of its edges u→v has v ⇝ u in the known
+// graph; when the known graph is acyclic no cycle can use two edges of one
+// option (they share their target, or their source, or would need a known
+// cycle), so edge-by-edge tests are complete.
+//
+// It returns the final reachability (nil with a Conflict or an error), or a
+// Conflict when a constraint has no feasible option or the known graph is
+// cyclic, or ErrTooLarge, or the context's error.
+func Prune(ctx context.Context, g *hyperpolygraph.Graph, opt Options) (Stats, *Reach, *Conflict, error) {
+	p := newPruner(g)
+	st := Stats{
+		WWBefore:      len(g.WW),
+		WRBefore:      len(g.WR),
+		WRCandsBefore: countCands(g),
+		KnownBefore:   len(g.Known),
+		Nodes:         len(p.r.txns),
+		States:        p.m,
+		ReachBytes:    p.r.bytes(),
+	}
+	maxBytes := opt.MaxBytes
+	if maxBytes <= 0 {
+		maxBytes = DefaultMaxBytes
+	}
+	if st.ReachBytes > maxBytes {
+		return st, nil, nil, fmt.Errorf("%w: %d states need %d bytes, limit %d", ErrTooLarge, p.m, st.ReachBytes, maxBytes)
+	}
+	p.r.bits = make([]uint64, p.m*p.r.words)
+	finish := func() {
+		st.WWAfter, st.WRAfter, st.WRCandsAfter, st.KnownAfter = len(g.WW), len(g.WR), countCands(g), len(g.Known)
+	}
+	for {
+		if err := ctx.Err(); err != nil {
+			finish()
+			return st, nil, nil, err
+		}
+		st.Passes++
+		p.buildCSR()
+		if cyc := p.topoSort(); cyc != nil {
+			finish()
+			return st, nil, &Conflict{Cycle: cyc}, nil
+		}
+		p.fillReach()
+		changed, c, err := p.pass(ctx)
+		if err != nil || c != nil {
+			finish()
+			return st, nil, c, err
+		}
+		if !changed {
+			break
+		}
+	}
+	finish()
+	return st, &p.r, nil, nil
+}
+
+func countCands(g *hyperpolygraph.Graph) int {
+	n := 0
+	for _, s := range g.WR {
+		n += len(s.Cands)
+	}
+	return n
+}
+
+// kt packs a key and a transaction into a map key.
+func kt(k history.KeyID, t history.TxnID) uint64 { return uint64(uint32(k))<<32 | uint64(uint32(t)) }
+
+type pruner struct {
+	g *hyperpolygraph.Graph
+	r Reach
+	m int // number of states
+	// core holds the state edges that matter for reachability: every
+	// state edge of g.Known[:seen] except those found implied by other
+	// edges (dropping them keeps reachability, and so cycles, unchanged).
+	core []stateEdge
+	seen int
+	// filled says whether r.bits holds the reachability of core.
+	filled bool
+	// The core in CSR form: the successors of state u are
+	// dst[off[u]:off[u+1]], each made from g.Known[edge[i]].
+	off  []int32
+	dst  []int32
+	edge []int32
+	// order is a topological order of the states, rank its inverse.
+	order, rank []int32
+	// readers[kt(x, w)]: the known readers of w's version of x;
+	// wwSucc[kt(x, w)]: the known WW successors of w on x.
+	readers map[uint64][]history.TxnID
+	wwSucc  map[uint64][]history.TxnID
+	// Scratch.
+	stamp []int32
+	opt   []hyperpolygraph.Edge
+	drop  []history.TxnID
+	keys  []uint64
+}
+
+// stateEdge is an edge of the state graph and the known edge it comes from.
+type stateEdge struct{ u, v, e int32 }
+
+func newPruner(g *hyperpolygraph.Graph) *pruner {
+	p := &pruner{g: g, readers: map[uint64][]history.TxnID{}, wwSucc: map[uint64][]history.TxnID{}}
+	p.r.layers = 1
+	if g.Level == history.SI {
+		p.r.layers = 2
+	}
+	p.r.node = make([]int32, g.N())
+	for t, in := range g.Included {
+		p.r.node[t] = -1
+		if in {
+			p.r.node[t] = int32(len(p.r.txns))
+			p.r.txns = append(p.r.txns, history.TxnID(t))
+		}
+	}
+	p.m = len(p.r.txns) * p.r.layers
+	p.r.words = (p.m + 63) / 64
+	for k, rs := range g.Reads {
+		for _, rd := range rs {
+			if rd.Writer >= 0 {
+				key := kt(history.KeyID(k), rd.Writer)
+				p.readers[key] = append(p.readers[key], rd.Reader)
+			}
+		}
+	}
+	for _, e := range g.Known {
+		if e.Rel == hyperpolygraph.WW {
+			key := kt(e.Key, e.From)
+			p.wwSucc[key] = append(p.wwSucc[key], e.To)
+		}
+	}
+	return p
+}
+
+// addCore appends the state edges of g.Known[i] that the current
+// reachability does not already imply.
+func (p *pruner) addCore(i int) {
+	e := p.g.Known[i]
+	a, b := p.r.node[e.From], p.r.node[e.To]
+	if a < 0 || b < 0 {
+		return
+	}
+	add := func(u, v int32) {
+		if !p.filled || !p.r.has(u, v) {
+			p.core = append(p.core, stateEdge{u, v, int32(i)})
+		}
+	}
+	switch {
+	case p.r.layers == 1:
+		add(a, b)
+	case e.Rel == hyperpolygraph.RW:
+		add(2*a+1, 2*b)
+	default:
+		add(2*a, 2*b+1)
+		add(2*a+1, 2*b+1)
+	}
+}
+
+// buildCSR brings the core up to date with g.Known and lays it out by
+// source, dropping duplicates.
+func (p *pruner) buildCSR() {
+	for i := p.seen; i < len(p.g.Known); i++ {
+		p.addCore(i)
+	}
+	p.seen = len(p.g.Known)
+	m := p.m
+	p.off = slices.Grow(p.off[:0], m+1)[:m+1]
+	clear(p.off)
+	for _, se := range p.core {
+		p.off[se.u+1]++
+	}
+	for i := 1; i <= m; i++ {
+		p.off[i] += p.off[i-1]
+	}
+	n := len(p.core)
+	p.dst = slices.Grow(p.dst[:0], n)[:n]
+	p.edge = slices.Grow(p.edge[:0], n)[:n]
+	fill := make([]int32, m)
+	copy(fill, p.off[:m])
+	for _, se := range p.core {
+		p.dst[fill[se.u]] = se.v
+		p.edge[fill[se.u]] = se.e
+		fill[se.u]++
+	}
+	// Drop duplicates in place, keeping the first edge behind each pair.
+	if len(p.stamp) < m {
+		p.stamp = make([]int32, m)
+	}
+	clear(p.stamp)
+	w := int32(0)
+	for u := range m {
+		start, end := p.off[u], p.off[u+1]
+		p.off[u] = w
+		for i := start; i < end; i++ {
+			v := p.dst[i]
+			if p.stamp[v] == int32(u+1) {
+				continue
+			}
+			p.stamp[v] = int32(u + 1)
+			p.dst[w], p.edge[w] = v, p.edge[i]
+			w++
+		}
+	}
+	p.off[m] = w
+	p.dst, p.edge = p.dst[:w], p.edge[:w]
+}
+
+// topoSort computes order and rank, or returns a cycle of known edges.
+func (p *pruner) topoSort() []hyperpolygraph.Edge {
+	m := p.m
+	indeg := make([]int32, m)
+	for _, v := range p.dst {
+		indeg[v]++
+	}
+	p.order = slices.Grow(p.order[:0], m)
+	for u := range m {
+		if indeg[u] == 0 {
+			p.order = append(p.order, int32(u))
+		}
+	}
+	for i := 0; i < len(p.order); i++ {
+		u := p.order[i]
+		for _, v := range p.dst[p.off[u]:p.off[u+1]] {
+			if indeg[v]--; indeg[v] == 0 {
+				p.order = append(p.order, v)
+			}
+		}
+	}
+	if len(p.order) < m {
+		return p.knownCycle(indeg)
+	}
+	p.rank = slices.Grow(p.rank[:0], m)[:m]
+	for i, u := range p.order {
+		p.rank[u] = int32(i)
+	}
+	// Successors in topological order let fillReach skip (and drop) those
+	// already reached through an earlier one.
+	for u := range m {
+		lo, hi := p.off[u], p.off[u+1]
+		if hi-lo > 1 {
+			p.sortByRank(p.dst[lo:hi], p.edge[lo:hi])
+		}
+	}
+	return nil
+}
+
+// sortByRank sorts a successor list (and its edge indexes) by rank.
+func (p *pruner) sortByRank(dst, edge []int32) {
+	rank := p.rank
+	if len(dst) <= 16 {
+		for i := 1; i < len(dst); i++ {
+			for j := i; j > 0 && rank[dst[j]] < rank[dst[j-1]]; j-- {
+				dst[j], dst[j-1] = dst[j-1], dst[j]
+				edge[j], edge[j-1] = edge[j-1], edge[j]
+			}
+		}
+		return
+	}
+	ps := p.keys[:0]
+	for i := range dst {
+		ps = append(ps, uint64(rank[dst[i]])<<32|uint64(uint32(edge[i])))
+	}
+	slices.Sort(ps)
+	for i, q := range ps {
+		dst[i], edge[i] = p.order[q>>32], int32(uint32(q))
+	}
+	p.keys = ps
+}
+
+// knownCycle finds a cycle among the states Kahn's algorithm left with
+// positive in-degree: each has a predecessor among them, so walking
+// predecessors must repeat a state.
+func (p *pruner) knownCycle(indeg []int32) []hyperpolygraph.Edge {
+	m := p.m
+	// Predecessor edge (CSR index) of each leftover state, from a leftover state.
+	pred := make([]int32, m)
+	for i := range pred {
+		pred[i] = -1
+	}
+	for u := range m {
+		if indeg[u] == 0 {
+			continue
+		}
+		for i := p.off[u]; i < p.off[u+1]; i++ {
+			if v := p.dst[i]; indeg[v] > 0 && pred[v] < 0 {
+				pred[v] = i
+			}
+		}
+	}
+	src := make([]int32, len(p.dst))
+	for u := range m {
+		for i := p.off[u]; i < p.off[u+1]; i++ {
+			src[i] = int32(u)
+		}
+	}
+	start := int32(-1)
+	for u := range m {
+		if indeg[u] > 0 {
+			start = int32(u)
+			break
+		}
+	}
+	seen := make([]bool, m)
+	v := start
+	for !seen[v] {
+		seen[v] = true
+		v = src[pred[v]]
+	}
+	// v is on the cycle; walk it once more collecting edges (backwards).
+	var rev []int32
+	for u := v; ; {
+		i := pred[u]
+		rev = append(rev, i)
+		u = src[i]
+		if u == v {
+			break
+		}
+	}
+	out := make([]hyperpolygraph.Edge, len(rev))
+	for i, ei := range rev {
+		out[len(rev)-1-i] = p.g.Known[p.edge[ei]]
+	}
+	return out
+}
+
+// fillReach computes the rows in reverse topological order: a row is its
+// own state plus the rows of its successors, one word-parallel OR each. A
+// successor already in the row is implied by an earlier one (they come in
+// topological order), so its edge leaves the core.
+func (p *pruner) fillReach() {
+	w := p.r.words
+	b := p.r.bits
+	p.core = p.core[:0]
+	for i := len(p.order) - 1; i >= 0; i-- {
+		u := p.order[i]
+		row := b[int(u)*w : int(u+1)*w]
+		clear(row)
+		row[u>>6] |= 1 << (u & 63)
+		for k := p.off[u]; k < p.off[u+1]; k++ {
+			v := p.dst[k]
+			if row[v>>6]&(1<<(v&63)) != 0 {
+				continue
+			}
+			p.core = append(p.core, stateEdge{u, v, p.edge[k]})
+			src := b[int(v)*w : int(v+1)*w]
+			for j := range row {
+				row[j] |= src[j]
+			}
+		}
+	}
+	p.filled = true
+}
+
+// blocked reports whether adding edge from→to (RW or not) closes a cycle
+// with the known graph, and through which state edge u→v (v ⇝ u).
+func (p *pruner) blocked(from, to history.TxnID, rw bool) (u, v int32, ok bool) {
+	a, b := p.r.node[from], p.r.node[to]
+	r := &p.r
+	switch {
+	case r.layers == 1:
+		return a, b, r.has(b, a)
+	case rw:
+		return 2*a + 1, 2 * b, r.has(2*b, 2*a+1)
+	case r.has(2*b+1, 2*a):
+		return 2 * a, 2*b + 1, true
+	default:
+		return 2*a + 1, 2*b + 1, r.has(2*b+1, 2*a+1)
+	}
+}
+
+// wwOption collects the edges of orientation a→b of a WW pair on key x:
+// the WW edge and the RW edges it derives from known reads of a's version.
+func (p *pruner) wwOption(x history.KeyID, a, b history.TxnID) []hyperpolygraph.Edge {
+	p.opt = append(p.opt[:0], hyperpolygraph.Edge{From: a, To: b, Rel: hyperpolygraph.WW, Key: x})
+	for _, s := range p.readers[kt(x, a)] {
+		if s != b {
+			p.opt = append(p.opt, hyperpolygraph.Edge{From: s, To: b, Rel: hyperpolygraph.RW, Key: x})
+		}
+	}
+	return p.opt
+}
+
+// wrOption collects the edges of candidate t of a read of x by s: the WR
+// edge and the RW edges it derives from known WW successors of t.
+func (p *pruner) wrOption(x history.KeyID, t, s history.TxnID) []hyperpolygraph.Edge {
+	p.opt = append(p.opt[:0], hyperpolygraph.Edge{From: t, To: s, Rel: hyperpolygraph.WR, Key: x})
+	for _, t2 := range p.wwSucc[kt(x, t)] {
+		if t2 != s {
+			p.opt = append(p.opt, hyperpolygraph.Edge{From: s, To: t2, Rel: hyperpolygraph.RW, Key: x})
+		}
+	}
+	return p.opt
+}
+
+// infeasible reports whether some edge of opt closes a cycle.
+func (p *pruner) infeasible(opt []hyperpolygraph.Edge) bool {
+	for _, e := range opt {
+		if _, _, ok := p.blocked(e.From, e.To, e.Rel == hyperpolygraph.RW); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// optionCycle returns a cycle made of the first blocked edge of opt and a
+// known path back to its source.
+func (p *pruner) optionCycle(opt []hyperpolygraph.Edge) []hyperpolygraph.Edge {
+	for _, e := range opt {
+		u, v, ok := p.blocked(e.From, e.To, e.Rel == hyperpolygraph.RW)
+		if !ok {
+			continue
+		}
+		return append([]hyperpolygraph.Edge{e}, p.path(v, u)...)
+	}
+	return nil
+}
+
+// path returns the known edges of a shortest state path from s to t.
+func (p *pruner) path(s, t int32) []hyperpolygraph.Edge {
+	if s == t {
+		return nil
+	}
+	pred := make([]int32, p.m)
+	for i := range pred {
+		pred[i] = -1
+	}
+	src := make(map[int32]int32) // CSR index -> source state, for the path only
+	queue := []int32{s}
+	pred[s] = -2
+	for len(queue) > 0 && pred[t] == -1 {
+		u := queue[0]
+		queue = queue[1:]
+		for i := p.off[u]; i < p.off[u+1]; i++ {
+			if v := p.dst[i]; pred[v] == -1 {
+				pred[v] = i
+				src[i] = u
+				queue = append(queue, v)
+			}
+		}
+	}
+	var out []hyperpolygraph.Edge
+	for v := t; v != s; {
+		i := pred[v]
+		out = append(out, p.g.Known[p.edge[i]])
+		v = src[i]
+	}
+	slices.Reverse(out)
+	return out
+}
+
+// pass tests every constraint once against the reachability of the known
+// graph as it was at the start of the pass. New known edges join g.Known
+// (and the derivation indexes) at once, so later constraints of the same
+// pass already derive RW edges from them; reachability catches up next pass.
+func (p *pruner) pass(ctx context.Context) (changed bool, c *Conflict, err error) {
+	g := p.g
+	// Case I and III.
+	keep := g.WW[:0]
+	for i, pr := range g.WW {
+		if i&1023 == 0 {
+			if err := ctx.Err(); err != nil {
+				// Keep the rest; nothing is lost.
+				keep = append(keep, g.WW[i:]...)
+				g.WW = keep
+				return changed, nil, err
+			}
+		}
+		fwdBad := p.infeasible(p.wwOption(pr.Key, pr.A, pr.B))
+		bwdBad := p.infeasible(p.wwOption(pr.Key, pr.B, pr.A))
+		switch {
+		case fwdBad && bwdBad:
+			c1 := p.optionCycle(p.wwOption(pr.Key, pr.A, pr.B))
+			c2 := p.optionCycle(p.wwOption(pr.Key, pr.B, pr.A))
+			keep = append(keep, g.WW[i:]...)
+			g.WW = keep
+			return changed, &Conflict{Cycle: c1, Options: [][]hyperpolygraph.Edge{c1, c2}, WW: &pr}, nil
+		case fwdBad:
+			p.addWW(pr.Key, pr.B, pr.A)
+			changed = true
+		case bwdBad:
+			p.addWW(pr.Key, pr.A, pr.B)
+			changed = true
+		default:
+			keep = append(keep, pr)
+		}
+	}
+	g.WW = keep
+
+	// Case II. newSet[i] is the new index of set i, or -1 when it became
+	// known, with writer[i] its writer.
+	newSet := make([]int32, len(g.WR))
+	writer := make([]history.TxnID, len(g.WR))
+	n := 0
+	resolved := false
+	for i := range g.WR {
+		s := &g.WR[i]
+		if i&1023 == 0 {
+			if err := ctx.Err(); err != nil {
+				// Leave the sets (and g.Reads) as they are, minus resolved ones.
+				for j := i; j < len(g.WR); j++ {
+					newSet[j] = int32(n)
+					g.WR[n] = g.WR[j]
+					n++
+				}
+				p.compactWR(newSet, writer, n, resolved)
+				return changed, nil, err
+			}
+		}
+		cands := s.Cands[:0]
+		p.drop = p.drop[:0]
+		for _, t := range s.Cands {
+			if p.infeasible(p.wrOption(s.Key, t, s.Reader)) {
+				p.drop = append(p.drop, t)
+				continue
+			}
+			cands = append(cands, t)
+		}
+		if len(p.drop) > 0 {
+			changed = true
+		}
+		switch len(cands) {
+		case 0:
+			// Every candidate closes a cycle: keep the set whole for the
+			// report and leave the graph consistent.
+			s.Cands = append(cands, p.drop...)
+			var cycles [][]hyperpolygraph.Edge
+			for _, t := range s.Cands {
+				cycles = append(cycles, p.optionCycle(p.wrOption(s.Key, t, s.Reader)))
+			}
+			orig := *s
+			orig.Cands = slices.Clone(s.Cands)
+			for j := i; j < len(g.WR); j++ {
+				newSet[j] = int32(n)
+				g.WR[n] = g.WR[j]
+				n++
+			}
+			p.compactWR(newSet, writer, n, resolved)
+			return changed, &Conflict{Cycle: cycles[0], Options: cycles, WR: &orig}, nil
+		case 1:
+			newSet[i] = -1
+			writer[i] = cands[0]
+			resolved = true
+			p.addWR(s.Key, cands[0], s.Reader)
+		default:
+			s.Cands = cands
+			newSet[i] = int32(n)
+			g.WR[n] = *s
+			n++
+		}
+	}
+	p.compactWR(newSet, writer, n, resolved)
+	return changed, nil, nil
+}
+
+// compactWR truncates g.WR to n sets and renumbers g.Reads.
+func (p *pruner) compactWR(newSet []int32, writer []history.TxnID, n int, resolved bool) {
+	g := p.g
+	clear(g.WR[n:])
+	g.WR = g.WR[:n]
+	if !resolved && n == len(newSet) {
+		return
+	}
+	for k := range g.Reads {
+		rs := g.Reads[k]
+		for j := range rs {
+			if i := rs[j].Set; i >= 0 {
+				if ns := newSet[i]; ns >= 0 {
+					rs[j].Set = ns
+				} else {
+					rs[j].Set, rs[j].Writer = -1, writer[i]
+				}
+			}
+		}
+	}
+}
+
+// addWW makes a→b a known WW edge on x, with the RW edges it derives.
+func (p *pruner) addWW(x history.KeyID, a, b history.TxnID) {
+	p.g.Known = append(p.g.Known, p.wwOption(x, a, b)...)
+	key := kt(x, a)
+	p.wwSucc[key] = append(p.wwSucc[key], b)
+}
+
+// addWR makes t→s a known WR edge on x, with the RW edges it derives.
+func (p *pruner) addWR(x history.KeyID, t, s history.TxnID) {
+	p.g.Known = append(p.g.Known, p.wrOption(x, t, s)...)
+	key := kt(x, t)
+	p.readers[key] = append(p.readers[key], s)
+}
+
+// Reach is the reachability of a known graph: one bitset row per state.
+// It implements encode.Reacher and encode.BitReacher.
+type Reach struct {
+	layers int
+	// node maps a TxnID to its dense node number, -1 when not included;
+	// txns is the inverse.
+	node []int32
+	txns []history.TxnID
+	// words per row; row of state s is bits[s*words:(s+1)*words].
+	words int
+	bits  []uint64
+}
+
+func (r *Reach) bytes() int64 { return int64(len(r.txns)*r.layers) * int64(r.words) * 8 }
+
+func (r *Reach) has(from, to int32) bool {
+	return r.bits[int(from)*r.words+int(to>>6)]&(1<<(to&63)) != 0
+}
+
+// Reaches reports whether to is reachable from from (every node reaches
+// itself). For SI this is reachability in the induced SI graph: a path of
+// the doubled graph from from's state 0, which can leave only by a non-RW
+// edge, to either state of to.
+func (r *Reach) Reaches(from, to history.TxnID) bool {
+	if from == to {
+		return true
+	}
+	if int(from) >= len(r.node) || int(to) >= len(r.node) || from < 0 || to < 0 {
+		return false
+	}
+	a, b := r.node[from], r.node[to]
+	if a < 0 || b < 0 {
+		return false
+	}
+	if r.layers == 1 {
+		return r.has(a, b)
+	}
+	return r.has(2*a, 2*b) || r.has(2*a, 2*b+1)
+}
+
+// Layers is 1 for SER and 2 for SI's doubled graph.
+func (r *Reach) Layers() int { return r.layers }
+
+// Node returns the dense node number of t, or -1 when t is not included.
+// State (t, layer) is Layers()·Node(t)+layer; for SI layer 1 is "entered by
+// a non-RW edge" and layer 0 "entered by an RW edge".
+func (r *Reach) Node(t history.TxnID) int32 {
+	if t < 0 || int(t) >= len(r.node) {
+		return -1
+	}
+	return r.node[t]
+}
+
+// Txn returns the transaction of node i.
+func (r *Reach) Txn(i int32) history.TxnID { return r.txns[i] }
+
+// NumStates returns Layers()·(number of nodes).
+func (r *Reach) NumStates() int { return len(r.txns) * r.layers }
+
+// Row returns the reachability row of state s: bit j is set iff state j is
+// reachable from s. The row aliases the matrix.
+func (r *Reach) Row(s int32) []uint64 { return r.bits[int(s)*r.words : int(s+1)*r.words] }
+
+// Count returns the number of reachable state pairs (reflexive ones
+// included), for statistics.
+func (r *Reach) Count() int64 {
+	var n int64
+	for _, w := range r.bits {
+		n += int64(bits.OnesCount64(w))
+	}
+	return n
+}
