@@ -6,8 +6,8 @@
 package encode
 
 import (
-	"github.com/hyperiso/hyperiso/hyperpolygraph"
 	"github.com/hyperiso/hyperiso/history"
+	"github.com/hyperiso/hyperiso/hyperpolygraph"
 )
 
 // Lit is a DIMACS-style literal: +v or -v for variable v ≥ 1.

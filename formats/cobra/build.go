@@ -1,7 +1,6 @@
 package cobra
 
 import (
-
 	"github.com/hyperiso/hyperiso/history"
 )
 
