@@ -27,7 +27,7 @@ type tx struct {
 	st  history.Status
 }
 
-func t(s int64, ops ...op) tx { return tx{s: s, ops: ops} }
+func T(s int64, ops ...op) tx { return tx{s: s, ops: ops} }
 
 func hist(txns ...tx) *history.History {
 	b := history.NewBuilder("test", "test")

@@ -1,0 +1,81 @@
+package check
+
+import (
+	"bufio"
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/hyperiso/hyperiso/formats"
+	"github.com/hyperiso/hyperiso/history"
+	"github.com/hyperiso/hyperiso/internal/shared"
+)
+
+var large = flag.Bool("large", false, "also check the 10k-transaction bench histories against expected.tsv (minutes)")
+
+type expectation struct {
+	path, level, verdict string
+}
+
+func readExpected(t *testing.T) []expectation {
+	f, err := os.Open(shared.Path(t, "expected.tsv"))
+	require.NoError(t, err)
+	defer f.Close()
+	var out []expectation
+	sc := bufio.NewScanner(f)
+	sc.Scan() // header
+	for sc.Scan() {
+		cols := strings.Split(sc.Text(), "\t")
+		require.GreaterOrEqual(t, len(cols), 4, sc.Text())
+		out = append(out, expectation{cols[0], cols[2], cols[3]})
+	}
+	require.NoError(t, sc.Err())
+	return out
+}
+
+// TestSharedDatasets checks every history of ../shared/datasets with a known
+// verdict, with every strategy. The 10k bench histories run only with -large.
+func TestSharedDatasets(t *testing.T) {
+	dir := shared.Datasets(t)
+	exps := readExpected(t)
+	loaded := map[string]*history.History{}
+	checked := 0
+	for _, e := range exps {
+		if e.verdict == "unknown" {
+			continue
+		}
+		if strings.Contains(e.path, "-10k") && !*large {
+			continue
+		}
+		h, ok := loaded[e.path]
+		if !ok {
+			var err error
+			h, err = formats.Read(filepath.Join(dir, e.path), formats.Options{})
+			require.NoError(t, err, e.path)
+			loaded[e.path] = h
+		}
+		level, ok := history.ParseLevel(e.level)
+		require.True(t, ok)
+		for _, s := range Strategies {
+			if s.Name == "lazy-gophersat" && strings.HasPrefix(e.path, "bench/") {
+				continue // a reference baseline; too slow to repeat on the bench histories
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+			res, err := Check(ctx, h, level, Options{Strategy: s.Name})
+			cancel()
+			require.NoError(t, err, "%s %s %s", e.path, e.level, s.Name)
+			want := map[string]Verdict{"accept": Satisfied, "reject": Violated}[e.verdict]
+			if res.Verdict != want {
+				t.Errorf("%s at %s with %s: got %s, expected.tsv says %s; anomalies %+v", e.path, e.level, s.Name, res.Verdict, e.verdict, res.Anomalies)
+			}
+			checked++
+		}
+	}
+	t.Logf("%d checks agree with expected.tsv", checked)
+}
