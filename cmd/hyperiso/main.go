@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -115,6 +116,9 @@ func newCheck(stdout io.Writer, code *int) *cobra.Command {
 			lv, ok := history.ParseLevel(level)
 			if !ok {
 				return fail(exitBadInput, "--level must be one of ser, si, cc, ra, rc (got %q)", level)
+			}
+			if strategy != "" && !slices.Contains(check.StrategyNames(), strategy) {
+				return fail(exitBadInput, "--strategy must be one of %s (got %q)", strings.Join(check.StrategyNames(), ", "), strategy)
 			}
 			readStart := time.Now()
 			h, err := rf.read(args[0])

@@ -1,0 +1,163 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/hyperiso/hyperiso/check"
+	"github.com/hyperiso/hyperiso/internal/shared"
+)
+
+func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = run(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestValidationFindingsOnTestdata(t *testing.T) {
+	cases := map[string]string{
+		"thin-air.jsonl":             "thin-air-read",
+		"aborted-read.jsonl":         "aborted-read",
+		"intermediate-read.jsonl":    "intermediate-read",
+		"future-read.jsonl":          "future-read",
+		"not-own-write.jsonl":        "not-own-write",
+		"not-latest-own-write.jsonl": "not-latest-own-write",
+		"non-repeatable-read.jsonl":  "non-repeatable-read",
+	}
+	for file, kind := range cases {
+		t.Run(file, func(t *testing.T) {
+			code, out, errs := runCLI(t, "check", "--level", "ser", "--json", filepath.Join("../../testdata/validation", file))
+			require.Equal(t, exitViolated, code, errs)
+			var res check.Result
+			require.NoError(t, json.Unmarshal([]byte(out), &res))
+			require.Len(t, res.Anomalies, 1, out)
+			a := res.Anomalies[0]
+			require.Equal(t, kind, a.Type)
+			require.NotNil(t, a.Key)
+			require.NotNil(t, a.Value)
+			require.NotNil(t, a.Op)
+			require.NotEmpty(t, a.Txns)
+			require.Contains(t, a.Description, "T")
+		})
+	}
+	code, out, errs := runCLI(t, "check", "--level", "ser", "../../testdata/validation/clean.jsonl")
+	require.Equal(t, exitSatisfied, code, out+errs)
+	require.Contains(t, out, "SER: SATISFIED")
+}
+
+func TestNonRepeatableReadAllowedAtRC(t *testing.T) {
+	// RC has no checker yet: validation passes and the level is reported
+	// as unavailable, never as a made-up verdict.
+	code, _, errs := runCLI(t, "check", "--level", "rc", "../../testdata/validation/non-repeatable-read.jsonl")
+	require.Equal(t, exitBadInput, code)
+	require.Contains(t, errs, "not available yet")
+	code, _, _ = runCLI(t, "check", "--level", "rc", "../../testdata/validation/thin-air.jsonl")
+	require.Equal(t, exitViolated, code, "a thin-air read violates every level")
+}
+
+func TestStrongLevelsOnTestdata(t *testing.T) {
+	cases := []struct {
+		file    string
+		ser, si int
+	}{
+		{"../../testdata/bank.jsonl", exitSatisfied, exitSatisfied},
+		{"../../testdata/strong/write-skew.jsonl", exitViolated, exitSatisfied},
+		{"../../testdata/strong/lost-update.jsonl", exitViolated, exitViolated},
+		{"../../testdata/strong/long-fork.jsonl", exitViolated, exitViolated},
+		{"../../testdata/strong/duplicate-values.jsonl", exitSatisfied, exitSatisfied},
+	}
+	for _, c := range cases {
+		for _, s := range check.StrategyNames() {
+			code, out, errs := runCLI(t, "check", "--level", "ser", "--strategy", s, c.file)
+			require.Equal(t, c.ser, code, "%s SER %s\n%s%s", c.file, s, out, errs)
+			code, out, errs = runCLI(t, "check", "--level", "si", "--strategy", s, c.file)
+			require.Equal(t, c.si, code, "%s SI %s\n%s%s", c.file, s, out, errs)
+		}
+	}
+}
+
+func TestJSONReportSchema(t *testing.T) {
+	code, out, _ := runCLI(t, "check", "--level", "ser", "--json", "../../testdata/strong/write-skew.jsonl")
+	require.Equal(t, exitViolated, code)
+	var m map[string]any
+	require.NoError(t, json.Unmarshal([]byte(out), &m))
+	for _, k := range []string{"hyperiso_report", "source", "format", "level", "verdict", "history", "timings_ms", "counters", "anomalies"} {
+		require.Contains(t, m, k)
+	}
+	a := m["anomalies"].([]any)[0].(map[string]any)
+	require.Contains(t, a, "edges")
+	e := a["edges"].([]any)[0].(map[string]any)
+	for _, k := range []string{"from", "to", "relation", "reason"} {
+		require.Contains(t, e, k)
+	}
+	code, out, _ = runCLI(t, "check", "--level", "ser", "--json", "../../testdata/bank.jsonl")
+	require.Equal(t, exitSatisfied, code)
+	require.NoError(t, json.Unmarshal([]byte(out), &m))
+	require.Len(t, m["witness"], 5)
+}
+
+func TestBadInputAndUsage(t *testing.T) {
+	dir := t.TempDir()
+	empty := filepath.Join(dir, "empty.jsonl")
+	require.NoError(t, os.WriteFile(empty, nil, 0o644))
+	bad := filepath.Join(dir, "bad.jsonl")
+	require.NoError(t, os.WriteFile(bad, []byte("{\"session\": 1, \"ops\": [[\"x\", 1, 2]]}\n"), 0o644))
+	for _, args := range [][]string{
+		{"check", "--level", "ser", filepath.Join(dir, "missing.jsonl")},
+		{"check", "--level", "bogus", "../../testdata/bank.jsonl"},
+		{"check", "../../testdata/bank.jsonl"},
+		{"check", "--level", "ser", "--format", "nope", "../../testdata/bank.jsonl"},
+		{"check", "--level", "ser", "--strategy", "nope", "../../testdata/bank.jsonl"},
+		{"check", "--level", "ser", bad},
+		{"stats", "--nope", "x"},
+		{"convert"},
+	} {
+		code, _, errs := runCLI(t, args...)
+		require.Equal(t, exitBadInput, code, "%v: %s", args, errs)
+		require.NotEmpty(t, errs)
+	}
+	code, _, errs := runCLI(t, "check", "--level", "ser", bad)
+	require.Equal(t, exitBadInput, code)
+	require.Contains(t, errs, "bad.jsonl:1")
+	code, _, errs = runCLI(t, "stats", empty)
+	require.Equal(t, exitBadInput, code, errs)
+}
+
+func TestConvertRoundTripsThroughJSONL(t *testing.T) {
+	ds := shared.Datasets(t)
+	out := filepath.Join(t.TempDir(), "h.jsonl")
+	for _, p := range []string{"samples/dbcop/roachdb-cut/history.bincode", "samples/cobra/rubis-1k-cut", "samples/text/pg_ser_bug.txt"} {
+		code, _, errs := runCLI(t, "convert", "-o", out, filepath.Join(ds, p))
+		require.Equal(t, 0, code, errs)
+		_, a, _ := runCLI(t, "stats", "--json", filepath.Join(ds, p))
+		_, b, _ := runCLI(t, "stats", "--json", out)
+		var sa, sb map[string]any
+		require.NoError(t, json.Unmarshal([]byte(a), &sa))
+		require.NoError(t, json.Unmarshal([]byte(b), &sb))
+		delete(sa, "source")
+		delete(sb, "source")
+		delete(sa, "format")
+		delete(sb, "format")
+		delete(sa, "warnings")
+		delete(sb, "warnings")
+		require.Equal(t, sa, sb, p)
+		for _, l := range []string{"ser", "si"} {
+			c1, _, _ := runCLI(t, "check", "--level", l, filepath.Join(ds, p))
+			c2, _, _ := runCLI(t, "check", "--level", l, out)
+			require.Equal(t, c1, c2, "%s at %s: same verdict before and after conversion", p, l)
+		}
+	}
+}
+
+func TestStatsText(t *testing.T) {
+	code, out, _ := runCLI(t, "stats", "../../testdata/strong/duplicate-values.jsonl")
+	require.Equal(t, 0, code)
+	require.True(t, strings.Contains(out, "multi-writer reads  1"), out)
+}
