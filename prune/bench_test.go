@@ -3,6 +3,7 @@ package prune_test
 import (
 	"context"
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 
@@ -35,33 +36,43 @@ func TestBenchReport(t *testing.T) {
 	for _, name := range benchSets {
 		h := loadBench(t, filepath.Base(name))
 		for _, level := range []history.Level{history.SER, history.SI} {
-			t0 := time.Now()
+			t0, c0 := time.Now(), cpu()
 			g, viol := hyperpolygraph.Build(h, level, nil)
 			if viol != nil {
 				t.Logf("%s %v: violation at build", name, level)
 				continue
 			}
-			tb := time.Since(t0)
-			t1 := time.Now()
+			tb, cb := time.Since(t0), cpu()-c0
+			t1, c1 := time.Now(), cpu()
 			st, r, c, err := prune.Prune(context.Background(), g, prune.Options{})
-			tp := time.Since(t1)
+			tp, cp := time.Since(t1), cpu()-c1
 			if err != nil {
 				t.Fatal(err)
 			}
 			if c != nil {
-				t.Logf("%-12s %-3v build %6.1fms prune %7.1fms passes %d CONFLICT len %d", name, level, ms(tb), ms(tp), st.Passes, len(c.Cycle))
+				t.Logf("%-7s %-3v build %.0fms prune %.0fms passes %d CONFLICT len %d", name, level, ms(tb), ms(tp), st.Passes, len(c.Cycle))
 				continue
 			}
-			t2 := time.Now()
+			t2, c2 := time.Now(), cpu()
 			enc := encode.Encode(g, r, encode.Options{TwoWidth: true})
-			te := time.Since(t2)
-			t.Logf("%-12s %-3v build %6.1fms prune %7.1fms encode %7.1fms passes %d WW %d→%d WR %d→%d (cands %d→%d) known %d→%d vars %d clauses %d 2width %d",
-				name, level, ms(tb), ms(tp), ms(te), st.Passes, st.WWBefore, st.WWAfter, st.WRBefore, st.WRAfter, st.WRCandsBefore, st.WRCandsAfter, st.KnownBefore, st.KnownAfter, enc.NumVars, len(enc.Clauses), enc.TwoWidth)
+			te, ce := time.Since(t2), cpu()-c2
+			t.Logf("%-7s %-3v wall/cpu ms: build %.0f/%.0f prune %.0f/%.0f encode %.0f/%.0f; passes %d WW %d→%d WR %d→%d (cands %d→%d) known %d→%d vars %d clauses %d 2width %d",
+				name, level, ms(tb), ms(cb), ms(tp), ms(cp), ms(te), ms(ce), st.Passes, st.WWBefore, st.WWAfter, st.WRBefore, st.WRAfter, st.WRCandsBefore, st.WRCandsAfter, st.KnownBefore, st.KnownAfter, enc.NumVars, len(enc.Clauses), enc.TwoWidth)
 		}
 	}
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// cpu returns the process's user+system CPU time, steadier than wall time
+// on a busy machine.
+func cpu() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
 
 func benchPipeline(b *testing.B, name string, level history.Level) {
 	h := loadBench(b, name)

@@ -161,3 +161,9 @@ func TestStatsText(t *testing.T) {
 	require.Equal(t, 0, code)
 	require.True(t, strings.Contains(out, "multi-writer reads  1"), out)
 }
+
+func TestTimeoutIsUnknown(t *testing.T) {
+	code, out, _ := runCLI(t, "check", "--level", "ser", "--timeout", "1ns", "../../testdata/bank.jsonl")
+	require.Equal(t, exitUnknown, code, out)
+	require.Contains(t, out, "UNKNOWN (timeout after 1ns during ")
+}

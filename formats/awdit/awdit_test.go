@@ -126,6 +126,16 @@ func TestWarnings(t *testing.T) {
 	}, msgs)
 }
 
+func TestWarningCap(t *testing.T) {
+	var sb strings.Builder
+	for i := range 25 {
+		fmt.Fprintf(&sb, "r %d 1\n", i)
+	}
+	h := parse(t, sb.String(), Options{})
+	require.Len(t, h.Warnings, maxPerKind+1)
+	require.Equal(t, "mem.txt:1: 15 more warnings like the above (thin-air) not shown, from here on", h.Warnings[maxPerKind].String())
+}
+
 func TestErrors(t *testing.T) {
 	for _, tc := range []struct {
 		name, src string
@@ -140,6 +150,7 @@ func TestErrors(t *testing.T) {
 		{"negative", "w 1 -1\n", 1, `value "-1" is not an unsigned 64-bit decimal integer`},
 		{"plus", "w +1 1\n", 1, `key "+1" is not an unsigned`},
 		{"out of range", "w 1 18446744073709551616\n", 1, `value "18446744073709551616" is not an unsigned 64-bit`},
+		{"key out of range", "w 99999999999999999999 1\n", 1, `key "99999999999999999999" is not an unsigned 64-bit`},
 		{"mixed separator", "w 1 1\n=-=\n", 2, `a separator line must consist only of "=" or only of "-", found "=-="`},
 		{"separator with text", "w 1 1\n----- x\n", 2, `a separator line must consist only of "=" or only of "-", found "----- x"`},
 		{"non-UTF-8", "w 1 1\nw 1 \xff\n", 2, "not valid UTF-8"},
@@ -177,7 +188,13 @@ func TestLenient(t *testing.T) {
 func TestIOError(t *testing.T) {
 	_, err := Read(filepath.Join(t.TempDir(), "missing.txt"), Options{})
 	require.ErrorIs(t, err, os.ErrNotExist)
+	_, err = Parse(errReader{}, "x", Options{})
+	require.ErrorContains(t, err, "x: boom")
 }
+
+type errReader struct{}
+
+func (errReader) Read([]byte) (int, error) { return 0, errors.New("boom") }
 
 // The 18 labelled AWDIT histories all load without warnings. The rule
 // promotes exactly the hand-written files whose first session is an

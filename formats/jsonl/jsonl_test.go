@@ -245,6 +245,13 @@ not json
 	}, msgs)
 }
 
+// T⊥'s writes go through a transient session whose id must be unused.
+func TestTransientSessionID(t *testing.T) {
+	h := parse(t, `{"session":-9223372036854775808,"ops":[["append",1,1]]}
+{"session":-9223372036854775807,"ops":[]}`, Options{})
+	require.Equal(t, fmt.Sprintf("S-9223372036854775808: T1[append(1,1)]; S-9223372036854775807: T2[]; init implicit T-1[w(1,%d)]", E), describe(h))
+}
+
 func TestEmptyValueWarning(t *testing.T) {
 	h := parse(t, fmt.Sprintf(`{"session":1,"ops":[["w",1,%d]]}`, E), Options{})
 	require.Len(t, h.Warnings, 1)

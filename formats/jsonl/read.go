@@ -469,12 +469,8 @@ func (p *parser) markListish(key int64) {
 // histories with many keys, while PromoteToInit and InitAllKeys are linear.
 func (p *parser) finish() (*history.History, error) {
 	kind := p.kind
-	switch kind {
-	case initUnset:
+	if kind == initUnset { // no header kind, init line or transaction
 		kind = initZero
-		if p.initSeen {
-			kind = initExplicit
-		}
 	}
 	id := defaultInitID(kind)
 	if p.initSeen {

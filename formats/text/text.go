@@ -241,11 +241,13 @@ func (p *parser) line(s []byte, tooLong bool, lineNo int) error {
 		// only needs checking on the way to an error.
 		msg := l.why
 		switch {
+		case tooLong:
+			msg += ", starting " + quote(s)
 		case !utf8.Valid(s):
 			msg = "line is not valid UTF-8: " + quote(s)
 		case len(s) > 0:
 			msg += " in " + quote(s)
-			if l.kind == errSyntax && !tooLong {
+			if l.kind == errSyntax {
 				msg += " (want r|w(key,value,session,txn))"
 			}
 		}
