@@ -14,17 +14,16 @@ type versionKey struct {
 // methods in input order; Finish interns nothing further and returns the
 // immutable History. A Builder is not safe for concurrent use.
 type Builder struct {
-	h         History
-	sessByID  map[int64]int32
-	keyByRaw  map[int64]KeyID
-	valByRaw  map[versionKey]ValueID
-	ops       [][]Op // per transaction, moved into one array by Finish
-	initOps   []Op
-	initHas   map[KeyID]bool
-	initAll   bool
-	initAllV  int64
-	promoted  TxnID
-	finishErr error
+	h        History
+	sessByID map[int64]int32
+	keyByRaw map[int64]KeyID
+	valByRaw map[versionKey]ValueID
+	ops      [][]Op // per transaction, moved into one array by Finish
+	initOps  []Op
+	initHas  map[KeyID]bool
+	initAll  bool
+	initAllV int64
+	promoted TxnID
 }
 
 // NewBuilder starts a history read from source by the named format.
@@ -143,6 +142,9 @@ func (b *Builder) SetInit(kind InitKind, id int64) {
 	b.h.InitKind = kind
 	b.h.Txns[InitTxn].ID = id
 }
+
+// SetInitPos records where the initial transaction is in the input.
+func (b *Builder) SetInitPos(pos Pos) { b.h.Txns[InitTxn].Pos = pos }
 
 // InitWrite makes T⊥ write val to key. A second initial write of the same
 // key is ignored (the first one defines the initial state).

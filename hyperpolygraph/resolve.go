@@ -31,11 +31,6 @@ type Compatible struct {
 	Prov  []Prov
 }
 
-type pairKey struct {
-	k    history.KeyID
-	a, b history.TxnID
-}
-
 // Resolve builds the compatible graph of a.
 func (g *Graph) Resolve(a Assignment) *Compatible {
 	c := &Compatible{G: g}

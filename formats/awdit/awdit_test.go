@@ -20,7 +20,7 @@ func parse(t *testing.T, src string, opt Options) *history.History {
 	t.Helper()
 	h, err := Parse(strings.NewReader(src), "mem.txt", opt)
 	require.NoError(t, err)
-	require.NoError(t, consistent(h))
+	require.NoError(t, h.CheckInvariants())
 	return h
 }
 
@@ -171,7 +171,7 @@ func TestErrors(t *testing.T) {
 
 			h, err := Parse(strings.NewReader(tc.src), "mem.txt", Options{Lenient: true})
 			require.NoError(t, err)
-			require.NoError(t, consistent(h))
+			require.NoError(t, h.CheckInvariants())
 			require.NotEmpty(t, h.Warnings)
 		})
 	}
@@ -219,7 +219,7 @@ func TestWeakLabelled(t *testing.T) {
 		t.Run(rel, func(t *testing.T) {
 			h, err := Read(f, Options{})
 			require.NoError(t, err)
-			require.NoError(t, consistent(h))
+			require.NoError(t, h.CheckInvariants())
 			require.Empty(t, h.Warnings)
 			if explicit[rel] {
 				require.Equal(t, history.InitExplicit, h.InitKind)

@@ -26,7 +26,7 @@ func FuzzParse(f *testing.F) {
 			require.False(t, lenient, "lenient mode failed: %v", err)
 			return
 		}
-		require.NoError(t, consistent(h))
+		require.NoError(t, h.CheckInvariants())
 		if !lenient {
 			hl, err := Parse(bytes.NewReader(data), "fuzz.txt", Options{Lenient: true})
 			require.NoError(t, err)

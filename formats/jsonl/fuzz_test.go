@@ -37,7 +37,7 @@ func FuzzParse(f *testing.F) {
 			}
 			return
 		}
-		require.NoError(t, consistent(h))
+		require.NoError(t, h.CheckInvariants())
 		if !lenient {
 			hl, err := Parse(bytes.NewReader(data), "fuzz.jsonl", Options{Lenient: true})
 			require.NoError(t, err)

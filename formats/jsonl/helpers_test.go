@@ -104,7 +104,7 @@ func roundTrip(h *history.History) (*history.History, string, error) {
 	if err != nil {
 		return nil, a.String(), fmt.Errorf("reread: %w\n%s", err, a.String())
 	}
-	if err := consistent(h2); err != nil {
+	if err := h2.CheckInvariants(); err != nil {
 		return nil, a.String(), fmt.Errorf("reread inconsistent: %w", err)
 	}
 	if d := diff(h, h2); d != "" {

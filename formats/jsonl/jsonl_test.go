@@ -21,7 +21,7 @@ func parse(t *testing.T, src string, opt Options) *history.History {
 	t.Helper()
 	h, err := Parse(strings.NewReader(src), "mem.jsonl", opt)
 	require.NoError(t, err)
-	require.NoError(t, consistent(h))
+	require.NoError(t, h.CheckInvariants())
 	return h
 }
 
@@ -217,7 +217,7 @@ func TestErrors(t *testing.T) {
 				return
 			}
 			require.NoError(t, err)
-			require.NoError(t, consistent(h))
+			require.NoError(t, h.CheckInvariants())
 			require.NotEmpty(t, h.Warnings)
 		})
 	}
@@ -339,7 +339,7 @@ func TestRoundTripRandom(t *testing.T) {
 	kinds := map[string]int{}
 	for i := range n {
 		h := randomHistory(r)
-		require.NoError(t, consistent(h), "history %d", i)
+		require.NoError(t, h.CheckInvariants(), "history %d", i)
 		_, out, err := roundTrip(h)
 		require.NoError(t, err, "history %d", i)
 		kinds[strings.SplitN(out, "\n", 2)[0][len(`{"hyperiso":1,"init":`):][:6]]++

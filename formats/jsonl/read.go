@@ -10,7 +10,6 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"unicode/utf8"
 
@@ -140,8 +139,7 @@ type parser struct {
 	initOps   []kv
 	initKeys  map[int64]bool
 	txns      int
-	ids       map[int64]int // transaction id -> line
-	sessIDs   map[int64]bool
+	ids       map[int64]int  // transaction id -> line
 	listish   map[int64]bool // keys whose initial value is EmptyList under "zero"
 	listOrder []int64
 	emptyWarn bool
@@ -150,11 +148,10 @@ type parser struct {
 // Parse reads a JSONL history from r; name is used in positions and errors.
 func Parse(r io.Reader, name string, opt Options) (*history.History, error) {
 	p := &parser{
-		name:    name,
-		opt:     opt,
-		b:       history.NewBuilder(name, Format),
-		ids:     make(map[int64]int),
-		sessIDs: make(map[int64]bool),
+		name: name,
+		opt:  opt,
+		b:    history.NewBuilder(name, Format),
+		ids:  make(map[int64]int),
 	}
 	br := bufio.NewReaderSize(r, 64<<10)
 	var long []byte
@@ -332,7 +329,6 @@ func (p *parser) header() *history.InputError {
 	}
 	for _, s := range f.sessions {
 		p.b.Session(s)
-		p.sessIDs[s] = true
 	}
 	for _, kn := range f.keyNames {
 		p.b.SetKeyName(kn.key, kn.name)
@@ -420,7 +416,6 @@ func (p *parser) txn() *history.InputError {
 	p.ids[id] = p.pos.Line
 	b := p.b
 	t := b.Begin(b.Session(f.session), id, f.status, p.pos)
-	p.sessIDs[f.session] = true
 	if f.level != history.LevelNone {
 		b.SetLevel(t, f.level)
 	}
@@ -463,10 +458,7 @@ func (p *parser) markListish(key int64) {
 	}
 }
 
-// finish builds T⊥ and the history. T⊥'s writes are given to the builder
-// as one transaction promoted to the initial one: Builder.InitWrite scans
-// all previous initial writes on each call, which is quadratic for
-// histories with many keys, while PromoteToInit and InitAllKeys are linear.
+// finish builds T⊥ and the history.
 func (p *parser) finish() (*history.History, error) {
 	kind := p.kind
 	if kind == initUnset { // no header kind, init line or transaction
@@ -491,33 +483,15 @@ func (p *parser) finish() (*history.History, error) {
 		}
 	}
 	b := p.b
-	if len(ops) > 0 {
-		s := b.Session(p.freeSession())
-		t := b.Begin(s, id, history.Committed, p.initPos)
-		for _, w := range ops {
-			b.Write(t, w.key, w.val)
-		}
-		b.PromoteToInit(t)
-	} else {
-		b.SetInit(initKindOf(kind), id)
+	b.SetInit(initKindOf(kind), id)
+	b.SetInitPos(p.initPos)
+	for _, w := range ops {
+		b.InitWrite(w.key, w.val)
 	}
 	if kind == initZero {
 		b.InitAllKeys(0)
 	}
-	h := b.Finish()
-	// PromoteToInit always marks T⊥ explicit; the header decides.
-	h.InitKind = initKindOf(kind)
-	return h, nil
-}
-
-// freeSession returns a session id used nowhere in the file, for the
-// transient session of the promoted initial transaction.
-func (p *parser) freeSession() int64 {
-	id := int64(math.MinInt64)
-	for p.sessIDs[id] {
-		id++
-	}
-	return id
+	return b.Finish(), nil
 }
 
 func initKindOf(kind string) history.InitKind {

@@ -21,7 +21,7 @@ func parse(t *testing.T, src string, opt Options) *history.History {
 	t.Helper()
 	h, err := Parse(strings.NewReader(src), "mem.txt", opt)
 	require.NoError(t, err)
-	require.NoError(t, consistent(h))
+	require.NoError(t, h.CheckInvariants())
 	return h
 }
 
@@ -108,7 +108,7 @@ func TestSamples(t *testing.T) {
 		t.Run(tc.file, func(t *testing.T) {
 			h, err := Read(shared.Path(t, "samples", "text", tc.file), Options{})
 			require.NoError(t, err)
-			require.NoError(t, consistent(h))
+			require.NoError(t, h.CheckInvariants())
 			require.Equal(t, tc.want, count(t, h))
 			require.Equal(t, tc.kind, h.InitKind)
 			require.Equal(t, tc.initID, h.Txns[0].ID)
@@ -279,7 +279,7 @@ func TestErrors(t *testing.T) {
 			// Lenient mode recovers from every one of them.
 			h, err := Parse(strings.NewReader(tc.src), "mem.txt", Options{Lenient: true})
 			require.NoError(t, err)
-			require.NoError(t, consistent(h))
+			require.NoError(t, h.CheckInvariants())
 			require.NotEmpty(t, h.Warnings)
 		})
 	}
@@ -319,7 +319,7 @@ func TestDatasets(t *testing.T) {
 		t.Run(strings.TrimPrefix(f, root+"/"), func(t *testing.T) {
 			h, err := Read(f, Options{})
 			require.NoError(t, err)
-			require.NoError(t, consistent(h))
+			require.NoError(t, h.CheckInvariants())
 			require.NotEmpty(t, h.Sessions)
 			roundTrip(t, h)
 		})

@@ -1,16 +1,14 @@
-package awdit
+package history
 
 import (
 	"fmt"
-
-	"github.com/hyperiso/hyperiso/history"
 )
 
-// consistent checks the structural invariants every reader must keep: dense
-// and unique interning, T⊥ first with one ascending write per key, sessions
-// and transactions pointing at each other, operations and lists in range.
-// (A copy lives in each reader package's tests; history/ has no such check.)
-func consistent(h *history.History) error {
+// CheckInvariants checks the structural invariants every reader must keep:
+// dense and unique interning, T⊥ first with one ascending write per key,
+// sessions and transactions pointing at each other, operations and lists in
+// range. Reader tests and fuzz targets call it on every history they build.
+func (h *History) CheckInvariants() error {
 	if len(h.Txns) == 0 {
 		return fmt.Errorf("no T⊥")
 	}
@@ -31,7 +29,7 @@ func consistent(h *history.History) error {
 			vals[v] = true
 		}
 	}
-	checkOp := func(t int, op history.Op) error {
+	checkOp := func(t int, op Op) error {
 		if op.Key < 0 || int(op.Key) >= len(h.Keys) {
 			return fmt.Errorf("txn %d: key id %d out of range", t, op.Key)
 		}
@@ -39,7 +37,7 @@ func consistent(h *history.History) error {
 			return fmt.Errorf("txn %d: value id %d out of range", t, op.Value)
 		}
 		switch {
-		case op.Kind == history.OpReadList:
+		case op.Kind == OpReadList:
 			if op.List < 1 || int(op.List) > len(h.Lists) {
 				return fmt.Errorf("txn %d: list %d out of range", t, op.List)
 			}
@@ -52,32 +50,32 @@ func consistent(h *history.History) error {
 			if len(l) > 0 && l[len(l)-1] != op.Value {
 				return fmt.Errorf("txn %d: list read value is not the last element", t)
 			}
-			if len(l) == 0 && h.Value(op.Key, op.Value) != history.EmptyList {
+			if len(l) == 0 && h.Value(op.Key, op.Value) != EmptyList {
 				return fmt.Errorf("txn %d: empty list read value is not EmptyList", t)
 			}
-		case op.Kind > history.OpReadList:
+		case op.Kind > OpReadList:
 			return fmt.Errorf("txn %d: bad op kind %d", t, op.Kind)
 		case op.List != 0:
 			return fmt.Errorf("txn %d: non-list op with a list", t)
 		}
 		return nil
 	}
-	init := &h.Txns[history.InitTxn]
-	if init.Session != -1 || init.Status != history.Committed {
-		return fmt.Errorf("T⊥ has session %d status %v", init.Session, init.Status)
+	init := &h.Txns[InitTxn]
+	if init.Session != -1 || init.Status != Committed {
+		return fmt.Errorf("the initial transaction has session %d status %v", init.Session, init.Status)
 	}
 	for i, op := range init.Ops {
 		if err := checkOp(0, op); err != nil {
 			return err
 		}
-		if op.Kind != history.OpWrite {
-			return fmt.Errorf("T⊥ op %d is %v", i, op.Kind)
+		if op.Kind != OpWrite {
+			return fmt.Errorf("initial transaction op %d is %v", i, op.Kind)
 		}
 		if i > 0 && h.Key(init.Ops[i-1].Key) >= h.Key(op.Key) {
-			return fmt.Errorf("T⊥ writes not strictly ascending by key")
+			return fmt.Errorf("initial writes not strictly ascending by key")
 		}
 	}
-	if h.InitKind == history.InitNone && len(init.Ops) > 0 {
+	if h.InitKind == InitNone && len(init.Ops) > 0 {
 		return fmt.Errorf("InitNone but T⊥ writes")
 	}
 	seen := make([]bool, len(h.Txns))
