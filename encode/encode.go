@@ -33,6 +33,9 @@ type Encoding struct {
 	WRBase []int32
 	// TwoWidth counts the clauses that forbid cycles of width two.
 	TwoWidth int
+	// TwoWidthTruncated says the width-two search stopped at its work or
+	// clause budget; the clauses it has added are still sound.
+	TwoWidthTruncated bool
 	// varInfo maps a variable to its constraint: >= 0 a WW index, < 0
 	// -(1+WR set index).
 	varInfo []int32

@@ -31,6 +31,16 @@ type BitReacher interface {
 // (no bitset rows) still gets the pairwise enumeration.
 const naiveTwoWidthLimit = 20000
 
+// The width-two clauses are an optimisation, so their search has budgets:
+// candidate pairs tested (a few seconds' work; the 10k bench histories need
+// about 10⁸) and clauses added (about 130 MB of clauses). Past either the
+// search stops and sets Encoding.TwoWidthTruncated. Variables so that
+// tests can lower them.
+var (
+	maxTwoWidthWork    int64 = 1 << 30
+	maxTwoWidthClauses       = 1 << 22
+)
+
 // litEdge is one state edge a literal asserts when true.
 type litEdge struct {
 	lit Lit
@@ -49,6 +59,7 @@ type twoWidth struct {
 	reach func(u, v int32) bool
 	edges []litEdge
 	seen  map[uint64]struct{}
+	work  int64
 	// Known derivation indexes: readers[kt(x,w)] read x from w,
 	// wwSucc[kt(x,w)] are w's known WW successors on x.
 	readers, wwSucc map[uint64][]history.TxnID
@@ -67,8 +78,10 @@ func kt(k history.KeyID, t history.TxnID) uint64 { return uint64(uint32(k))<<32 
 //   - derived RW: a WW literal T→T' and a WR literal T→S of the same key
 //     derive S→RW T', which closes a cycle when T' ⇝ S is known.
 //
-// For SI the same tests run on the doubled graph, whose cycles are exactly
-// the cycles of the induced SI graph, so every clause is sound there too.
+// For SI the same tests run on the doubled graph (see BitReacher). Every
+// cycle there is a cycle of the induced SI graph, so every clause is sound
+// for SI too; a pair of RW edges alone, which SI allows, closes no cycle
+// there.
 // Without bitset rows SI gets no clauses and SER the pairwise enumeration
 // (up to naiveTwoWidthLimit literal edges).
 func (e *Encoding) addTwoWidth(reach Reacher) {
@@ -115,10 +128,17 @@ func (e *Encoding) newTwoWidth(layers int, node func(history.TxnID) int32, reach
 			}
 		}
 	}
+	// Only the candidates of uncertain reads need their WW successors.
+	for _, s := range g.WR {
+		for _, t := range s.Cands {
+			w.wwSucc[kt(s.Key, t)] = nil
+		}
+	}
 	for _, ed := range g.Known {
 		if ed.Rel == hyperpolygraph.WW {
-			key := kt(ed.Key, ed.From)
-			w.wwSucc[key] = append(w.wwSucc[key], ed.To)
+			if l, ok := w.wwSucc[kt(ed.Key, ed.From)]; ok {
+				w.wwSucc[kt(ed.Key, ed.From)] = append(l, ed.To)
+			}
 		}
 	}
 	for i, p := range g.WW {
@@ -181,9 +201,22 @@ func (w *twoWidth) clause(l1, l2 Lit) {
 	w.e.TwoWidth++
 }
 
+// spent charges n candidate tests and reports whether a budget is used up.
+func (w *twoWidth) spent(n int) bool {
+	w.work += int64(n)
+	if w.work > maxTwoWidthWork || w.e.TwoWidth >= maxTwoWidthClauses {
+		w.e.TwoWidthTruncated = true
+		return true
+	}
+	return false
+}
+
 // naive tests every pair of literal edges.
 func (w *twoWidth) naive() {
 	for i, e1 := range w.edges {
+		if w.spent(len(w.edges) - i) {
+			return
+		}
 		for _, e2 := range w.edges[i+1:] {
 			if e1.con != e2.con && w.reach(e1.v, e2.u) && w.reach(e2.v, e1.u) {
 				w.clause(e1.lit, e2.lit)
@@ -209,7 +242,11 @@ func (w *twoWidth) fast(br BitReacher) {
 	for _, ed := range w.edges {
 		m = max(m, int(ed.u)+1, int(ed.v)+1)
 	}
-	rank := stateRanks(br, m)
+	rows := make([][]uint64, m)
+	for s := range rows {
+		rows[s] = br.Row(int32(s))
+	}
+	rank := stateRanks(rows)
 	var fwd, bwd []litEdge
 	for _, ed := range w.edges {
 		if rank[ed.u] < rank[ed.v] {
@@ -219,47 +256,62 @@ func (w *twoWidth) fast(br BitReacher) {
 		}
 	}
 	slices.SortFunc(fwd, func(x, y litEdge) int { return int(rank[x.u] - rank[y.u]) })
-	fwdRank := make([]int32, len(fwd))
+	// Ranks of the forward edges' ends, scanned in the inner loop.
+	fu, fv := make([]int32, len(fwd)), make([]int32, len(fwd))
 	for i, ed := range fwd {
-		fwdRank[i] = rank[ed.u]
+		fu[i], fv[i] = rank[ed.u], rank[ed.v]
 	}
-	try := func(e1, e2 *litEdge) {
-		if e1.con != e2.con && has(br.Row(e1.v), e2.u) && has(br.Row(e2.v), e1.u) {
-			w.clause(e1.lit, e2.lit)
-		}
-	}
+	// A forward a→b inside the span of a backward c→d; d ⇝ a is tested
+	// first, on the one row of d.
 	for i := range bwd {
-		e2 := &bwd[i]
-		lo, _ := slices.BinarySearch(fwdRank, rank[e2.v])
-		for j := lo; j < len(fwd) && fwdRank[j] < rank[e2.u]; j++ {
-			if rank[fwd[j].v] <= rank[e2.u] {
-				try(&fwd[j], e2)
+		c, d := &bwd[i], rank[bwd[i].u]
+		rowD := rows[c.v]
+		lo, _ := slices.BinarySearch(fu, rank[c.v])
+		hi, _ := slices.BinarySearch(fu, d)
+		if w.spent(hi - lo) {
+			return
+		}
+		for j := lo; j < hi; j++ {
+			if fv[j] <= d {
+				e := &fwd[j]
+				if has(rowD, e.u) && has(rows[e.v], c.u) && e.con != c.con {
+					w.clause(e.lit, c.lit)
+				}
 			}
 		}
 	}
+	// Two backward edges with overlapping spans.
 	slices.SortFunc(bwd, func(x, y litEdge) int { return int(rank[x.v] - rank[y.v]) })
 	for i := range bwd {
 		e1 := &bwd[i]
-		for j := i + 1; j < len(bwd) && rank[bwd[j].v] <= rank[e1.u]; j++ {
-			try(e1, &bwd[j])
+		rowB, ra := rows[e1.v], rank[e1.u]
+		j := i + 1
+		for ; j < len(bwd) && rank[bwd[j].v] <= ra; j++ {
+			e2 := &bwd[j]
+			if has(rowB, e2.u) && has(rows[e2.v], e1.u) && e1.con != e2.con {
+				w.clause(e1.lit, e2.lit)
+			}
+		}
+		if w.spent(j - i) {
+			return
 		}
 	}
 }
 
-// stateRanks orders states 0..m-1 by decreasing row size, a topological
+// stateRanks orders the states by decreasing row size, a topological
 // order of the known graph, and returns each state's position.
-func stateRanks(br BitReacher, m int) []int32 {
+func stateRanks(rows [][]uint64) []int32 {
 	type sc struct{ s, n int32 }
-	cs := make([]sc, m)
-	for s := range m {
+	cs := make([]sc, len(rows))
+	for s, row := range rows {
 		n := 0
-		for _, x := range br.Row(int32(s)) {
+		for _, x := range row {
 			n += bits.OnesCount64(x)
 		}
 		cs[s] = sc{int32(s), int32(n)}
 	}
 	slices.SortFunc(cs, func(a, b sc) int { return int(b.n - a.n) })
-	rank := make([]int32, m)
+	rank := make([]int32, len(rows))
 	for i, x := range cs {
 		rank[x.s] = int32(i)
 	}
@@ -287,7 +339,11 @@ func (w *twoWidth) derived() {
 		}
 		for j, t := range s.Cands {
 			l := Lit(w.e.WRBase[i] + int32(j))
-			for _, ww := range bySrc[kt(s.Key, t)] {
+			succs := bySrc[kt(s.Key, t)]
+			if w.spent(len(succs)) {
+				return
+			}
+			for _, ww := range succs {
 				if ww.to == s.Reader {
 					continue
 				}

@@ -244,3 +244,25 @@ func TestFastMatchesNaiveBench(t *testing.T) {
 		t.Logf("%v: %d width-two clauses", level, fast.TwoWidth)
 	}
 }
+
+func TestTwoWidthBudget(t *testing.T) {
+	h, err := dbcop.Read(shared.Path(t, "bench", "BL-1k", "hist-00000"), dbcop.Options{DropAborted: true})
+	require.NoError(t, err)
+	g, reach := pruned(t, h, history.SER)
+	full := encode.Encode(g, reach, encode.Options{TwoWidth: true})
+	require.False(t, full.TwoWidthTruncated)
+	all := twoWidth(full)
+	for _, b := range []struct {
+		work    int64
+		clauses int
+	}{{1000, 1 << 30}, {1 << 40, 10}} {
+		restore := encode.SetTwoWidthBudget(b.work, b.clauses)
+		part := encode.Encode(g, reach, encode.Options{TwoWidth: true})
+		restore()
+		require.True(t, part.TwoWidthTruncated)
+		require.Less(t, part.TwoWidth, full.TwoWidth)
+		for _, c := range twoWidth(part) {
+			require.Contains(t, all, c)
+		}
+	}
+}

@@ -11,13 +11,18 @@
 // a1→b1, an RW edge a→b becomes a1→b0. A cycle of the doubled graph is a
 // cycle in which every RW edge follows a non-RW edge, so the doubled graph is
 // acyclic iff the induced SI graph (SO ∪ WR ∪ WW) ; RW? is.
+//
+// Internally v1 has every successor of v0 (a1→b1 for each a0→b1), so the
+// state graph stores only a0→b1 and lets v1 inherit v0's successors: v1's
+// row is v0's row plus v1's RW successors. The inheritance is an ordering
+// constraint v1 before v0, which closes no cycle: v0 ⇝ v1 would start with
+// an edge v1 has too.
 package prune
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"math/bits"
 	"slices"
 
 	"github.com/hyperiso/hyperiso/history"
@@ -65,8 +70,10 @@ type Conflict struct {
 	// SI every RW edge of the cycle follows a non-RW edge, cyclically.
 	Cycle []hyperpolygraph.Edge
 	// Options holds, when a constraint has no feasible option, one cycle
-	// per option (Options[0] is Cycle). It is nil when the known graph
-	// itself is cyclic.
+	// per option: for WW the orientations A→B then B→A, for WR the
+	// candidates in WR.Cands order. Options[0] is Cycle. Nil when the known
+	// graph itself is cyclic. The cycles use g.Known as it was when the
+	// constraint was tested.
 	Options [][]hyperpolygraph.Edge
 	// WW or WR names the constraint with no feasible option, if any.
 	WW *hyperpolygraph.WWPair
@@ -125,7 +132,10 @@ func Prune(ctx context.Context, g *hyperpolygraph.Graph, opt Options) (Stats, *R
 			finish()
 			return st, nil, &Conflict{Cycle: cyc}, nil
 		}
-		p.fillReach()
+		if err := p.fillReach(ctx); err != nil {
+			finish()
+			return st, nil, nil, err
+		}
 		changed, c, err := p.pass(ctx)
 		if err != nil || c != nil {
 			finish()
@@ -168,10 +178,17 @@ type pruner struct {
 	edge []int32
 	// order is a topological order of the states, rank its inverse.
 	order, rank []int32
-	// readers[kt(x, w)]: the known readers of w's version of x;
-	// wwSucc[kt(x, w)]: the known WW successors of w on x.
-	readers map[uint64][]history.TxnID
-	wwSucc  map[uint64][]history.TxnID
+	// The known readers of each writer's version of key rdKey, as linked
+	// lists: rdHead[w] (valid when rdStamp[w] == rdGen) indexes rdList and
+	// rdNext. Loaded per key from g.Reads.
+	rdKey           history.KeyID
+	rdGen           int32
+	rdHead, rdStamp []int32
+	rdNext          []int32
+	rdList          []history.TxnID
+	// wwSucc[kt(x, t)] lists the known WW successors of t on x, kept only
+	// for the candidates t of uncertain reads of x (the only ones asked).
+	wwSucc map[uint64][]history.TxnID
 	// Scratch.
 	stamp []int32
 	opt   []hyperpolygraph.Edge
@@ -183,7 +200,7 @@ type pruner struct {
 type stateEdge struct{ u, v, e int32 }
 
 func newPruner(g *hyperpolygraph.Graph) *pruner {
-	p := &pruner{g: g, readers: map[uint64][]history.TxnID{}, wwSucc: map[uint64][]history.TxnID{}}
+	p := &pruner{g: g, wwSucc: map[uint64][]history.TxnID{}, rdKey: -1}
 	p.r.layers = 1
 	if g.Level == history.SI {
 		p.r.layers = 2
@@ -198,18 +215,18 @@ func newPruner(g *hyperpolygraph.Graph) *pruner {
 	}
 	p.m = len(p.r.txns) * p.r.layers
 	p.r.words = (p.m + 63) / 64
-	for k, rs := range g.Reads {
-		for _, rd := range rs {
-			if rd.Writer >= 0 {
-				key := kt(history.KeyID(k), rd.Writer)
-				p.readers[key] = append(p.readers[key], rd.Reader)
-			}
+	p.rdHead = make([]int32, g.N())
+	p.rdStamp = make([]int32, g.N())
+	for _, set := range g.WR {
+		for _, t := range set.Cands {
+			p.wwSucc[kt(set.Key, t)] = nil
 		}
 	}
 	for _, e := range g.Known {
 		if e.Rel == hyperpolygraph.WW {
-			key := kt(e.Key, e.From)
-			p.wwSucc[key] = append(p.wwSucc[key], e.To)
+			if l, ok := p.wwSucc[kt(e.Key, e.From)]; ok {
+				p.wwSucc[kt(e.Key, e.From)] = append(l, e.To)
+			}
 		}
 	}
 	return p
@@ -234,10 +251,13 @@ func (p *pruner) addCore(i int) {
 	case e.Rel == hyperpolygraph.RW:
 		add(2*a+1, 2*b)
 	default:
-		add(2*a, 2*b+1)
-		add(2*a+1, 2*b+1)
+		add(2*a, 2*b+1) // a1→b1 is inherited
 	}
 }
+
+// inherits reports whether state u inherits the successors of u-1 (u is
+// some v1 of SI).
+func (p *pruner) inherits(u int32) bool { return p.r.layers == 2 && u&1 == 1 }
 
 // buildCSR brings the core up to date with g.Known and lays it out by
 // source, dropping duplicates.
@@ -295,6 +315,11 @@ func (p *pruner) topoSort() []hyperpolygraph.Edge {
 	for _, v := range p.dst {
 		indeg[v]++
 	}
+	if p.r.layers == 2 {
+		for v := 0; v < m; v += 2 {
+			indeg[v]++ // v1 before v0
+		}
+	}
 	p.order = slices.Grow(p.order[:0], m)
 	for u := range m {
 		if indeg[u] == 0 {
@@ -306,6 +331,11 @@ func (p *pruner) topoSort() []hyperpolygraph.Edge {
 		for _, v := range p.dst[p.off[u]:p.off[u+1]] {
 			if indeg[v]--; indeg[v] == 0 {
 				p.order = append(p.order, v)
+			}
+		}
+		if p.inherits(u) {
+			if indeg[u-1]--; indeg[u-1] == 0 {
+				p.order = append(p.order, u-1)
 			}
 		}
 	}
@@ -352,72 +382,86 @@ func (p *pruner) sortByRank(dst, edge []int32) {
 
 // knownCycle finds a cycle among the states Kahn's algorithm left with
 // positive in-degree: each has a predecessor among them, so walking
-// predecessors must repeat a state.
+// predecessors must repeat a state. An inheritance step v1 ⇒ v0 followed by
+// v0's edge stands for v1's own copy of that edge, so it adds no edge.
 func (p *pruner) knownCycle(indeg []int32) []hyperpolygraph.Edge {
+	const inherited = -2
 	m := p.m
-	// Predecessor edge (CSR index) of each leftover state, from a leftover state.
+	// pred[v] is a CSR index of an edge into v from a leftover state, or
+	// inherited (from v+1).
 	pred := make([]int32, m)
 	for i := range pred {
 		pred[i] = -1
-	}
-	for u := range m {
-		if indeg[u] == 0 {
-			continue
-		}
-		for i := p.off[u]; i < p.off[u+1]; i++ {
-			if v := p.dst[i]; indeg[v] > 0 && pred[v] < 0 {
-				pred[v] = i
-			}
-		}
 	}
 	src := make([]int32, len(p.dst))
 	for u := range m {
 		for i := p.off[u]; i < p.off[u+1]; i++ {
 			src[i] = int32(u)
+			if v := p.dst[i]; indeg[u] > 0 && indeg[v] > 0 && pred[v] < 0 {
+				pred[v] = i
+			}
+		}
+		if p.inherits(int32(u)) && indeg[u] > 0 && indeg[u-1] > 0 && pred[u-1] < 0 {
+			pred[u-1] = inherited
 		}
 	}
-	start := int32(-1)
+	from := func(v int32) int32 {
+		if pred[v] == inherited {
+			return v + 1
+		}
+		return src[pred[v]]
+	}
+	v := int32(-1)
 	for u := range m {
 		if indeg[u] > 0 {
-			start = int32(u)
+			v = int32(u)
 			break
 		}
 	}
 	seen := make([]bool, m)
-	v := start
 	for !seen[v] {
 		seen[v] = true
-		v = src[pred[v]]
+		v = from(v)
 	}
 	// v is on the cycle; walk it once more collecting edges (backwards).
-	var rev []int32
+	var out []hyperpolygraph.Edge
 	for u := v; ; {
-		i := pred[u]
-		rev = append(rev, i)
-		u = src[i]
-		if u == v {
+		if pred[u] != inherited {
+			out = append(out, p.g.Known[p.edge[pred[u]]])
+		}
+		if u = from(u); u == v {
 			break
 		}
 	}
-	out := make([]hyperpolygraph.Edge, len(rev))
-	for i, ei := range rev {
-		out[len(rev)-1-i] = p.g.Known[p.edge[ei]]
-	}
+	slices.Reverse(out)
 	return out
 }
 
 // fillReach computes the rows in reverse topological order: a row is its
 // own state plus the rows of its successors, one word-parallel OR each. A
 // successor already in the row is implied by an earlier one (they come in
-// topological order), so its edge leaves the core.
-func (p *pruner) fillReach() {
+// topological order), so its edge leaves the core. It stops early, leaving
+// the rows unusable, when ctx is done.
+func (p *pruner) fillReach(ctx context.Context) error {
 	w := p.r.words
 	b := p.r.bits
 	p.core = p.core[:0]
+	p.filled = false
 	for i := len(p.order) - 1; i >= 0; i-- {
+		if i&4095 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
 		u := p.order[i]
 		row := b[int(u)*w : int(u+1)*w]
-		clear(row)
+		if p.inherits(u) {
+			// v0 comes after v1 in the order, so its row is ready.
+			copy(row, b[int(u-1)*w:int(u)*w])
+			row[(u-1)>>6] &^= 1 << ((u - 1) & 63)
+		} else {
+			clear(row)
+		}
 		row[u>>6] |= 1 << (u & 63)
 		for k := p.off[u]; k < p.off[u+1]; k++ {
 			v := p.dst[k]
@@ -432,6 +476,7 @@ func (p *pruner) fillReach() {
 		}
 	}
 	p.filled = true
+	return nil
 }
 
 // blocked reports whether adding edge from→to (RW or not) closes a cycle
@@ -451,12 +496,76 @@ func (p *pruner) blocked(from, to history.TxnID, rw bool) (u, v int32, ok bool) 
 	}
 }
 
+// loadReaders indexes the known readers of key x by writer.
+func (p *pruner) loadReaders(x history.KeyID) {
+	if x == p.rdKey {
+		return
+	}
+	p.rdKey = x
+	p.rdGen++
+	p.rdList, p.rdNext = p.rdList[:0], p.rdNext[:0]
+	for _, rd := range p.g.Reads[x] {
+		w := rd.Writer
+		if w < 0 {
+			continue
+		}
+		if p.rdStamp[w] != p.rdGen {
+			p.rdStamp[w], p.rdHead[w] = p.rdGen, -1
+		}
+		p.rdList = append(p.rdList, rd.Reader)
+		p.rdNext = append(p.rdNext, p.rdHead[w])
+		p.rdHead[w] = int32(len(p.rdList) - 1)
+	}
+}
+
+// firstReader starts the list of known readers of w's version of the
+// loaded key (-1: none).
+func (p *pruner) firstReader(w history.TxnID) int32 {
+	if p.rdStamp[w] != p.rdGen {
+		return -1
+	}
+	return p.rdHead[w]
+}
+
+// wwBad reports whether orientation a→b of a WW pair on x is infeasible,
+// testing the WW edge before the RW edges it derives.
+func (p *pruner) wwBad(x history.KeyID, a, b history.TxnID) bool {
+	if _, _, bad := p.blocked(a, b, false); bad {
+		return true
+	}
+	p.loadReaders(x)
+	for i := p.firstReader(a); i >= 0; i = p.rdNext[i] {
+		if s := p.rdList[i]; s != b {
+			if _, _, bad := p.blocked(s, b, true); bad {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// wrBad reports whether candidate t of the read of x by s is infeasible.
+func (p *pruner) wrBad(x history.KeyID, t, s history.TxnID) bool {
+	if _, _, bad := p.blocked(t, s, false); bad {
+		return true
+	}
+	for _, t2 := range p.wwSucc[kt(x, t)] {
+		if t2 != s {
+			if _, _, bad := p.blocked(s, t2, true); bad {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // wwOption collects the edges of orientation a→b of a WW pair on key x:
 // the WW edge and the RW edges it derives from known reads of a's version.
 func (p *pruner) wwOption(x history.KeyID, a, b history.TxnID) []hyperpolygraph.Edge {
 	p.opt = append(p.opt[:0], hyperpolygraph.Edge{From: a, To: b, Rel: hyperpolygraph.WW, Key: x})
-	for _, s := range p.readers[kt(x, a)] {
-		if s != b {
+	p.loadReaders(x)
+	for i := p.firstReader(a); i >= 0; i = p.rdNext[i] {
+		if s := p.rdList[i]; s != b {
 			p.opt = append(p.opt, hyperpolygraph.Edge{From: s, To: b, Rel: hyperpolygraph.RW, Key: x})
 		}
 	}
@@ -473,16 +582,6 @@ func (p *pruner) wrOption(x history.KeyID, t, s history.TxnID) []hyperpolygraph.
 		}
 	}
 	return p.opt
-}
-
-// infeasible reports whether some edge of opt closes a cycle.
-func (p *pruner) infeasible(opt []hyperpolygraph.Edge) bool {
-	for _, e := range opt {
-		if _, _, ok := p.blocked(e.From, e.To, e.Rel == hyperpolygraph.RW); ok {
-			return true
-		}
-	}
-	return false
 }
 
 // optionCycle returns a cycle made of the first blocked edge of opt and a
@@ -503,29 +602,33 @@ func (p *pruner) path(s, t int32) []hyperpolygraph.Edge {
 	if s == t {
 		return nil
 	}
-	pred := make([]int32, p.m)
-	for i := range pred {
-		pred[i] = -1
+	// via[v] is the CSR index of the edge that reached v, parent[v] the
+	// state it left (v1 uses the edges of v0 as its own).
+	via := make([]int32, p.m)
+	parent := make([]int32, p.m)
+	for i := range via {
+		via[i] = -1
 	}
-	src := make(map[int32]int32) // CSR index -> source state, for the path only
 	queue := []int32{s}
-	pred[s] = -2
-	for len(queue) > 0 && pred[t] == -1 {
+	via[s] = -2
+	for len(queue) > 0 && via[t] == -1 {
 		u := queue[0]
 		queue = queue[1:]
-		for i := p.off[u]; i < p.off[u+1]; i++ {
-			if v := p.dst[i]; pred[v] == -1 {
-				pred[v] = i
-				src[i] = u
-				queue = append(queue, v)
+		for _, from := range [2]int32{u, u - 1} {
+			if from != u && !p.inherits(u) {
+				break
+			}
+			for i := p.off[from]; i < p.off[from+1]; i++ {
+				if v := p.dst[i]; via[v] == -1 {
+					via[v], parent[v] = i, u
+					queue = append(queue, v)
+				}
 			}
 		}
 	}
 	var out []hyperpolygraph.Edge
-	for v := t; v != s; {
-		i := pred[v]
-		out = append(out, p.g.Known[p.edge[i]])
-		v = src[i]
+	for v := t; v != s; v = parent[v] {
+		out = append(out, p.g.Known[p.edge[via[v]]])
 	}
 	slices.Reverse(out)
 	return out
@@ -537,7 +640,9 @@ func (p *pruner) path(s, t int32) []hyperpolygraph.Edge {
 // pass already derive RW edges from them; reachability catches up next pass.
 func (p *pruner) pass(ctx context.Context) (changed bool, c *Conflict, err error) {
 	g := p.g
-	// Case I and III.
+	// Case I and III. Most pairs get decided in the first pass: grow
+	// g.Known once rather than many times.
+	g.Known = slices.Grow(g.Known, len(g.WW))
 	keep := g.WW[:0]
 	for i, pr := range g.WW {
 		if i&1023 == 0 {
@@ -548,8 +653,8 @@ func (p *pruner) pass(ctx context.Context) (changed bool, c *Conflict, err error
 				return changed, nil, err
 			}
 		}
-		fwdBad := p.infeasible(p.wwOption(pr.Key, pr.A, pr.B))
-		bwdBad := p.infeasible(p.wwOption(pr.Key, pr.B, pr.A))
+		fwdBad := p.wwBad(pr.Key, pr.A, pr.B)
+		bwdBad := p.wwBad(pr.Key, pr.B, pr.A)
 		switch {
 		case fwdBad && bwdBad:
 			c1 := p.optionCycle(p.wwOption(pr.Key, pr.A, pr.B))
@@ -592,7 +697,7 @@ func (p *pruner) pass(ctx context.Context) (changed bool, c *Conflict, err error
 		cands := s.Cands[:0]
 		p.drop = p.drop[:0]
 		for _, t := range s.Cands {
-			if p.infeasible(p.wrOption(s.Key, t, s.Reader)) {
+			if p.wrBad(s.Key, t, s.Reader) {
 				p.drop = append(p.drop, t)
 				continue
 			}
@@ -640,6 +745,7 @@ func (p *pruner) compactWR(newSet []int32, writer []history.TxnID, n int, resolv
 	g := p.g
 	clear(g.WR[n:])
 	g.WR = g.WR[:n]
+	p.rdKey = -1 // g.Reads changes
 	if !resolved && n == len(newSet) {
 		return
 	}
@@ -660,15 +766,16 @@ func (p *pruner) compactWR(newSet []int32, writer []history.TxnID, n int, resolv
 // addWW makes a→b a known WW edge on x, with the RW edges it derives.
 func (p *pruner) addWW(x history.KeyID, a, b history.TxnID) {
 	p.g.Known = append(p.g.Known, p.wwOption(x, a, b)...)
-	key := kt(x, a)
-	p.wwSucc[key] = append(p.wwSucc[key], b)
+	if l, ok := p.wwSucc[kt(x, a)]; ok {
+		p.wwSucc[kt(x, a)] = append(l, b)
+	}
 }
 
 // addWR makes t→s a known WR edge on x, with the RW edges it derives.
 func (p *pruner) addWR(x history.KeyID, t, s history.TxnID) {
 	p.g.Known = append(p.g.Known, p.wrOption(x, t, s)...)
-	key := kt(x, t)
-	p.readers[key] = append(p.readers[key], s)
+	// The reader joins g.Reads (and so the reader index) when the pass
+	// compacts the sets; no WW pair is tested before that.
 }
 
 // Reach is the reachability of a known graph: one bitset row per state.
@@ -733,13 +840,3 @@ func (r *Reach) NumStates() int { return len(r.txns) * r.layers }
 // Row returns the reachability row of state s: bit j is set iff state j is
 // reachable from s. The row aliases the matrix.
 func (r *Reach) Row(s int32) []uint64 { return r.bits[int(s)*r.words : int(s+1)*r.words] }
-
-// Count returns the number of reachable state pairs (reflexive ones
-// included), for statistics.
-func (r *Reach) Count() int64 {
-	var n int64
-	for _, w := range r.bits {
-		n += int64(bits.OnesCount64(w))
-	}
-	return n
-}

@@ -20,8 +20,8 @@ const spaceLimit = 1 << 12
 
 type tally struct {
 	histories, buildViolations, tooBig, checked int
-	pruned, resolvedWR, conflicts, knownCyclic    int
-	acyclicBefore, twoWidth                       int
+	pruned, resolvedWR, conflicts, knownCyclic  int
+	acyclicBefore, twoWidth                     int
 }
 
 func (c tally) String() string {
@@ -210,6 +210,7 @@ func TestSoundnessRandom(t *testing.T) {
 			require.Positive(t, c.pruned)
 			require.Positive(t, c.conflicts)
 			require.Positive(t, c.acyclicBefore)
+			require.Positive(t, c.twoWidth)
 		})
 	}
 }
