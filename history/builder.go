@@ -74,6 +74,19 @@ func (b *Builder) NumTxns() int { return len(b.h.Txns) }
 // SetStatus changes the status of t.
 func (b *Builder) SetStatus(t TxnID, s Status) { b.h.Txns[t].Status = s }
 
+// SetInterval records t's real-time interval (invocation, completion).
+func (b *Builder) SetInterval(t TxnID, start, end int64) {
+	tx := &b.h.Txns[t]
+	tx.Start, tx.End, tx.Timed = start, end, true
+}
+
+// VersionHint records that on key, version before was installed before
+// version after.
+func (b *Builder) VersionHint(key, before, after int64) {
+	k := b.KeyID(key)
+	b.h.VersionHints = append(b.h.VersionHints, VersionHint{Key: k, Before: b.ValueID(k, before), After: b.ValueID(k, after)})
+}
+
 // SetLevel records the isolation level t declared.
 func (b *Builder) SetLevel(t TxnID, l Level) { b.h.Txns[t].Level = l }
 

@@ -176,6 +176,10 @@ type Txn struct {
 	Ops []Op
 	// Pos is where the transaction starts in its file.
 	Pos Pos
+	// Start and End bound the transaction in real time (Jepsen :index or
+	// :time of its invocation and completion) when Timed is set.
+	Start, End int64
+	Timed      bool
 }
 
 // Session is one client session: its transactions in session order.
@@ -219,6 +223,12 @@ type Version struct {
 	Value ValueID
 }
 
+// VersionHint says that on Key, version Before was installed before After.
+type VersionHint struct {
+	Key           KeyID
+	Before, After ValueID
+}
+
 // History is an immutable, interned history. Txns[0] is the initial
 // transaction T⊥.
 type History struct {
@@ -241,6 +251,9 @@ type History struct {
 	// AbortedWrites are writes known not to have taken effect that belong
 	// to no transaction of the history.
 	AbortedWrites []Version
+	// VersionHints are version orders the input states outright (list-append
+	// reads: consecutive elements of an observed list).
+	VersionHints []VersionHint
 	Warnings      []Warning
 	Meta          map[string]string
 
