@@ -1,0 +1,272 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/hyperiso/hyperiso/collect"
+	"github.com/hyperiso/hyperiso/collect/memstore"
+	"github.com/hyperiso/hyperiso/collect/stores"
+	"github.com/hyperiso/hyperiso/collect/workload"
+	"github.com/hyperiso/hyperiso/formats/jsonl"
+)
+
+const collectLong = `Run a workload against a database and record the history it produced, in
+hyperiso's JSON Lines format, ready for "hyperiso check".
+
+Databases (--db):
+  memory                       the embedded store (default): no server needed
+  postgres://user@host:port/db PostgreSQL (any pgx connection string)
+  mariadb://user:pw@host:port/db  MariaDB or MySQL (also mysql://)
+Each run creates its own table (hyperiso_<time>_<random>), seeds keys 1…keys
+with 0, and drops it afterwards (unless --keep-table).
+
+Isolation (--isolation): serializable (default), repeatable-read, snapshot,
+read-committed. PostgreSQL runs snapshot as REPEATABLE READ; MariaDB has no
+snapshot level; the memory store treats repeatable-read as snapshot.
+
+Workloads (--workload) and their defaults:
+  general      VeriStrong's generator: 20 sessions × 100 txns × 20 ops,
+               50% reads, 5000 keys, 50% of keys with repeated values
+               (Zipf θ 0.5 over N = 100 values); presets RH (95% reads),
+               BL (50%), WH (30%), HD (BL with θ 1.5)
+  blindw-rw    Cobra's: half read-only, half write-only transactions of
+               8 operations, 20 sessions × 100 txns, 1000 keys
+  write-skew   read both keys of a pair, write one: 8 sessions × 50 txns,
+               2 keys; finds SI-but-not-SER behaviour
+  lost-update  read a key, write it: 8 sessions × 50 txns, 2 keys;
+               finds RC-but-not-SI behaviour
+Values are unique (session × 10^9 + sequence) except on the keys chosen to
+repeat; --unique makes every value unique.
+
+Memory store bugs (--bug, comma-separated): lost-update, fractured-reads,
+aborted-reads, stale-reads.
+
+The summary (committed, aborted, unknown, reasons, throughput) goes to
+standard output, or to standard error when the history does. A failed
+commit is recorded as aborted when the database refused it (serialization
+failure, deadlock) and as unknown otherwise (lost connection, timeout).
+Exit status: 0 when the history was written, 2 otherwise.`
+
+// collectFlags are the workload parameters; only those given override the
+// chosen workload's defaults.
+type collectFlags struct {
+	sessions, txns, ops int
+	reads, dupKeys      float64
+	theta, rollback     float64
+	keys, valueSpace    int64
+	think               time.Duration
+	seed                int64
+	preset              string
+	unique              bool
+}
+
+func (f *collectFlags) register(c *cobra.Command) {
+	fs := c.Flags()
+	fs.IntVar(&f.sessions, "sessions", 0, "concurrent client sessions (default: the workload's)")
+	fs.IntVar(&f.txns, "txns", 0, "transactions per session (default: the workload's)")
+	fs.IntVar(&f.ops, "ops", 0, "operations per transaction (lost-update: read-write pairs)")
+	fs.Float64Var(&f.reads, "reads", 0, "proportion of reads (blindw-rw: of read-only transactions)")
+	fs.Int64Var(&f.keys, "keys", 0, "number of keys")
+	fs.Float64Var(&f.dupKeys, "dup-keys", 0, "proportion of keys whose written values repeat")
+	fs.Float64Var(&f.theta, "theta", 0, "Zipf degree of the repeated values (default 0.5)")
+	fs.Int64Var(&f.valueSpace, "value-space", 0, "number N of distinct repeated values (default 100)")
+	fs.Float64Var(&f.rollback, "rollback-rate", 0, "proportion of transactions the client rolls back")
+	fs.DurationVar(&f.think, "think", 0, "pause between the reads and the writes of a bait transaction")
+	fs.Int64Var(&f.seed, "seed", 1, "seed of the workload (and of the memory store's schedule)")
+	fs.StringVar(&f.preset, "preset", "", "general preset: RH|BL|WH|HD")
+	fs.BoolVar(&f.unique, "unique", false, "unique-value mode: every written value is unique (--dup-keys 0)")
+}
+
+// workload builds the named workload from its defaults and the flags given.
+func (f *collectFlags) workload(c *cobra.Command, name string) (*workload.Workload, error) {
+	cfg, err := workload.Defaults(name)
+	if err != nil {
+		return nil, err
+	}
+	if f.preset != "" {
+		if name != "general" {
+			return nil, fmt.Errorf("--preset applies to the general workload only")
+		}
+		if err := workload.ApplyPreset(&cfg, f.preset); err != nil {
+			return nil, err
+		}
+	}
+	set := func(flag string, apply func()) {
+		if c.Flags().Changed(flag) {
+			apply()
+		}
+	}
+	set("sessions", func() { cfg.Sessions = f.sessions })
+	set("txns", func() { cfg.Txns = f.txns })
+	set("ops", func() { cfg.Ops = f.ops })
+	set("reads", func() { cfg.Reads = f.reads })
+	set("keys", func() { cfg.Keys = f.keys })
+	set("dup-keys", func() { cfg.DupKeys = f.dupKeys })
+	set("theta", func() { cfg.Theta = f.theta })
+	set("value-space", func() { cfg.ValueSpace = f.valueSpace })
+	set("rollback-rate", func() { cfg.RollbackRate = f.rollback })
+	set("think", func() { cfg.Think = f.think })
+	cfg.Seed = f.seed
+	if f.unique {
+		if c.Flags().Changed("dup-keys") && f.dupKeys != 0 {
+			return nil, fmt.Errorf("--unique contradicts --dup-keys %g", f.dupKeys)
+		}
+		cfg.DupKeys = 0
+	}
+	return workload.New(name, cfg)
+}
+
+func newCollect(stdout io.Writer) *cobra.Command {
+	var (
+		f         collectFlags
+		db        string
+		isoName   string
+		wlName    string
+		bugs      string
+		out       string
+		timeout   time.Duration
+		keepTable bool
+		quiet     bool
+	)
+	c := &cobra.Command{
+		Use:   "collect [--db memory|postgres://…|mariadb://…] [--isolation LEVEL] [--workload NAME] [params] -o FILE",
+		Short: "Run a workload against a database and record its history",
+		Long:  collectLong,
+		Args:  cobra.NoArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			iso, err := collect.ParseIsolation(isoName)
+			if err != nil {
+				return fail(exitBadInput, "--isolation: %v", err)
+			}
+			w, err := f.workload(c, wlName)
+			if err != nil {
+				return fail(exitBadInput, "%v", err)
+			}
+			bug, err := memstore.ParseBugs(bugs)
+			if err != nil {
+				return fail(exitBadInput, "--bug: %v", err)
+			}
+			stderr := c.ErrOrStderr()
+			// Open the output first: a run is too costly to lose to a typo.
+			hw, summaryW := stdout, stdout
+			var file *os.File
+			if out != "" && out != "-" {
+				if file, err = os.Create(out); err != nil {
+					return fail(exitBadInput, "%v", err)
+				}
+				written := false
+				defer func() {
+					file.Close()
+					if !written {
+						os.Remove(out)
+					}
+				}()
+				hw = writerFunc(func(p []byte) (int, error) {
+					written = true
+					return file.Write(p)
+				})
+			} else {
+				summaryW = stderr
+			}
+			ctx, stop := signal.NotifyContext(c.Context(), os.Interrupt)
+			defer stop()
+			st, err := stores.Open(ctx, db, stores.Options{Seed: f.seed, Bugs: bug})
+			if err != nil {
+				return fail(exitBadInput, "%v", err)
+			}
+			opt := collect.Options{Isolation: iso, OpTimeout: timeout, KeepTable: keepTable, Source: out}
+			bar := newBar(stderr, w.Sessions()*w.TxnsPerSession(), quiet)
+			if bar != nil {
+				opt.Progress = func() { _ = bar.Add(1) }
+			}
+			h, sum, runErr := collect.Run(ctx, st, w, opt)
+			if bar != nil {
+				if sum != nil && sum.Transactions == sum.Planned {
+					_ = bar.Finish()
+				} else {
+					_ = bar.Exit() // stopped early: leave the bar where it stopped
+				}
+				fmt.Fprintln(stderr)
+			}
+			if h == nil {
+				return fail(exitBadInput, "%v", runErr)
+			}
+			cw := &countingWriter{w: hw}
+			if err := jsonl.Write(cw, h); err != nil {
+				return fail(exitBadInput, "writing the history: %v", err)
+			}
+			if file != nil {
+				if err := file.Close(); err != nil {
+					return fail(exitBadInput, "writing the history: %v", err)
+				}
+			}
+			if !quiet {
+				fmt.Fprint(summaryW, sum)
+				if file != nil {
+					fmt.Fprintf(summaryW, "wrote %s (%d bytes)\n", out, cw.n)
+				}
+				if keepTable {
+					if t, ok := st.(interface{ Table() string }); ok {
+						fmt.Fprintf(summaryW, "kept table %s\n", t.Table())
+					}
+				}
+			}
+			if runErr != nil {
+				return fail(exitBadInput, "%v (the history recorded so far was written)", runErr)
+			}
+			return nil
+		},
+	}
+	f.register(c)
+	c.Flags().StringVar(&db, "db", "memory", "database: memory, postgres://… or mariadb://…")
+	c.Flags().StringVar(&isoName, "isolation", "serializable", "isolation level: "+strings.Join(collect.IsolationNames, "|"))
+	c.Flags().StringVar(&wlName, "workload", "general", "workload: "+strings.Join(workload.Names, "|"))
+	c.Flags().StringVar(&bugs, "bug", "", "memory store bugs to inject: "+strings.Join(memstore.BugNames(), ","))
+	c.Flags().StringVarP(&out, "output", "o", "-", "history file (- for standard output)")
+	c.Flags().DurationVar(&timeout, "timeout", 30*time.Second, "bound on each operation; a commit that exceeds it is unknown")
+	c.Flags().BoolVar(&keepTable, "keep-table", false, "keep the run's table instead of dropping it")
+	c.Flags().BoolVarP(&quiet, "quiet", "q", false, "print neither progress nor summary")
+	return c
+}
+
+// newBar returns a progress bar on a terminal, nil elsewhere.
+func newBar(w io.Writer, total int, quiet bool) *progressbar.ProgressBar {
+	f, ok := w.(*os.File)
+	if quiet || !ok || !term.IsTerminal(int(f.Fd())) {
+		return nil
+	}
+	return progressbar.NewOptions(total,
+		progressbar.OptionSetWriter(f),
+		progressbar.OptionSetDescription("collecting"),
+		progressbar.OptionShowCount(),
+		progressbar.OptionShowIts(),
+		progressbar.OptionSetItsString("txn"),
+		progressbar.OptionThrottle(100*time.Millisecond),
+		progressbar.OptionSetPredictTime(true),
+		progressbar.OptionFullWidth(),
+	)
+}
+
+type writerFunc func(p []byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}

@@ -1,0 +1,157 @@
+// Package collect records histories from real stores. It defines the small
+// interface a store implements (connect a session; begin a transaction at
+// an isolation level; read a key; write a key; commit; abort) and Run, the
+// recorder: one goroutine per client session runs a workload's
+// transactions, logs every operation with its result and every
+// transaction's outcome, and assembles a history ready for jsonl.Write.
+//
+// Outcomes: a transaction whose commit succeeded is committed; one that
+// failed before commit, that the client rolled back, or whose commit the
+// store refused definitely (an *AbortError: serialization failure, deadlock)
+// is aborted; one whose commit failed otherwise (lost connection, timeout)
+// is unknown, and its session continues under a fresh session id, since
+// the commit may still take effect after the session's next transaction.
+// Nothing is dropped: every attempted transaction is in the history, and
+// the Summary counts each outcome and each reason.
+//
+// The stores live in sub-packages: memstore (embedded, with selectable
+// isolation and injectable bugs), postgres and mariadb; stores.Open picks
+// one from a --db string. The workloads live in collect/workload.
+package collect
+
+import (
+	"context"
+	cryptorand "crypto/rand"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Isolation is the isolation level a transaction asks the store for.
+type Isolation uint8
+
+const (
+	// Serializable asks for SERIALIZABLE.
+	Serializable Isolation = iota + 1
+	// RepeatableRead asks for the store's REPEATABLE READ (snapshot
+	// isolation in PostgreSQL, something weaker in InnoDB).
+	RepeatableRead
+	// Snapshot asks for snapshot isolation: PostgreSQL's REPEATABLE READ,
+	// the memory store's SI.
+	Snapshot
+	// ReadCommitted asks for READ COMMITTED.
+	ReadCommitted
+)
+
+// IsolationNames lists the accepted spellings' canonical forms.
+var IsolationNames = []string{"serializable", "repeatable-read", "snapshot", "read-committed"}
+
+func (i Isolation) String() string {
+	if i >= Serializable && int(i) <= len(IsolationNames) {
+		return IsolationNames[i-1]
+	}
+	return fmt.Sprintf("Isolation(%d)", i)
+}
+
+// ParseIsolation accepts the canonical names and common abbreviations
+// (ser, rr, si, rc; underscores or spaces for hyphens; any case).
+func ParseIsolation(s string) (Isolation, error) {
+	n := strings.NewReplacer("_", "-", " ", "-").Replace(strings.ToLower(strings.TrimSpace(s)))
+	switch n {
+	case "serializable", "ser":
+		return Serializable, nil
+	case "repeatable-read", "rr":
+		return RepeatableRead, nil
+	case "snapshot", "si", "snapshot-isolation":
+		return Snapshot, nil
+	case "read-committed", "rc":
+		return ReadCommitted, nil
+	}
+	return 0, fmt.Errorf("unknown isolation level %q (want one of %s)", s, strings.Join(IsolationNames, ", "))
+}
+
+// Store is a database under test. Setup, Connect and Teardown are called
+// by one goroutine; each Conn is used by one session goroutine at a time.
+type Store interface {
+	// Name is the store's kind ("memory", "postgres", "mariadb").
+	Name() string
+	// Describe names the server and its version for the history's
+	// metadata; it never contains credentials.
+	Describe() string
+	// Supports reports, with a reason, an isolation level the store does
+	// not offer.
+	Supports(iso Isolation) error
+	// Setup creates the store's table and seeds keys 1…keys with value 0.
+	Setup(ctx context.Context, keys int64) error
+	// Connect opens one client session.
+	Connect(ctx context.Context) (Conn, error)
+	// Teardown drops what Setup created, unless keep, and releases the
+	// store's connections. It is called once, last: also after a failed
+	// Setup (so it must tolerate a table that does not exist).
+	Teardown(ctx context.Context, keep bool) error
+}
+
+// Conn is one client connection.
+type Conn interface {
+	// Begin starts a transaction at iso.
+	Begin(ctx context.Context, iso Isolation) (Tx, error)
+	// Close ends the connection.
+	Close() error
+}
+
+// Tx is one transaction. After an error from Read or Write the recorder
+// calls Abort; after Commit or Abort the Tx is not used again.
+type Tx interface {
+	// Read returns the value of key, or found == false if it has none.
+	Read(ctx context.Context, key int64) (val int64, found bool, err error)
+	// Write sets key to val.
+	Write(ctx context.Context, key, val int64) error
+	// Commit commits. An error that is (or wraps) an *AbortError means
+	// the transaction definitely did not commit; any other error leaves
+	// the outcome unknown.
+	Commit(ctx context.Context) error
+	// Abort rolls back.
+	Abort(ctx context.Context) error
+}
+
+// AbortError says that the store definitely aborted the transaction (a
+// serialization failure, a deadlock, a write conflict), for a reason that
+// the summary counts.
+type AbortError struct {
+	// Reason is short and stable, e.g. "serialization failure (40001)".
+	Reason string
+	// Err is the driver's error, if any.
+	Err error
+}
+
+func (e *AbortError) Error() string {
+	if e.Err == nil {
+		return "aborted: " + e.Reason
+	}
+	return "aborted: " + e.Reason + ": " + e.Err.Error()
+}
+
+func (e *AbortError) Unwrap() error { return e.Err }
+
+// Aborted returns an *AbortError.
+func Aborted(reason string, err error) error { return &AbortError{Reason: reason, Err: err} }
+
+// IsAborted reports whether err says the transaction definitely aborted,
+// and why.
+func IsAborted(err error) (reason string, ok bool) {
+	var ae *AbortError
+	if errors.As(err, &ae) {
+		return ae.Reason, true
+	}
+	return "", false
+}
+
+// TableName returns a fresh table name for one run of a SQL store,
+// "hyperiso_" followed by the time and random hex digits, so that
+// concurrent runs against one database never share a table.
+func TableName() string {
+	var b [4]byte
+	_, _ = cryptorand.Read(b[:])
+	return fmt.Sprintf("hyperiso_%s_%x", time.Now().UTC().Format("20060102_150405"), b)
+}

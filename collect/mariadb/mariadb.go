@@ -1,0 +1,262 @@
+// Package mariadb is the MariaDB/MySQL store of hyperiso collect, through
+// go-sql-driver/mysql: one pinned connection per session, SERIALIZABLE,
+// REPEATABLE READ (InnoDB's, which is not snapshot isolation) and READ
+// COMMITTED, and an InnoDB table of its own per run — created and seeded by
+// Setup, dropped by Teardown.
+package mariadb
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+
+	"github.com/go-sql-driver/mysql"
+
+	"github.com/hyperiso/hyperiso/collect"
+)
+
+// Store is a MariaDB or MySQL database. It implements collect.Store.
+type Store struct {
+	db      *sql.DB
+	name    string
+	table   string // quoted
+	version string
+	read    string
+	write   string
+}
+
+// ParseURL turns mariadb://user:password@host:port/database?param=value
+// (or mysql://…) into the driver's configuration. The host defaults to
+// 127.0.0.1:3306, the user to root; parameters are the driver's DSN
+// parameters (e.g. tls=true, timeout=5s).
+func ParseURL(raw string) (*mysql.Config, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil, fmt.Errorf("mariadb: %w", err)
+	}
+	if u.Scheme != "mariadb" && u.Scheme != "mysql" {
+		return nil, fmt.Errorf("mariadb: URL scheme must be mariadb:// or mysql:// (got %q)", u.Scheme)
+	}
+	host := u.Host
+	if host == "" {
+		host = "127.0.0.1:3306"
+	} else if u.Port() == "" {
+		host += ":3306"
+	}
+	db := strings.TrimPrefix(u.Path, "/")
+	if db == "" {
+		return nil, fmt.Errorf("mariadb: the URL must name a database, e.g. mariadb://root@127.0.0.1:3306/test")
+	}
+	var dsn strings.Builder
+	user := "root"
+	if u.User != nil && u.User.Username() != "" {
+		user = u.User.Username()
+	}
+	dsn.WriteString(user)
+	if u.User != nil {
+		if pw, ok := u.User.Password(); ok {
+			dsn.WriteString(":" + pw)
+		}
+	}
+	dsn.WriteString("@tcp(" + host + ")/" + db)
+	if u.RawQuery != "" {
+		dsn.WriteString("?" + u.RawQuery)
+	}
+	cfg, err := mysql.ParseDSN(dsn.String())
+	if err != nil {
+		return nil, fmt.Errorf("mariadb: %w", err)
+	}
+	// One round trip per statement, and UPDATE counts matched rows, so an
+	// update writing a key's current value still reports the key.
+	cfg.InterpolateParams = true
+	cfg.ClientFoundRows = true
+	return cfg, nil
+}
+
+// Open connects to the database named by url (see ParseURL) and checks
+// that it answers.
+func Open(ctx context.Context, url string) (*Store, error) {
+	cfg, err := ParseURL(url)
+	if err != nil {
+		return nil, err
+	}
+	connector, err := mysql.NewConnector(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("mariadb: %w", err)
+	}
+	db := sql.OpenDB(connector)
+	// A closed session connection is really closed, never handed back
+	// with a transaction it may have left open.
+	db.SetMaxIdleConns(0)
+	s := &Store{db: db, name: collect.TableName()}
+	if err := db.QueryRowContext(ctx, "SELECT VERSION()").Scan(&s.version); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("mariadb: connecting to %s: %w", cfg.Addr, err)
+	}
+	s.table = "`" + s.name + "`"
+	s.read = "SELECT v FROM " + s.table + " WHERE k = ?"
+	s.write = "UPDATE " + s.table + " SET v = ? WHERE k = ?"
+	return s, nil
+}
+
+// Name implements collect.Store.
+func (s *Store) Name() string { return "mariadb" }
+
+// Describe implements collect.Store.
+func (s *Store) Describe() string {
+	if strings.Contains(strings.ToLower(s.version), "mariadb") {
+		return "MariaDB " + s.version
+	}
+	return "MySQL " + s.version
+}
+
+// Table returns the name of the run's table.
+func (s *Store) Table() string { return s.name }
+
+// Supports implements collect.Store. Snapshot is refused: InnoDB's
+// REPEATABLE READ is not snapshot isolation (ask for repeatable-read to
+// test what it is).
+func (s *Store) Supports(iso collect.Isolation) error {
+	_, err := level(iso)
+	return err
+}
+
+func level(iso collect.Isolation) (string, error) {
+	switch iso {
+	case collect.Serializable:
+		return "SERIALIZABLE", nil
+	case collect.RepeatableRead:
+		return "REPEATABLE READ", nil
+	case collect.ReadCommitted:
+		return "READ COMMITTED", nil
+	case collect.Snapshot:
+		return "", fmt.Errorf("mariadb: no snapshot isolation level (InnoDB's REPEATABLE READ is weaker; use --isolation repeatable-read to test it)")
+	}
+	return "", fmt.Errorf("mariadb: unsupported isolation %s", iso)
+}
+
+// Setup implements collect.Store: it creates the run's table and inserts
+// keys 1…keys with value 0.
+func (s *Store) Setup(ctx context.Context, keys int64) error {
+	if _, err := s.db.ExecContext(ctx, "CREATE TABLE "+s.table+" (k BIGINT PRIMARY KEY, v BIGINT NOT NULL) ENGINE=InnoDB"); err != nil {
+		return fmt.Errorf("mariadb: creating table %s: %w", s.name, err)
+	}
+	const batch = 1000
+	for lo := int64(1); lo <= keys; lo += batch {
+		var q strings.Builder
+		q.WriteString("INSERT INTO " + s.table + " (k, v) VALUES ")
+		for k := lo; k < lo+batch && k <= keys; k++ {
+			if k > lo {
+				q.WriteByte(',')
+			}
+			fmt.Fprintf(&q, "(%d,0)", k)
+		}
+		if _, err := s.db.ExecContext(ctx, q.String()); err != nil {
+			return fmt.Errorf("mariadb: seeding table %s: %w", s.name, err)
+		}
+	}
+	return nil
+}
+
+// Teardown implements collect.Store: it drops the table (unless keep) and
+// disconnects.
+func (s *Store) Teardown(ctx context.Context, keep bool) error {
+	var err error
+	if !keep {
+		_, err = s.db.ExecContext(ctx, "DROP TABLE IF EXISTS "+s.table)
+	}
+	return errors.Join(err, s.db.Close())
+}
+
+// Connect implements collect.Store.
+func (s *Store) Connect(ctx context.Context) (collect.Conn, error) {
+	c, err := s.db.Conn(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("mariadb: %w", err)
+	}
+	return &conn{s: s, c: c}, nil
+}
+
+// conn runs transactions with explicit statements on a pinned connection,
+// so that each statement has its own deadline (database/sql's Tx would
+// roll back when the context of its BeginTx ends).
+type conn struct {
+	s     *Store
+	c     *sql.Conn
+	level string // session isolation level last set
+}
+
+func (c *conn) Close() error { return c.c.Close() }
+
+func (c *conn) Begin(ctx context.Context, iso collect.Isolation) (collect.Tx, error) {
+	lv, err := level(iso)
+	if err != nil {
+		return nil, err
+	}
+	if lv != c.level {
+		if _, err := c.c.ExecContext(ctx, "SET SESSION TRANSACTION ISOLATION LEVEL "+lv); err != nil {
+			return nil, classify(err)
+		}
+		c.level = lv
+	}
+	if _, err := c.c.ExecContext(ctx, "START TRANSACTION"); err != nil {
+		return nil, classify(err)
+	}
+	return &tx{c: c}, nil
+}
+
+type tx struct{ c *conn }
+
+func (t *tx) Read(ctx context.Context, key int64) (int64, bool, error) {
+	var v int64
+	err := t.c.c.QueryRowContext(ctx, t.c.s.read, key).Scan(&v)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, false, nil
+	}
+	if err != nil {
+		return 0, false, classify(err)
+	}
+	return v, true, nil
+}
+
+func (t *tx) Write(ctx context.Context, key, val int64) error {
+	res, err := t.c.c.ExecContext(ctx, t.c.s.write, val, key)
+	if err != nil {
+		return classify(err)
+	}
+	if n, err := res.RowsAffected(); err != nil || n != 1 {
+		return fmt.Errorf("mariadb: key %d is not in table %s", key, t.c.s.name)
+	}
+	return nil
+}
+
+func (t *tx) Commit(ctx context.Context) error {
+	_, err := t.c.c.ExecContext(ctx, "COMMIT")
+	return classify(err)
+}
+
+func (t *tx) Abort(ctx context.Context) error {
+	_, err := t.c.c.ExecContext(ctx, "ROLLBACK")
+	return err
+}
+
+// classify marks the errors after which InnoDB has rolled back, or the
+// recorder must roll back, the transaction: deadlock, lock wait timeout,
+// "record has changed since last read" (MariaDB's snapshot check).
+func classify(err error) error {
+	var me *mysql.MySQLError
+	if errors.As(err, &me) {
+		switch me.Number {
+		case 1213:
+			return collect.Aborted("deadlock (1213)", err)
+		case 1205:
+			return collect.Aborted("lock wait timeout (1205)", err)
+		case 1020:
+			return collect.Aborted("record changed since last read (1020)", err)
+		}
+	}
+	return err
+}

@@ -1,0 +1,413 @@
+// Package memstore is hyperiso's embedded store: an in-memory multi-version
+// key-value store with selectable isolation — serializable (optimistic:
+// snapshot reads, validated at commit), snapshot isolation with
+// first-committer-wins, read committed — and bugs to inject on purpose, so
+// that tests get histories whose truth is known.
+//
+// Sessions are interleaved by a seeded scheduler: every operation waits
+// until all open sessions are waiting, and then one of them, chosen by the
+// seed, runs. Given the same seed and the same workload, a run is the same
+// run, whatever the goroutine timing; and the schedule never depends on
+// the values written, so a duplicate-value run and its unique-value twin
+// execute identically.
+package memstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/hyperiso/hyperiso/collect"
+)
+
+// Bug is a deliberate defect.
+type Bug uint8
+
+const (
+	// LostUpdate drops the write-conflict check: snapshot isolation
+	// without first-committer-wins (serializable still validates reads).
+	LostUpdate Bug = 1 << iota
+	// FracturedReads makes commits non-atomic: a commit installs its
+	// writes one key at a time, letting other sessions run in between,
+	// so a snapshot may hold some of a transaction's writes but not all.
+	FracturedReads
+	// AbortedReads lets reads see the latest uncommitted write of another
+	// transaction, which may abort later (dirty reads).
+	AbortedReads
+	// StaleReads serves reads from a snapshot up to MaxLag commits older
+	// than the one the transaction was given (a lagging replica), while
+	// conflict checks still use the transaction's own snapshot.
+	StaleReads
+)
+
+var bugNames = []string{"lost-update", "fractured-reads", "aborted-reads", "stale-reads"}
+
+// BugNames lists the bugs' names.
+func BugNames() []string { return append([]string(nil), bugNames...) }
+
+// ParseBugs parses a comma-separated list of bug names ("" for none).
+func ParseBugs(s string) (Bug, error) {
+	var b Bug
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" || f == "none" {
+			continue
+		}
+		i := indexOf(bugNames, f)
+		if i < 0 {
+			return 0, fmt.Errorf("unknown bug %q (want %s)", f, strings.Join(bugNames, ", "))
+		}
+		b |= 1 << i
+	}
+	return b, nil
+}
+
+func indexOf(xs []string, x string) int {
+	for i, y := range xs {
+		if y == x {
+			return i
+		}
+	}
+	return -1
+}
+
+func (b Bug) String() string {
+	var parts []string
+	for i, n := range bugNames {
+		if b&(1<<i) != 0 {
+			parts = append(parts, n)
+		}
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, ",")
+}
+
+// Options configure a Store.
+type Options struct {
+	// Seed drives the interleaving of sessions (and the stale-read lag).
+	Seed int64
+	// Bugs to inject.
+	Bugs Bug
+	// MaxLag bounds how many commits a stale read may lag (default 8).
+	MaxLag int
+}
+
+// Store is the in-memory store. It implements collect.Store.
+type Store struct {
+	opt Options
+
+	mu      sync.Mutex
+	rng     *rand.Rand
+	data    map[int64][]version // committed versions, oldest first
+	clock   uint64              // timestamp of the latest commit
+	dirty   map[int64][]dirtyWrite
+	live    int
+	waiting []*conn // sorted by id
+	nextID  int
+	nextTx  uint64
+}
+
+type version struct {
+	ts  uint64
+	val int64
+}
+
+type dirtyWrite struct {
+	tx  uint64
+	val int64
+}
+
+// New returns an empty store.
+func New(opt Options) *Store {
+	if opt.MaxLag <= 0 {
+		opt.MaxLag = 8
+	}
+	return &Store{
+		opt:   opt,
+		rng:   rand.New(rand.NewPCG(uint64(opt.Seed), 0x6d656d73746f7265)),
+		data:  map[int64][]version{},
+		dirty: map[int64][]dirtyWrite{},
+	}
+}
+
+// Name implements collect.Store.
+func (s *Store) Name() string { return "memory" }
+
+// Describe implements collect.Store.
+func (s *Store) Describe() string {
+	if s.opt.Bugs != 0 {
+		return "memory (bugs: " + s.opt.Bugs.String() + ")"
+	}
+	return "memory"
+}
+
+// Supports implements collect.Store: serializable, snapshot (and
+// repeatable-read, its synonym here) and read-committed.
+func (s *Store) Supports(iso collect.Isolation) error {
+	switch iso {
+	case collect.Serializable, collect.Snapshot, collect.RepeatableRead, collect.ReadCommitted:
+		return nil
+	}
+	return fmt.Errorf("memory store: unsupported isolation %s", iso)
+}
+
+// Setup implements collect.Store: keys 1…keys hold 0.
+func (s *Store) Setup(_ context.Context, keys int64) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for k := int64(1); k <= keys; k++ {
+		s.data[k] = []version{{0, 0}}
+	}
+	return nil
+}
+
+// Teardown implements collect.Store.
+func (s *Store) Teardown(context.Context, bool) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.data = map[int64][]version{}
+	s.dirty = map[int64][]dirtyWrite{}
+	s.clock = 0
+	return nil
+}
+
+// Connect implements collect.Store. Every session should be connected
+// before any runs, so that the schedule is reproducible.
+func (s *Store) Connect(context.Context) (collect.Conn, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.nextID++
+	s.live++
+	return &conn{s: s, id: s.nextID, turn: make(chan struct{}, 1)}, nil
+}
+
+// conn is one session; it waits for its turn before every operation.
+type conn struct {
+	s      *Store
+	id     int
+	turn   chan struct{}
+	closed bool
+}
+
+// acquire waits until the scheduler picks c and returns with s.mu held.
+func (c *conn) acquire() {
+	s := c.s
+	s.mu.Lock()
+	i := sort.Search(len(s.waiting), func(i int) bool { return s.waiting[i].id >= c.id })
+	s.waiting = append(s.waiting, nil)
+	copy(s.waiting[i+1:], s.waiting[i:])
+	s.waiting[i] = c
+	s.grant()
+	s.mu.Unlock()
+	<-c.turn
+	s.mu.Lock()
+}
+
+// grant picks the next session once every open session waits. Called
+// with s.mu held.
+func (s *Store) grant() {
+	if s.live == 0 || len(s.waiting) < s.live {
+		return
+	}
+	i := s.rng.IntN(len(s.waiting))
+	c := s.waiting[i]
+	s.waiting = append(s.waiting[:i], s.waiting[i+1:]...)
+	c.turn <- struct{}{}
+}
+
+// Close implements collect.Conn.
+func (c *conn) Close() error {
+	s := c.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !c.closed {
+		c.closed = true
+		s.live--
+		s.grant()
+	}
+	return nil
+}
+
+var errDone = errors.New("memory store: transaction already ended")
+
+// Begin implements collect.Conn.
+func (c *conn) Begin(_ context.Context, iso collect.Isolation) (collect.Tx, error) {
+	if err := c.s.Supports(iso); err != nil {
+		return nil, err
+	}
+	c.acquire()
+	defer c.s.mu.Unlock()
+	s := c.s
+	if iso == collect.RepeatableRead {
+		iso = collect.Snapshot
+	}
+	s.nextTx++
+	t := &tx{c: c, iso: iso, id: s.nextTx, snap: s.clock, readSnap: s.clock, writes: map[int64]int64{}, reads: map[int64]bool{}}
+	if s.opt.Bugs&StaleReads != 0 {
+		t.readSnap -= min(t.readSnap, uint64(s.rng.IntN(s.opt.MaxLag+1)))
+	}
+	return t, nil
+}
+
+type tx struct {
+	c   *conn
+	iso collect.Isolation
+	id  uint64
+	// snap is the snapshot the store believes the transaction has;
+	// readSnap is the one reads use (older under StaleReads).
+	snap, readSnap uint64
+	writes         map[int64]int64
+	order          []int64 // written keys, first write first
+	reads          map[int64]bool
+	done           bool
+}
+
+// at returns the value of key at timestamp ts.
+func (s *Store) at(key int64, ts uint64) (int64, bool) {
+	vs := s.data[key]
+	for i := len(vs) - 1; i >= 0; i-- {
+		if vs[i].ts <= ts {
+			return vs[i].val, true
+		}
+	}
+	return 0, false
+}
+
+// Read implements collect.Tx.
+func (t *tx) Read(_ context.Context, key int64) (int64, bool, error) {
+	t.c.acquire()
+	s := t.c.s
+	defer s.mu.Unlock()
+	if t.done {
+		return 0, false, errDone
+	}
+	if v, ok := t.writes[key]; ok {
+		return v, true, nil
+	}
+	t.reads[key] = true
+	if s.opt.Bugs&AbortedReads != 0 {
+		if ds := s.dirty[key]; len(ds) > 0 {
+			for i := len(ds) - 1; i >= 0; i-- {
+				if ds[i].tx != t.id {
+					return ds[i].val, true, nil
+				}
+			}
+		}
+	}
+	ts := t.readSnap
+	if t.iso == collect.ReadCommitted {
+		ts = s.clock
+		if s.opt.Bugs&StaleReads != 0 {
+			ts -= min(ts, uint64(s.rng.IntN(s.opt.MaxLag+1)))
+		}
+	}
+	v, ok := s.at(key, ts)
+	return v, ok, nil
+}
+
+// Write implements collect.Tx.
+func (t *tx) Write(_ context.Context, key, val int64) error {
+	t.c.acquire()
+	s := t.c.s
+	defer s.mu.Unlock()
+	if t.done {
+		return errDone
+	}
+	if _, ok := t.writes[key]; !ok {
+		t.order = append(t.order, key)
+	}
+	t.writes[key] = val
+	if s.opt.Bugs&AbortedReads != 0 {
+		ds := s.dirty[key]
+		for i := range ds {
+			if ds[i].tx == t.id {
+				ds = append(ds[:i], ds[i+1:]...)
+				break
+			}
+		}
+		s.dirty[key] = append(ds, dirtyWrite{t.id, val})
+	}
+	return nil
+}
+
+// latest returns the timestamp of key's newest committed version.
+func (s *Store) latest(key int64) uint64 {
+	vs := s.data[key]
+	if len(vs) == 0 {
+		return 0
+	}
+	return vs[len(vs)-1].ts
+}
+
+// Commit implements collect.Tx.
+func (t *tx) Commit(context.Context) error {
+	t.c.acquire()
+	s := t.c.s
+	defer s.mu.Unlock()
+	if t.done {
+		return errDone
+	}
+	t.done = true
+	defer t.clean()
+	if t.iso != collect.ReadCommitted && s.opt.Bugs&LostUpdate == 0 {
+		for _, k := range t.order {
+			if s.latest(k) > t.snap {
+				return collect.Aborted("write conflict (first committer wins)", nil)
+			}
+		}
+	}
+	// A serializable update transaction commits only if nothing it read
+	// changed since its snapshot: it then behaves as if it ran at its
+	// commit. Read-only ones are serializable at their snapshot.
+	if t.iso == collect.Serializable && len(t.order) > 0 {
+		for k := range t.reads {
+			if s.latest(k) > t.snap {
+				return collect.Aborted("read validation failed", nil)
+			}
+		}
+	}
+	for i, k := range t.order {
+		if i > 0 && s.opt.Bugs&FracturedReads != 0 {
+			// Let other sessions run between two keys of one commit.
+			s.mu.Unlock()
+			t.c.acquire()
+		}
+		s.clock++
+		s.data[k] = append(s.data[k], version{s.clock, t.writes[k]})
+	}
+	return nil
+}
+
+// Abort implements collect.Tx.
+func (t *tx) Abort(context.Context) error {
+	t.c.acquire()
+	defer t.c.s.mu.Unlock()
+	if !t.done {
+		t.done = true
+		t.clean()
+	}
+	return nil
+}
+
+// clean drops t's dirty writes. Called with s.mu held.
+func (t *tx) clean() {
+	s := t.c.s
+	if s.opt.Bugs&AbortedReads == 0 {
+		return
+	}
+	for _, k := range t.order {
+		ds := s.dirty[k]
+		for i := range ds {
+			if ds[i].tx == t.id {
+				s.dirty[k] = append(ds[:i], ds[i+1:]...)
+				break
+			}
+		}
+	}
+}

@@ -1,0 +1,217 @@
+// Package postgres is the PostgreSQL store of hyperiso collect, through
+// the pgx driver: one connection per session, SERIALIZABLE, REPEATABLE
+// READ (PostgreSQL's snapshot isolation) and READ COMMITTED, and a table
+// of its own per run — created and seeded by Setup, dropped by Teardown.
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/hyperiso/hyperiso/collect"
+)
+
+// Store is a PostgreSQL database. It implements collect.Store.
+type Store struct {
+	cfg     *pgx.ConnConfig
+	admin   *pgx.Conn
+	name    string // the table's name
+	table   string // the table's name, quoted
+	version string
+	read    string
+	write   string
+}
+
+// Open connects to the database named by url (postgres://user@host:port/db?…,
+// or any connection string pgx accepts) and checks that it answers.
+func Open(ctx context.Context, url string) (*Store, error) {
+	cfg, err := pgx.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: %w", err)
+	}
+	admin, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: connecting to %s:%d: %w", cfg.Host, cfg.Port, err)
+	}
+	s := &Store{cfg: cfg, admin: admin, name: collect.TableName()}
+	if err := admin.QueryRow(ctx, "SHOW server_version").Scan(&s.version); err != nil {
+		admin.Close(ctx)
+		return nil, fmt.Errorf("postgres: %w", err)
+	}
+	s.table = pgx.Identifier{s.name}.Sanitize()
+	s.read = "SELECT v FROM " + s.table + " WHERE k = $1"
+	s.write = "UPDATE " + s.table + " SET v = $1 WHERE k = $2"
+	return s, nil
+}
+
+// Name implements collect.Store.
+func (s *Store) Name() string { return "postgres" }
+
+// Describe implements collect.Store.
+func (s *Store) Describe() string { return "PostgreSQL " + s.version }
+
+// Table returns the name of the run's table.
+func (s *Store) Table() string { return s.name }
+
+// Supports implements collect.Store: every level; snapshot runs at
+// REPEATABLE READ, which is snapshot isolation in PostgreSQL.
+func (s *Store) Supports(iso collect.Isolation) error {
+	_, err := level(iso)
+	return err
+}
+
+func level(iso collect.Isolation) (pgx.TxIsoLevel, error) {
+	switch iso {
+	case collect.Serializable:
+		return pgx.Serializable, nil
+	case collect.RepeatableRead, collect.Snapshot:
+		return pgx.RepeatableRead, nil
+	case collect.ReadCommitted:
+		return pgx.ReadCommitted, nil
+	}
+	return "", fmt.Errorf("postgres: unsupported isolation %s", iso)
+}
+
+// Setup implements collect.Store: it creates the run's table and copies in
+// keys 1…keys with value 0.
+func (s *Store) Setup(ctx context.Context, keys int64) error {
+	if _, err := s.admin.Exec(ctx, "CREATE TABLE "+s.table+" (k BIGINT PRIMARY KEY, v BIGINT NOT NULL)"); err != nil {
+		return fmt.Errorf("postgres: creating table %s: %w", s.name, err)
+	}
+	k := int64(0)
+	src := pgx.CopyFromFunc(func() ([]any, error) {
+		if k == keys {
+			return nil, nil
+		}
+		k++
+		return []any{k, int64(0)}, nil
+	})
+	if _, err := s.admin.CopyFrom(ctx, pgx.Identifier{s.name}, []string{"k", "v"}, src); err != nil {
+		return fmt.Errorf("postgres: seeding table %s: %w", s.name, err)
+	}
+	if _, err := s.admin.Exec(ctx, "ANALYZE "+s.table); err != nil {
+		return fmt.Errorf("postgres: analyzing table %s: %w", s.name, err)
+	}
+	return nil
+}
+
+// Teardown implements collect.Store: it drops the table (unless keep) and
+// disconnects.
+func (s *Store) Teardown(ctx context.Context, keep bool) error {
+	var err error
+	if !keep {
+		_, err = s.admin.Exec(ctx, "DROP TABLE IF EXISTS "+s.table)
+	}
+	return errors.Join(err, s.admin.Close(ctx))
+}
+
+// Connect implements collect.Store.
+func (s *Store) Connect(ctx context.Context) (collect.Conn, error) {
+	c, err := pgx.ConnectConfig(ctx, s.cfg.Copy())
+	if err != nil {
+		return nil, fmt.Errorf("postgres: %w", err)
+	}
+	return &conn{s: s, c: c}, nil
+}
+
+type conn struct {
+	s *Store
+	c *pgx.Conn
+}
+
+func (c *conn) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	return c.c.Close(ctx)
+}
+
+func (c *conn) Begin(ctx context.Context, iso collect.Isolation) (collect.Tx, error) {
+	lv, err := level(iso)
+	if err != nil {
+		return nil, err
+	}
+	t, err := c.c.BeginTx(ctx, pgx.TxOptions{IsoLevel: lv})
+	if err != nil {
+		return nil, classify(err)
+	}
+	return &tx{c: c, t: t}, nil
+}
+
+type tx struct {
+	c *conn
+	t pgx.Tx
+}
+
+func (t *tx) Read(ctx context.Context, key int64) (int64, bool, error) {
+	var v int64
+	err := t.t.QueryRow(ctx, t.c.s.read, key).Scan(&v)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return 0, false, nil
+	}
+	if err != nil {
+		return 0, false, classify(err)
+	}
+	return v, true, nil
+}
+
+func (t *tx) Write(ctx context.Context, key, val int64) error {
+	tag, err := t.t.Exec(ctx, t.c.s.write, val, key)
+	if err != nil {
+		return classify(err)
+	}
+	if tag.RowsAffected() != 1 {
+		return fmt.Errorf("postgres: key %d is not in table %s", key, t.c.s.name)
+	}
+	return nil
+}
+
+func (t *tx) Commit(ctx context.Context) error {
+	err := t.t.Commit(ctx)
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, pgx.ErrTxCommitRollback) {
+		return collect.Aborted("commit turned into rollback", err)
+	}
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) && pe.Severity == "ERROR" && !strings.HasPrefix(pe.Code, "57") &&
+		!strings.HasPrefix(pe.Code, "08") && !strings.HasPrefix(pe.Code, "XX") {
+		// The server answered COMMIT with an ordinary error (a
+		// serialization failure, a deferred constraint): it rolled
+		// back. A cancelled commit (57014) or a connection or internal
+		// error leaves the outcome open.
+		return collect.Aborted(reason(pe), err)
+	}
+	return err
+}
+
+func (t *tx) Abort(ctx context.Context) error { return t.t.Rollback(ctx) }
+
+// classify marks the errors that definitely abort a transaction.
+func classify(err error) error {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) && pe.Severity == "ERROR" {
+		return collect.Aborted(reason(pe), err)
+	}
+	return err
+}
+
+func reason(pe *pgconn.PgError) string {
+	switch pe.Code {
+	case "40001":
+		return "serialization failure (40001)"
+	case "40P01":
+		return "deadlock (40P01)"
+	case "55P03":
+		return "lock not available (55P03)"
+	case "25P02":
+		return "transaction already failed (25P02)"
+	}
+	return fmt.Sprintf("error %s", pe.Code)
+}

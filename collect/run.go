@@ -1,0 +1,378 @@
+package collect
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hyperiso/hyperiso/collect/workload"
+	"github.com/hyperiso/hyperiso/history"
+)
+
+// Options tune a run.
+type Options struct {
+	// Isolation is the level every transaction asks for (default
+	// Serializable).
+	Isolation Isolation
+	// OpTimeout bounds each operation, commit and abort included (default
+	// 30s; negative: no bound). A commit that times out is unknown.
+	OpTimeout time.Duration
+	// Progress, if set, is called after each transaction, from the
+	// session goroutines (so it must be safe for concurrent use).
+	Progress func()
+	// Reconnects bounds the attempts to reopen a session's connection
+	// after it failed (default 5); a session that cannot reconnect stops
+	// and Run reports it.
+	Reconnects int
+	// Meta is added to the history's metadata.
+	Meta map[string]string
+	// Source names the history (default "collect").
+	Source string
+	// KeepTable leaves the store's table in place for inspection.
+	KeepTable bool
+}
+
+// maxReasons bounds the distinct reasons a Summary keeps.
+const maxReasons = 32
+
+// record is one attempted transaction as the recorder saw it.
+type record struct {
+	session int64
+	status  history.Status
+	ops     []opRecord
+}
+
+type opRecord struct {
+	write    bool
+	key, val int64
+}
+
+// Run sets up st for w, runs w's sessions concurrently at opt.Isolation,
+// tears st down (Run owns st: it always calls Teardown) and returns the recorded history with a summary. The
+// history is returned whenever sessions ran, also together with an error
+// (a session that had to stop, a failed teardown, a cancelled ctx).
+func Run(ctx context.Context, st Store, w *workload.Workload, opt Options) (*history.History, *Summary, error) {
+	if opt.Isolation == 0 {
+		opt.Isolation = Serializable
+	}
+	if opt.OpTimeout == 0 {
+		opt.OpTimeout = 30 * time.Second
+	}
+	if opt.Reconnects <= 0 {
+		opt.Reconnects = 5
+	}
+	if opt.Source == "" {
+		opt.Source = "collect"
+	}
+	sum := &Summary{
+		Store:     st.Describe(),
+		Isolation: opt.Isolation.String(),
+		Workload:  w.Name() + " " + w.Describe(),
+		Planned:   w.Sessions() * w.TxnsPerSession(),
+		Reasons:   map[string]int{},
+	}
+	t0 := time.Now()
+	teardown := func() error {
+		tctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		if err := st.Teardown(tctx, opt.KeepTable); err != nil {
+			return fmt.Errorf("tearing down %s: %w", st.Name(), err)
+		}
+		return nil
+	}
+	if err := st.Supports(opt.Isolation); err != nil {
+		return nil, nil, errors.Join(err, teardown())
+	}
+	if err := st.Setup(ctx, w.Keys()); err != nil {
+		return nil, nil, errors.Join(fmt.Errorf("setting up %s: %w", st.Name(), err), teardown())
+	}
+	// Open every session before any starts, so that a store that cannot
+	// take them all fails early and the memory store's schedule does not
+	// depend on when goroutines start.
+	conns := make([]Conn, w.Sessions())
+	for i := range conns {
+		c, err := st.Connect(ctx)
+		if err != nil {
+			for _, c := range conns[:i] {
+				c.Close()
+			}
+			return nil, nil, errors.Join(fmt.Errorf("opening session %d of %d: %w", i+1, len(conns), err), teardown())
+		}
+		conns[i] = c
+	}
+	sum.Setup = time.Since(t0)
+
+	r := &runner{st: st, opt: opt, sum: sum}
+	r.nextSession.Store(int64(w.Sessions()))
+	records := make([][]record, w.Sessions())
+	errs := make([]error, w.Sessions())
+	start := time.Now()
+	var wg sync.WaitGroup
+	for i := range conns {
+		wg.Go(func() {
+			records[i], errs[i] = r.session(ctx, i, conns[i], w)
+		})
+	}
+	wg.Wait()
+	sum.Duration = time.Since(start)
+
+	h := r.build(w, records)
+	t1 := time.Now()
+	err := errors.Join(append(errs, teardown())...)
+	sum.Teardown = time.Since(t1)
+	if ctx.Err() != nil && sum.Transactions < sum.Planned {
+		sum.Stopped = fmt.Sprintf("stopped after %d of %d transactions: %v", sum.Transactions, sum.Planned, context.Cause(ctx))
+		err = errors.Join(err, context.Cause(ctx))
+	}
+	return h, sum, err
+}
+
+// runner holds what the session goroutines share.
+type runner struct {
+	st          Store
+	opt         Options
+	nextSession atomic.Int64
+
+	mu  sync.Mutex
+	sum *Summary
+}
+
+func (r *runner) count(f func(s *Summary)) {
+	r.mu.Lock()
+	f(r.sum)
+	r.mu.Unlock()
+}
+
+func (r *runner) reason(kind string, detail string) {
+	r.count(func(s *Summary) { s.addReason(kind + ": " + detail) })
+}
+
+// opCtx bounds one operation.
+func (r *runner) opCtx(ctx context.Context) (context.Context, context.CancelFunc) {
+	if r.opt.OpTimeout < 0 {
+		return ctx, func() {}
+	}
+	return context.WithTimeout(ctx, r.opt.OpTimeout)
+}
+
+// session runs session i's transactions on conn and returns its records.
+func (r *runner) session(ctx context.Context, i int, conn Conn, w *workload.Workload) (recs []record, err error) {
+	gen := w.Session(i)
+	sid := int64(i) + 1
+	defer func() {
+		if conn != nil {
+			conn.Close()
+		}
+	}()
+	// reconnect replaces a connection that failed.
+	reconnect := func() error {
+		conn.Close()
+		conn = nil
+		var last error
+		for attempt := range r.opt.Reconnects {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			cctx, cancel := r.opCtx(ctx)
+			c, err := r.st.Connect(cctx)
+			cancel()
+			if err == nil {
+				conn = c
+				r.count(func(s *Summary) { s.Reconnects++ })
+				return nil
+			}
+			last = err
+			sleep(ctx, min(100*time.Millisecond<<attempt, 2*time.Second))
+		}
+		return fmt.Errorf("session %d: cannot reconnect after %d attempts: %w", i+1, r.opt.Reconnects, last)
+	}
+	recs = make([]record, 0, w.TxnsPerSession())
+	for range w.TxnsPerSession() {
+		if ctx.Err() != nil {
+			return recs, nil
+		}
+		plan := gen.Next()
+		rec, broken := r.txn(ctx, conn, plan)
+		rec.session = sid
+		recs = append(recs, rec)
+		r.count(func(s *Summary) { s.add(rec) })
+		if r.opt.Progress != nil {
+			r.opt.Progress()
+		}
+		if rec.status == history.Unknown {
+			// The commit may still land after this session's next
+			// transaction: continue as a new session.
+			sid = r.nextSession.Add(1)
+		}
+		if ctx.Err() != nil {
+			// Stopped: Run reports it once, for all sessions.
+			return recs, nil
+		}
+		if broken {
+			if err := reconnect(); err != nil {
+				return recs, err
+			}
+		}
+	}
+	return recs, nil
+}
+
+// txn runs one planned transaction; broken says the connection may be
+// unusable.
+func (r *runner) txn(ctx context.Context, conn Conn, plan workload.Txn) (rec record, broken bool) {
+	rec.ops = make([]opRecord, 0, len(plan.Ops))
+	octx, cancel := r.opCtx(ctx)
+	tx, err := conn.Begin(octx, r.opt.Isolation)
+	cancel()
+	if err != nil {
+		rec.status = history.Aborted
+		return rec, r.failed("begin", err)
+	}
+	var opErr error
+	for _, op := range plan.Ops {
+		switch op.Kind {
+		case workload.Pause:
+			sleep(ctx, op.Pause)
+			continue
+		case workload.Read:
+			octx, cancel := r.opCtx(ctx)
+			v, found, err := tx.Read(octx, op.Key)
+			cancel()
+			if err != nil {
+				opErr = err
+				break
+			}
+			if !found {
+				v = history.EmptyList
+			}
+			rec.ops = append(rec.ops, opRecord{key: op.Key, val: v})
+		case workload.Write:
+			octx, cancel := r.opCtx(ctx)
+			err := tx.Write(octx, op.Key, op.Value)
+			cancel()
+			if err != nil {
+				opErr = err
+				break
+			}
+			rec.ops = append(rec.ops, opRecord{write: true, key: op.Key, val: op.Value})
+		}
+		if opErr != nil {
+			break
+		}
+	}
+	octx, cancel = r.opCtx(ctx)
+	defer cancel()
+	switch {
+	case opErr != nil:
+		// A transaction that failed before its commit was sent cannot
+		// have committed.
+		rec.status = history.Aborted
+		r.count(func(s *Summary) { s.FailedOps++ })
+		broken = r.failed("operation", opErr)
+		if err := tx.Abort(octx); err != nil {
+			broken = true
+		}
+	case plan.Rollback:
+		rec.status = history.Aborted
+		r.count(func(s *Summary) { s.ClientRollbacks++ })
+		r.reason("aborted", "client rollback")
+		if err := tx.Abort(octx); err != nil {
+			broken = r.failed("rollback", err)
+		}
+	default:
+		err := tx.Commit(octx)
+		switch reason, ok := IsAborted(err); {
+		case err == nil:
+			rec.status = history.Committed
+		case ok:
+			rec.status = history.Aborted
+			r.reason("aborted", reason)
+		default:
+			rec.status = history.Unknown
+			r.reason("unknown", "commit: "+short(err))
+			broken = true
+		}
+	}
+	return rec, broken
+}
+
+// failed counts an error that aborted a transaction before its commit and
+// reports whether the connection may be broken (any error that is not a
+// definite abort).
+func (r *runner) failed(stage string, err error) bool {
+	if reason, ok := IsAborted(err); ok {
+		r.reason("aborted", reason)
+		return false
+	}
+	r.reason("aborted", stage+": "+short(err))
+	return true
+}
+
+// short shortens an error message for the summary.
+func short(err error) string {
+	s := strings.Join(strings.Fields(err.Error()), " ")
+	if len(s) > 120 {
+		s = s[:117] + "..."
+	}
+	return s
+}
+
+func sleep(ctx context.Context, d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}
+
+// build assembles the history: sessions in id order, each session's
+// transactions in the order it ran them, ids 1, 2, … in that order.
+func (r *runner) build(w *workload.Workload, records [][]record) *history.History {
+	b := history.NewBuilder(r.opt.Source, "collect")
+	b.SetInit(history.InitImplicit, -1)
+	b.InitAllKeys(0)
+	var all []record
+	for _, recs := range records {
+		all = append(all, recs...)
+	}
+	// Stable: a session's records keep their order.
+	slices.SortStableFunc(all, func(a, b record) int {
+		switch {
+		case a.session < b.session:
+			return -1
+		case a.session > b.session:
+			return 1
+		}
+		return 0
+	})
+	for i, rec := range all {
+		t := b.Begin(b.Session(rec.session), int64(i)+1, rec.status, history.Pos{})
+		for _, op := range rec.ops {
+			if op.write {
+				b.Write(t, op.key, op.val)
+			} else {
+				b.Read(t, op.key, op.val)
+			}
+		}
+	}
+	b.SetMeta("collector", "hyperiso collect")
+	b.SetMeta("store", r.st.Name())
+	b.SetMeta("db", r.st.Describe())
+	b.SetMeta("isolation", r.opt.Isolation.String())
+	b.SetMeta("workload", w.Name())
+	b.SetMeta("params", w.Describe())
+	for k, v := range r.opt.Meta {
+		b.SetMeta(k, v)
+	}
+	r.sum.Sessions = b.NumSessions()
+	return b.Finish()
+}

@@ -1,0 +1,54 @@
+// Package stores opens the store a --db string names: "memory" (the
+// default), postgres://… or postgresql://…, mariadb://… or mysql://….
+package stores
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/hyperiso/hyperiso/collect"
+	"github.com/hyperiso/hyperiso/collect/mariadb"
+	"github.com/hyperiso/hyperiso/collect/memstore"
+	"github.com/hyperiso/hyperiso/collect/postgres"
+)
+
+// Options configure the memory store; they are refused for a server.
+type Options struct {
+	// Seed drives the memory store's interleaving.
+	Seed int64
+	// Bugs are injected into the memory store.
+	Bugs memstore.Bug
+}
+
+// Open returns the store db names, connected and checked.
+func Open(ctx context.Context, db string, opt Options) (collect.Store, error) {
+	scheme, _, _ := strings.Cut(db, "://")
+	switch {
+	case db == "" || db == "memory":
+		return memstore.New(memstore.Options{Seed: opt.Seed, Bugs: opt.Bugs}), nil
+	case opt.Bugs != 0:
+		return nil, fmt.Errorf("bugs can only be injected into the memory store")
+	case scheme == "postgres" || scheme == "postgresql":
+		return postgres.Open(ctx, db)
+	case scheme == "mariadb" || scheme == "mysql":
+		return mariadb.Open(ctx, db)
+	}
+	return nil, fmt.Errorf("unknown database %q: want memory, postgres://user@host:port/db or mariadb://user:password@host:port/db", redact(db))
+}
+
+// redact hides a password in a URL for messages.
+func redact(db string) string {
+	scheme, rest, ok := strings.Cut(db, "://")
+	if !ok {
+		return db
+	}
+	cred, host, ok := strings.Cut(rest, "@")
+	if !ok {
+		return db
+	}
+	if user, _, ok := strings.Cut(cred, ":"); ok {
+		return scheme + "://" + user + ":***@" + host
+	}
+	return db
+}

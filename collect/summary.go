@@ -1,0 +1,113 @@
+package collect
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/hyperiso/hyperiso/history"
+)
+
+// Summary reports what a run did. Transactions = Committed + Aborted +
+// Unknown; every transaction the sessions attempted is counted, and each
+// abort or unknown outcome has a reason.
+type Summary struct {
+	Store     string `json:"store"`
+	Isolation string `json:"isolation"`
+	Workload  string `json:"workload"`
+	// Sessions counts session ids in the history: one per client, plus
+	// one for each continuation after an unknown outcome.
+	Sessions int `json:"sessions"`
+	// Planned is sessions × transactions per session.
+	Planned      int `json:"planned"`
+	Transactions int `json:"transactions"`
+	Committed    int `json:"committed"`
+	Aborted      int `json:"aborted"`
+	Unknown      int `json:"unknown"`
+	// ClientRollbacks counts aborted transactions the workload rolled back.
+	ClientRollbacks int `json:"client_rollbacks"`
+	// Operations counts recorded reads and writes (failed ones excluded).
+	Operations int `json:"operations"`
+	// FailedOps counts reads and writes that returned an error (each
+	// aborted its transaction).
+	FailedOps  int `json:"failed_ops"`
+	Reconnects int `json:"reconnects"`
+	// Reasons counts aborts and unknown outcomes by reason.
+	Reasons map[string]int `json:"reasons"`
+	// Setup, Duration and Teardown time the table creation and seeding,
+	// the workload, and the table's removal.
+	Setup    time.Duration `json:"setup_ns"`
+	Duration time.Duration `json:"duration_ns"`
+	Teardown time.Duration `json:"teardown_ns"`
+	// Stopped says why the run ended before all planned transactions.
+	Stopped string `json:"stopped,omitempty"`
+}
+
+func (s *Summary) add(r record) {
+	s.Transactions++
+	s.Operations += len(r.ops)
+	switch r.status {
+	case history.Committed:
+		s.Committed++
+	case history.Aborted:
+		s.Aborted++
+	default:
+		s.Unknown++
+	}
+}
+
+func (s *Summary) addReason(r string) {
+	if _, ok := s.Reasons[r]; !ok && len(s.Reasons) >= maxReasons {
+		r = "other"
+	}
+	s.Reasons[r]++
+}
+
+// TxnsPerSec is the throughput of attempted transactions.
+func (s *Summary) TxnsPerSec() float64 { return rate(s.Transactions, s.Duration) }
+
+// OpsPerSec is the throughput of recorded operations.
+func (s *Summary) OpsPerSec() float64 { return rate(s.Operations, s.Duration) }
+
+func rate(n int, d time.Duration) float64 {
+	if d <= 0 {
+		return 0
+	}
+	return float64(n) / d.Seconds()
+}
+
+// String renders the summary in a few lines.
+func (s *Summary) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s at %s, workload %s\n", s.Store, s.Isolation, s.Workload)
+	fmt.Fprintf(&b, "%d transactions in %d sessions: %d committed, %d aborted, %d unknown",
+		s.Transactions, s.Sessions, s.Committed, s.Aborted, s.Unknown)
+	if s.ClientRollbacks > 0 {
+		fmt.Fprintf(&b, " (%d aborted by the client)", s.ClientRollbacks)
+	}
+	b.WriteByte('\n')
+	fmt.Fprintf(&b, "%d operations in %s: %.0f ops/s, %.0f txns/s (setup %s, teardown %s)\n",
+		s.Operations, s.Duration.Round(time.Millisecond), s.OpsPerSec(), s.TxnsPerSec(),
+		s.Setup.Round(time.Millisecond), s.Teardown.Round(time.Millisecond))
+	if s.FailedOps > 0 || s.Reconnects > 0 {
+		fmt.Fprintf(&b, "%d failed operations, %d reconnects\n", s.FailedOps, s.Reconnects)
+	}
+	keys := make([]string, 0, len(s.Reasons))
+	for k := range s.Reasons {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if s.Reasons[keys[i]] != s.Reasons[keys[j]] {
+			return s.Reasons[keys[i]] > s.Reasons[keys[j]]
+		}
+		return keys[i] < keys[j]
+	})
+	for _, k := range keys {
+		fmt.Fprintf(&b, "  %6d  %s\n", s.Reasons[k], k)
+	}
+	if s.Stopped != "" {
+		fmt.Fprintf(&b, "%s\n", s.Stopped)
+	}
+	return b.String()
+}
