@@ -62,9 +62,10 @@ func TestSharedDatasets(t *testing.T) {
 		}
 		level, ok := history.ParseLevel(e.level)
 		require.True(t, ok)
+		big := strings.HasPrefix(e.path, "bench/") || strings.Contains(e.path, "/cobra/") || strings.Contains(e.path, "/polysi/")
 		for _, s := range Strategies {
-			if s.Name == "lazy-gophersat" && strings.HasPrefix(e.path, "bench/") {
-				continue // a reference baseline; too slow to repeat on the bench histories
+			if big && s.Name != "veristrong" && s.Name != "lazy-gini" {
+				continue // ablations and the slower baseline: the small histories and the random tests cover them
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 			res, err := Check(ctx, h, level, Options{Strategy: s.Name})

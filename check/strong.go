@@ -40,6 +40,11 @@ type solveOutcome struct {
 // Strategies lists the selectable strategies for SER and SI; the first is
 // the default.
 var Strategies = []Strategy{
+	{Name: "veristrong", Prune: true, TwoWidth: true, solve: cdclSolve(true)},
+	{Name: "no-polarity", Prune: true, TwoWidth: true, solve: cdclSolve(false)},
+	{Name: "no-2width", Prune: true, TwoWidth: false, solve: cdclSolve(true)},
+	// Without pruning there is no reachability, hence no width-two clauses.
+	{Name: "no-prune", Prune: false, TwoWidth: false, solve: cdclSolve(true)},
 	{Name: "lazy-gini", Prune: true, TwoWidth: true, solve: func(ctx context.Context, enc *encode.Encoding, out *solveOutcome) error {
 		return lazySolve(ctx, enc, newGini(enc.NumVars), out)
 	}},

@@ -53,11 +53,10 @@ func TestValidationFindingsOnTestdata(t *testing.T) {
 }
 
 func TestNonRepeatableReadAllowedAtRC(t *testing.T) {
-	// RC has no checker yet: validation passes and the level is reported
-	// as unavailable, never as a made-up verdict.
-	code, _, errs := runCLI(t, "check", "--level", "rc", "../../testdata/validation/non-repeatable-read.jsonl")
-	require.Equal(t, exitBadInput, code)
-	require.Contains(t, errs, "not available yet")
+	code, out, errs := runCLI(t, "check", "--level", "rc", "../../testdata/validation/non-repeatable-read.jsonl")
+	require.Equal(t, exitSatisfied, code, out+errs)
+	code, _, _ = runCLI(t, "check", "--level", "ra", "../../testdata/validation/non-repeatable-read.jsonl")
+	require.Equal(t, exitViolated, code)
 	code, _, _ = runCLI(t, "check", "--level", "rc", "../../testdata/validation/thin-air.jsonl")
 	require.Equal(t, exitViolated, code, "a thin-air read violates every level")
 }

@@ -1,0 +1,267 @@
+// Package acyclic is the theory of hyperiso's CDCL(T) solver: it keeps the
+// graph chosen so far (the pruned known graph plus the edges of every true
+// literal, with the RW edges they derive) acyclic in a Pearce–Kelly dynamic
+// topological order, explains each cycle as a conflict clause over the
+// literals behind its edges, and suggests decision polarities from the
+// order. For SI the graph is the doubled graph whose acyclicity is that of
+// the induced graph (SO ∪ WR ∪ WW) ; RW?.
+package acyclic
+
+import (
+	"github.com/hyperiso/hyperiso/cdcl"
+	"github.com/hyperiso/hyperiso/encode"
+	"github.com/hyperiso/hyperiso/history"
+	"github.com/hyperiso/hyperiso/hyperpolygraph"
+	"github.com/hyperiso/hyperiso/pk"
+)
+
+// reason explains one edge: the literals (up to two) that put it in the
+// graph; 0 marks an unused slot. Certain edges have reason index -1.
+type reason struct {
+	edge hyperpolygraph.Edge
+	l1   cdcl.Lit
+	l2   cdcl.Lit
+}
+
+type undoMark struct {
+	pkEdges int32 // pk edges inserted
+	reasons int32 // len(reasons) before the Assign
+}
+
+// writerKey names the writes of one transaction to one key.
+type writerKey struct {
+	k history.KeyID
+	t history.TxnID
+}
+
+// writerInfo is what deriving RW edges needs about writer t of key k.
+type writerInfo struct {
+	pairs        []int32         // indices into g.WW that involve t
+	knownSucc    []history.TxnID // t →WW s known
+	knownReaders []history.TxnID // t →WR r known
+	wrLits       []cdcl.Lit      // WR literals with candidate t on k
+}
+
+// Theory implements cdcl.Theory for one encoding.
+type Theory struct {
+	enc     *encode.Encoding
+	g       *hyperpolygraph.Graph
+	si      bool
+	pk      *pk.Graph
+	writers map[writerKey]*writerInfo
+	// value[v] is 0 unassigned, 1 true, -1 false (as seen by the theory).
+	value   []int8
+	reasons []reason
+	// undo[i] records what the i-th Assign inserted, for LIFO undo; undo[0]
+	// stands for the certain edges and is never undone.
+	undo []undoMark
+	// Polarity switches Phase on (VeriStrong's order-guided polarity).
+	Polarity bool
+	// Cycle is the last cycle found, as edges, for reports.
+	Cycle []hyperpolygraph.Edge
+	// Conflicts counts the cycles reported.
+	Conflicts int64
+}
+
+// New builds the theory for enc; the known graph must be acyclic (pruning
+// guarantees it; otherwise New returns the cycle).
+func New(enc *encode.Encoding, polarity bool) (*Theory, []hyperpolygraph.Edge) {
+	g := enc.G
+	t := &Theory{enc: enc, g: g, si: g.Level == history.SI, writers: map[writerKey]*writerInfo{},
+		value: make([]int8, enc.NumVars+1), Polarity: polarity}
+	n := g.N()
+	if t.si {
+		n *= 2
+	}
+	t.pk = pk.New(n)
+	t.undo = append(t.undo, undoMark{})
+	info := func(k history.KeyID, w history.TxnID) *writerInfo {
+		wk := writerKey{k, w}
+		wi := t.writers[wk]
+		if wi == nil {
+			wi = &writerInfo{}
+			t.writers[wk] = wi
+		}
+		return wi
+	}
+	for i, p := range g.WW {
+		info(p.Key, p.A).pairs = append(info(p.Key, p.A).pairs, int32(i))
+		info(p.Key, p.B).pairs = append(info(p.Key, p.B).pairs, int32(i))
+	}
+	for i, s := range g.WR {
+		for j, c := range s.Cands {
+			wi := info(s.Key, c)
+			wi.wrLits = append(wi.wrLits, cdcl.Lit(enc.WRBase[i]+int32(j)))
+		}
+	}
+	for _, e := range g.Known {
+		switch e.Rel {
+		case hyperpolygraph.WW:
+			wi := info(e.Key, e.From)
+			wi.knownSucc = append(wi.knownSucc, e.To)
+		case hyperpolygraph.WR:
+			wi := info(e.Key, e.From)
+			wi.knownReaders = append(wi.knownReaders, e.To)
+		}
+		if cyc := t.addEdge(e, 0, 0); cyc != nil {
+			return nil, t.Cycle
+		}
+	}
+	return t, nil
+}
+
+// addEdge inserts e (two pk edges for a non-RW edge of the doubled graph)
+// and returns the conflict clause if it closes a cycle.
+func (t *Theory) addEdge(e hyperpolygraph.Edge, l1, l2 cdcl.Lit) []cdcl.Lit {
+	r := int32(len(t.reasons))
+	t.reasons = append(t.reasons, reason{e, l1, l2})
+	try := func(u, v int32) []cdcl.Lit {
+		cyc, ok := t.pk.AddEdge(u, v, r)
+		if ok {
+			t.undo[len(t.undo)-1].pkEdges++
+			return nil
+		}
+		return t.explain(append(cyc, r))
+	}
+	if !t.si {
+		return try(e.From, e.To)
+	}
+	if e.Rel == hyperpolygraph.RW {
+		return try(2*e.From+1, 2*e.To)
+	}
+	if c := try(2*e.From, 2*e.To+1); c != nil {
+		return c
+	}
+	return try(2*e.From+1, 2*e.To+1)
+}
+
+// explain turns a cycle of reasons into a clause of negated literals.
+func (t *Theory) explain(cyc []int32) []cdcl.Lit {
+	t.Conflicts++
+	t.Cycle = t.Cycle[:0]
+	var clause []cdcl.Lit
+	seen := map[cdcl.Lit]bool{}
+	for _, ri := range cyc {
+		r := t.reasons[ri]
+		t.Cycle = append(t.Cycle, r.edge)
+		for _, l := range [2]cdcl.Lit{r.l1, r.l2} {
+			if l != 0 && !seen[l] {
+				seen[l] = true
+				clause = append(clause, -l)
+			}
+		}
+	}
+	if clause == nil {
+		clause = []cdcl.Lit{}
+	}
+	return clause
+}
+
+// Assign adds the edges literal l asserts, and the RW edges they derive.
+func (t *Theory) Assign(l cdcl.Lit) []cdcl.Lit {
+	t.undo = append(t.undo, undoMark{reasons: int32(len(t.reasons))})
+	v := int32(l.Var())
+	if l > 0 {
+		t.value[v] = 1
+	} else {
+		t.value[v] = -1
+	}
+	if i, ok := t.enc.IsWW(v); ok {
+		p := t.g.WW[i]
+		from, to := p.A, p.B
+		if l < 0 {
+			from, to = to, from
+		}
+		e := hyperpolygraph.Edge{From: from, To: to, Rel: hyperpolygraph.WW, Key: p.Key}
+		if c := t.addEdge(e, l, 0); c != nil {
+			return c
+		}
+		// Everyone who read from's version of the key now precedes to.
+		wi := t.writers[writerKey{p.Key, from}]
+		for _, r := range wi.knownReaders {
+			if r != to {
+				if c := t.addEdge(hyperpolygraph.Edge{From: r, To: to, Rel: hyperpolygraph.RW, Key: p.Key}, l, 0); c != nil {
+					return c
+				}
+			}
+		}
+		for _, wl := range wi.wrLits {
+			if t.value[wl.Var()] != 1 {
+				continue
+			}
+			set, _, _ := t.enc.WRSet(wl.Var())
+			r := t.g.WR[set].Reader
+			if r != to {
+				if c := t.addEdge(hyperpolygraph.Edge{From: r, To: to, Rel: hyperpolygraph.RW, Key: p.Key}, l, wl); c != nil {
+					return c
+				}
+			}
+		}
+		return nil
+	}
+	if l < 0 {
+		return nil // a read-from that did not happen asserts nothing
+	}
+	set, cand, _ := t.enc.WRSet(v)
+	s := t.g.WR[set]
+	w := s.Cands[cand]
+	if c := t.addEdge(hyperpolygraph.Edge{From: w, To: s.Reader, Rel: hyperpolygraph.WR, Key: s.Key}, l, 0); c != nil {
+		return c
+	}
+	wi := t.writers[writerKey{s.Key, w}]
+	for _, succ := range wi.knownSucc {
+		if succ != s.Reader {
+			if c := t.addEdge(hyperpolygraph.Edge{From: s.Reader, To: succ, Rel: hyperpolygraph.RW, Key: s.Key}, l, 0); c != nil {
+				return c
+			}
+		}
+	}
+	for _, pi := range wi.pairs {
+		p := t.g.WW[pi]
+		pv := t.value[t.enc.WWVar[pi]]
+		var succ history.TxnID
+		var wl cdcl.Lit
+		switch {
+		case pv == 1 && p.A == w:
+			succ, wl = p.B, cdcl.Lit(t.enc.WWVar[pi])
+		case pv == -1 && p.B == w:
+			succ, wl = p.A, -cdcl.Lit(t.enc.WWVar[pi])
+		default:
+			continue
+		}
+		if succ != s.Reader {
+			if c := t.addEdge(hyperpolygraph.Edge{From: s.Reader, To: succ, Rel: hyperpolygraph.RW, Key: s.Key}, l, wl); c != nil {
+				return c
+			}
+		}
+	}
+	return nil
+}
+
+// Unassign removes what the matching Assign inserted.
+func (t *Theory) Unassign(l cdcl.Lit) {
+	m := t.undo[len(t.undo)-1]
+	t.undo = t.undo[:len(t.undo)-1]
+	for range m.pkEdges {
+		t.pk.RemoveLast()
+	}
+	t.reasons = t.reasons[:m.reasons]
+	t.value[l.Var()] = 0
+}
+
+// Phase picks a decision's polarity so that the edge it adds agrees with
+// the current topological order.
+func (t *Theory) Phase(v int32) (bool, bool) {
+	if !t.Polarity {
+		return false, false
+	}
+	e, _ := t.enc.EdgeOf(encode.Lit(v))
+	return t.level(e.From) < t.level(e.To), true
+}
+
+func (t *Theory) level(x history.TxnID) int32 {
+	if t.si {
+		return t.pk.Level(2*x + 1)
+	}
+	return t.pk.Level(x)
+}

@@ -1,0 +1,85 @@
+package check
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/hyperiso/hyperiso/acyclic"
+	"github.com/hyperiso/hyperiso/cdcl"
+	"github.com/hyperiso/hyperiso/encode"
+	"github.com/hyperiso/hyperiso/hyperpolygraph"
+)
+
+// errTheory marks a model the acyclicity theory accepted although its graph
+// has a cycle: a bug, reported instead of a wrong verdict.
+var errTheory = errors.New("internal error: the solver's model has a cycle")
+
+// cdclSolve solves enc with hyperiso's own CDCL(T) solver, whose theory
+// keeps the chosen graph acyclic; polarity turns on order-guided phases.
+func cdclSolve(polarity bool) func(ctx context.Context, enc *encode.Encoding, out *solveOutcome) error {
+	return func(ctx context.Context, enc *encode.Encoding, out *solveOutcome) error {
+		th, cyc := acyclic.New(enc, polarity)
+		if cyc != nil {
+			out.sat, out.lastCycle = false, cyc
+			return nil
+		}
+		s := cdcl.New(enc.NumVars, cdcl.Options{Theory: th, NoTheoryPhase: !polarity})
+		buf := make([]cdcl.Lit, 0, 8)
+		for _, c := range enc.Clauses {
+			buf = buf[:0]
+			for _, l := range c {
+				buf = append(buf, cdcl.Lit(l))
+			}
+			if !s.AddClause(buf) {
+				break
+			}
+		}
+		r := s.Solve(ctx)
+		st := s.Stats()
+		out.iterations = 1
+		out.counters = map[string]int64{
+			"decisions":        st.Decisions,
+			"conflicts":        st.Conflicts,
+			"propagations":     st.Propagations,
+			"learned":          st.Learned,
+			"restarts":         st.Restarts,
+			"theory_conflicts": th.Conflicts,
+		}
+		switch r {
+		case cdcl.Unsat:
+			out.sat = false
+			out.lastCycle = append([]hyperpolygraph.Edge(nil), th.Cycle...)
+			return nil
+		case cdcl.Sat:
+		default:
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			return fmt.Errorf("solver gave up")
+		}
+		g := enc.G
+		a := hyperpolygraph.Assignment{Forward: make([]bool, len(g.WW)), Choice: make([]int32, len(g.WR))}
+		for i := range g.WW {
+			a.Forward[i] = s.Value(enc.WWVar[i])
+		}
+		for i, set := range g.WR {
+			a.Choice[i] = -1
+			for j := range set.Cands {
+				if s.Value(enc.WRBase[i] + int32(j)) {
+					a.Choice[i] = int32(j)
+					break
+				}
+			}
+			if a.Choice[i] < 0 {
+				return fmt.Errorf("%w: read-from set %d has no writer", errTheory, i)
+			}
+		}
+		comp := g.Resolve(a)
+		if len(comp.FindCycles(1)) > 0 {
+			return errTheory
+		}
+		out.sat, out.compatible = true, comp
+		return nil
+	}
+}

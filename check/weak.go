@@ -1,0 +1,95 @@
+package check
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/hyperiso/hyperiso/history"
+	"github.com/hyperiso/hyperiso/weak"
+)
+
+func init() {
+	pipelines[history.RC] = weakPipeline
+	pipelines[history.RA] = weakPipeline
+	pipelines[history.CC] = weakPipeline
+}
+
+// weakPipeline decides RC, RA and CC by saturation (package weak). Reads
+// with several candidate writers make the verdict unknown, with the reason.
+func weakPipeline(ctx context.Context, h *history.History, _ Options, res *Result) error {
+	level, _ := history.ParseLevel(res.Level)
+	res.Stage = "saturate"
+	r, err := weak.Check(ctx, h, level, weak.Options{CommittedValidated: true})
+	if r != nil {
+		for name, d := range r.Timings {
+			res.TimingsMS[name] = ms(d)
+		}
+		for name, v := range r.Counters {
+			res.Counters[name] = v
+		}
+		if r.CyclesOmitted > 0 {
+			res.Counters["cycles_omitted"] = int64(r.CyclesOmitted)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	// Check validated the committed transactions already; these findings
+	// are on unknown-status transactions some read needs.
+	for _, f := range r.Findings {
+		res.Anomalies = append(res.Anomalies, FindingAnomaly(h, f))
+	}
+	for _, v := range r.Violations {
+		res.Anomalies = append(res.Anomalies, weakAnomaly(h, level, v))
+	}
+	switch r.Verdict {
+	case weak.Satisfied:
+		res.Verdict = Satisfied
+	case weak.Violated:
+		res.Verdict = Violated
+	default:
+		res.Verdict = Unknown
+		res.Reason = r.Duplicates.Reason(h)
+		return nil
+	}
+	res.Stage = ""
+	return nil
+}
+
+// weakAnomaly reports a co′ cycle with a reason per edge.
+func weakAnomaly(h *history.History, level history.Level, v weak.Violation) Anomaly {
+	a := Anomaly{
+		Type:        v.Kind.String(),
+		Description: fmt.Sprintf("%s violation: %s", strings.ToUpper(level.String()), v.Describe(h)),
+	}
+	if v.Kind == weak.G1c {
+		a.Class = "G1c"
+	}
+	// The cycle's transactions, then the readers whose reads forced its
+	// inferred edges.
+	seen := map[history.TxnID]bool{}
+	add := func(t history.TxnID) {
+		if !seen[t] {
+			seen[t] = true
+			a.Txns = append(a.Txns, Ref(h, t))
+		}
+	}
+	for _, t := range v.Txns() {
+		add(t)
+	}
+	for _, e := range v.Cycle {
+		if e.Rel == weak.CO {
+			add(e.Reader)
+		}
+	}
+	for _, e := range v.Cycle {
+		ed := Edge{From: h.Txns[e.From].ID, To: h.Txns[e.To].ID, Relation: e.Rel.String(), Reason: e.Reason(h)}
+		if e.Key >= 0 {
+			k := h.Key(e.Key)
+			ed.Key = &k
+		}
+		a.Edges = append(a.Edges, ed)
+	}
+	return a
+}

@@ -1,0 +1,430 @@
+package weak
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/hyperiso/hyperiso/history"
+)
+
+// Verdict is the outcome of Check.
+type Verdict uint8
+
+const (
+	// Satisfied: the history satisfies the level.
+	Satisfied Verdict = iota
+	// Violated: Findings or Violations say why.
+	Violated
+	// Undecided: reads with several candidate writers (Duplicates) leave
+	// co′ undetermined, and the reads with one writer force no cycle.
+	Undecided
+)
+
+var verdictNames = [...]string{"satisfied", "violated", "undecided"}
+
+func (v Verdict) String() string {
+	if int(v) < len(verdictNames) {
+		return verdictNames[v]
+	}
+	return fmt.Sprintf("Verdict(%d)", v)
+}
+
+// DefaultMaxCycles is the number of cycles Check reports when
+// Options.MaxCycles is 0.
+const DefaultMaxCycles = 1000
+
+// Options tune Check.
+type Options struct {
+	// MaxCycles bounds the cycles reported (one per strongly connected
+	// component); 0 means DefaultMaxCycles, a negative value no bound.
+	MaxCycles int
+	// CommittedValidated says that the caller has validated the committed
+	// transactions and found nothing the level forbids (check.Check does),
+	// so that only the unknown-status transactions taken as committed are
+	// validated again.
+	CommittedValidated bool
+}
+
+// Result is the outcome of Check.
+type Result struct {
+	Level   history.Level
+	Verdict Verdict
+	// Findings are the read-consistency findings forbidden at Level, on
+	// the transactions taken as committed.
+	Findings []history.Finding
+	// Violations are the cycles found, one per strongly connected
+	// component of co′ (of so ∪ wr for G1c), at most Options.MaxCycles.
+	Violations []Violation
+	// CyclesOmitted counts the components beyond Options.MaxCycles.
+	CyclesOmitted int
+	// Duplicates, when non-nil, describes the reads with several candidate
+	// writers; co′ was then computed from the other reads only.
+	Duplicates *Duplicates
+	// Included lists the unknown-status transactions taken as committed,
+	// ascending.
+	Included []history.TxnID
+	// Counters are sizes of the computation: read events, wr edges,
+	// inferred co′ edges, components, ….
+	Counters map[string]int64
+	// Timings are the durations of the stages: prepare (read resolution,
+	// unknown transactions, validation), saturate, cycles.
+	Timings map[string]time.Duration
+}
+
+// Duplicates describes the read events with several candidate writers.
+type Duplicates struct {
+	// Reads counts them.
+	Reads int
+	// Txn, Op, Key and Value locate the first one; Writers are its
+	// candidate writers.
+	Txn     history.TxnID
+	Op      int32
+	Key     history.KeyID
+	Value   history.ValueID
+	Writers []history.TxnID
+}
+
+// Reason says in one line why the level was not decided.
+func (d *Duplicates) Reason(h *history.History) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "duplicate values: %d read", d.Reads)
+	if d.Reads == 1 {
+		b.WriteString(" has")
+	} else {
+		b.WriteString("s have")
+	}
+	fmt.Fprintf(&b, " several candidate writers, e.g. %s op %d read key %s = %d, written by ",
+		h.TxnString(d.Txn), d.Op, h.KeyString(d.Key), h.Value(d.Key, d.Value))
+	for i, w := range d.Writers {
+		switch {
+		case i == 0:
+		case i == len(d.Writers)-1:
+			b.WriteString(" and ")
+		default:
+			b.WriteString(", ")
+		}
+		b.WriteString(h.TxnString(w))
+	}
+	b.WriteString("; the weak checkers need a unique writer per read; use --level ser/si")
+	return b.String()
+}
+
+// Check decides whether h satisfies level, which must be history.RC,
+// history.RA or history.CC. It fails only for another level or when ctx is
+// done.
+func Check(ctx context.Context, h *history.History, level history.Level, opt Options) (*Result, error) {
+	switch level {
+	case history.RC, history.RA, history.CC:
+	default:
+		return nil, fmt.Errorf("weak: level %v is not one of rc, ra, cc", level)
+	}
+	if opt.MaxCycles == 0 {
+		opt.MaxCycles = DefaultMaxCycles
+	}
+	res := &Result{
+		Level:    level,
+		Counters: map[string]int64{},
+		Timings:  map[string]time.Duration{},
+	}
+	c := newChecker(ctx, h, level)
+	c.maxCycles = opt.MaxCycles
+
+	t0 := time.Now()
+	c.resolve()
+	for t := range h.Txns {
+		if c.in[t] && h.Txns[t].Status == history.Unknown {
+			res.Included = append(res.Included, history.TxnID(t))
+		}
+	}
+	validate := func(t history.TxnID) bool { return c.in[t] }
+	if opt.CommittedValidated {
+		if len(res.Included) == 0 {
+			validate = nil
+		} else {
+			validate = func(t history.TxnID) bool { return c.in[t] && h.Txns[t].Status != history.Committed }
+		}
+	}
+	var findings []history.Finding
+	if validate != nil {
+		findings = h.ValidateTxns(validate)
+	}
+	for _, f := range findings {
+		if f.Kind.ForbiddenAt(level) {
+			res.Findings = append(res.Findings, f)
+		}
+	}
+	res.Timings["prepare"] = time.Since(t0)
+	res.Counters["transactions_taken"] = int64(c.nIn - 1)
+	res.Counters["unknown_taken"] = int64(len(res.Included))
+	res.Counters["read_events"] = int64(len(c.ev))
+	res.Counters["wr_edges"] = int64(c.nWR)
+	if err := ctx.Err(); err != nil {
+		return res, err
+	}
+	if c.dups.Reads > 0 {
+		// The reads with a unique writer still force their orderings
+		// whatever the others read from, so a cycle among them is a
+		// violation; no cycle decides nothing.
+		d := c.dups
+		res.Duplicates = &d
+		res.Counters["duplicate_reads"] = int64(d.Reads)
+	}
+
+	t1 := time.Now()
+	var err error
+	switch level {
+	case history.RC:
+		err = c.saturateRC()
+	case history.RA:
+		err = c.saturateRA()
+	case history.CC:
+		err = c.saturateCC()
+	}
+	res.Timings["saturate"] = time.Since(t1)
+	res.Counters["co_inferred"] = int64(len(c.inferred))
+	if err != nil {
+		return res, err
+	}
+
+	t2 := time.Now()
+	if !c.causalCycle {
+		err = c.cycles(res, opt.MaxCycles)
+	}
+	res.Timings["cycles"] = time.Since(t2)
+	if err != nil {
+		return res, err
+	}
+	if c.causalCycle {
+		// CC stopped before saturating: so ∪ wr is cyclic.
+		res.Violations, res.CyclesOmitted = c.causal, c.causalOmitted
+		res.Counters["causal_sccs"] = int64(c.nCausalSCCs)
+	}
+	switch {
+	case len(res.Findings) > 0 || len(res.Violations) > 0 || res.CyclesOmitted > 0:
+		res.Verdict = Violated
+	case res.Duplicates != nil:
+		res.Verdict = Undecided
+	default:
+		res.Verdict = Satisfied
+	}
+	return res, nil
+}
+
+// sessIdx is a transaction's session and index in it.
+type sessIdx struct{ sess, idx int32 }
+
+// event is one read event: a read of key by its transaction that read from
+// writer (the read's unique candidate).
+type event struct {
+	key    history.KeyID
+	writer history.TxnID
+	op     int32
+}
+
+// checker holds the state of one Check.
+type checker struct {
+	ctx   context.Context
+	h     *history.History
+	ix    *history.Index
+	level history.Level
+	n     int // len(h.Txns)
+	// in[t]: t is taken as committed (T⊥ always); nIn counts them.
+	in  []bool
+	nIn int
+	// ev holds the read events, grouped per transaction: ev[evLo[t]:evHi[t]]
+	// in program order.
+	ev         []event
+	evLo, evHi []int32
+	dups       Duplicates
+	// sess[s] are the transactions of session s taken as committed, in
+	// session order.
+	sess [][]history.TxnID
+	// inferred are the co′ edges the axiom forced.
+	inferred []Edge
+	nWR      int
+	// wkeys[wkLo[t]:wkLo[t+1]] are the keys t writes, ascending (RC, RA).
+	wkeys []history.KeyID
+	wkLo  []int32
+	// hb is the happens-before clock of each transaction (CC), k entries
+	// per transaction: hb[t*k+s] is the largest Txn.Index of a transaction
+	// of session s that reaches t in (so ∪ wr)⁺, -1 if none.
+	hb  []int32
+	k   int
+	loc []sessIdx
+	// For CC when so ∪ wr is cyclic.
+	causalCycle   bool
+	causal        []Violation
+	causalOmitted int
+	nCausalSCCs   int
+	maxCycles     int
+	tick          int
+}
+
+func newChecker(ctx context.Context, h *history.History, level history.Level) *checker {
+	n := len(h.Txns)
+	return &checker{
+		ctx:   ctx,
+		h:     h,
+		ix:    h.Index(),
+		level: level,
+		n:     n,
+		in:    make([]bool, n),
+		evLo:  make([]int32, n),
+		evHi:  make([]int32, n),
+	}
+}
+
+// poll reports ctx's error every few thousand calls.
+func (c *checker) poll() error {
+	c.tick++
+	if c.tick&4095 == 0 {
+		return c.ctx.Err()
+	}
+	return nil
+}
+
+// resolve decides which transactions are taken as committed, collects the
+// read events with their writers and counts the ambiguous reads.
+func (c *checker) resolve() {
+	h, ix := c.h, c.ix
+	c.in[history.InitTxn] = true
+	c.nIn = 1
+	var queue []history.TxnID
+	for t := 1; t < c.n; t++ {
+		if h.Txns[t].Status == history.Committed {
+			c.in[t] = true
+			c.nIn++
+			queue = append(queue, history.TxnID(t))
+		}
+	}
+	take := func(t history.TxnID, r history.ExtRead) {
+		cands := ix.Candidates(t, r)
+		switch len(cands) {
+		case 0:
+			return // validation reports it
+		case 1:
+		default:
+			if c.dups.Reads == 0 {
+				c.dups = Duplicates{Txn: t, Op: r.Op, Key: r.Key, Value: r.Value, Writers: append([]history.TxnID(nil), cands...)}
+			}
+			c.dups.Reads++
+			return
+		}
+		w := cands[0]
+		if !c.in[w] {
+			// Only an unknown-status transaction can be missing.
+			c.in[w] = true
+			c.nIn++
+			queue = append(queue, w)
+		}
+		c.ev = append(c.ev, event{key: r.Key, writer: w, op: r.Op})
+	}
+	// stamp[k] == t+1: t wrote key k already (RC read events).
+	var stamp []int32
+	if c.level == history.RC {
+		stamp = make([]int32, h.NumKeys())
+	}
+	seen := make([]int32, c.n) // == t+1: t reads from this writer
+	for len(queue) > 0 {
+		t := queue[0]
+		queue = queue[1:]
+		c.evLo[t] = int32(len(c.ev))
+		if c.level == history.RC {
+			for i, op := range h.Txns[t].Ops {
+				switch {
+				case op.Kind.IsWrite():
+					stamp[op.Key] = t + 1
+				case stamp[op.Key] != t+1:
+					take(t, history.ExtRead{Key: op.Key, Value: op.Value, Op: int32(i)})
+				}
+			}
+		} else {
+			for _, r := range ix.Reads(t) {
+				take(t, r)
+			}
+		}
+		c.evHi[t] = int32(len(c.ev))
+		for _, e := range c.events(t) {
+			if seen[e.writer] != t+1 {
+				seen[e.writer] = t + 1
+				c.nWR++
+			}
+		}
+	}
+	c.sess = make([][]history.TxnID, len(h.Sessions))
+	for s, ss := range h.Sessions {
+		for _, t := range ss.Txns {
+			if c.in[t] {
+				c.sess[s] = append(c.sess[s], t)
+			}
+		}
+	}
+}
+
+// events returns t's read events.
+func (c *checker) events(t history.TxnID) []event { return c.ev[c.evLo[t]:c.evHi[t]] }
+
+// buildWriteKeys fills wkeys: the keys each transaction taken as committed
+// (T⊥ excepted) writes, sorted for binary search.
+func (c *checker) buildWriteKeys() {
+	c.wkLo = make([]int32, c.n+1)
+	total := 0
+	for t := 1; t < c.n; t++ {
+		if c.in[t] {
+			total += len(c.ix.Writes(history.TxnID(t)))
+		}
+	}
+	c.wkeys = make([]history.KeyID, 0, total)
+	for t := 1; t < c.n; t++ {
+		c.wkLo[t] = int32(len(c.wkeys))
+		if c.in[t] {
+			lo := len(c.wkeys)
+			for _, w := range c.ix.Writes(history.TxnID(t)) {
+				c.wkeys = append(c.wkeys, w.Key)
+			}
+			slices.Sort(c.wkeys[lo:])
+		}
+	}
+	c.wkLo[c.n] = int32(len(c.wkeys))
+}
+
+// writeKeys returns the keys t writes, ascending (empty for T⊥).
+func (c *checker) writeKeys(t history.TxnID) []history.KeyID {
+	if t == history.InitTxn {
+		return nil
+	}
+	return c.wkeys[c.wkLo[t]:c.wkLo[t+1]]
+}
+
+// writes reports whether t writes key x (t ≠ T⊥).
+func (c *checker) writes(t history.TxnID, x history.KeyID) bool {
+	ks := c.writeKeys(t)
+	lo, hi := 0, len(ks)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if ks[m] < x {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo < len(ks) && ks[lo] == x
+}
+
+// soBefore reports whether a precedes b in session order (T⊥ precedes all).
+func (c *checker) soBefore(a, b history.TxnID) bool {
+	if a == history.InitTxn {
+		return b != history.InitTxn
+	}
+	ta, tb := &c.h.Txns[a], &c.h.Txns[b]
+	return ta.Session == tb.Session && ta.Index < tb.Index
+}
+
+// infer records the co′ edge from → to with its premise.
+func (c *checker) infer(e Edge) {
+	e.Rel = CO
+	c.inferred = append(c.inferred, e)
+}
