@@ -33,7 +33,8 @@ type Result struct {
 	Counters  map[string]int64   `json:"counters"`
 	Anomalies []Anomaly          `json:"anomalies"`
 	// Witness is, for a satisfied strong level, a serial (SER) or commit
-	// (SI) order of the committed transactions.
+	// (SI, with each transaction's snapshot) order of the transactions
+	// taken as committed.
 	Witness []TxnRef `json:"witness,omitempty"`
 	// Warnings are the reader's non-fatal findings.
 	Warnings []string `json:"warnings,omitempty"`
@@ -46,6 +47,9 @@ type TxnRef struct {
 	// Index is the position in the session; -1 for the initial transaction.
 	Index  int    `json:"index"`
 	Status string `json:"status,omitempty"`
+	// Snapshot is, in an SI witness, how many transactions of the witness
+	// (from its start) this one sees.
+	Snapshot *int `json:"snapshot,omitempty"`
 }
 
 // Edge is one dependency of a counterexample.

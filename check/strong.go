@@ -277,13 +277,7 @@ func solveOnce(ctx context.Context, h *history.History, level history.Level, str
 	}
 	if out.sat {
 		res.Verdict = Satisfied
-		if order, ok := out.compatible.Order(level == history.SER); ok {
-			for _, t := range order {
-				if t != history.InitTxn {
-					res.Witness = append(res.Witness, Ref(h, t))
-				}
-			}
-		}
+		res.Witness = witness(h, level, out.compatible)
 		return nil
 	}
 	res.Verdict = Violated
@@ -293,6 +287,33 @@ func solveOnce(ctx context.Context, h *history.History, level history.Level, str
 	}
 	res.Anomalies = append(res.Anomalies, cycleAnomaly(h, level, out.lastCycle, desc))
 	return nil
+}
+
+// witness renders the order of an acyclic compatible graph, T⊥ left out:
+// serial for SER, commit order with snapshots for SI.
+func witness(h *history.History, level history.Level, c *hyperpolygraph.Compatible) []TxnRef {
+	var out []TxnRef
+	if level != history.SI {
+		order, _ := c.Order()
+		for _, t := range order {
+			if t != history.InitTxn {
+				out = append(out, Ref(h, t))
+			}
+		}
+		return out
+	}
+	order, snap, _ := c.SnapshotOrder()
+	for i, t := range order {
+		if t == history.InitTxn {
+			continue
+		}
+		r := Ref(h, t)
+		// T⊥ comes first in the order and is not listed.
+		s := max(snap[i]-1, 0)
+		r.Snapshot = &s
+		out = append(out, r)
+	}
+	return out
 }
 
 // cycleAnomaly reports a dependency cycle with a reason per edge.

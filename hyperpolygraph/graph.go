@@ -26,9 +26,12 @@ const (
 	// RW is anti-dependency: the source read a version of Key that the
 	// target overwrote.
 	RW
+	// RT is real-time order: the source completed before the target was
+	// invoked (strict serializability).
+	RT
 )
 
-var relNames = [...]string{"so", "wr", "ww", "rw"}
+var relNames = [...]string{"so", "wr", "ww", "rw", "rt"}
 
 func (r Rel) String() string {
 	if int(r) < len(relNames) {

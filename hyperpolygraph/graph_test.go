@@ -63,7 +63,7 @@ func TestBuildDuplicateValues(t *testing.T) {
 			wantCycle := fwd && c == 0
 			require.Equal(t, wantCycle, len(cyc) == 1, "forward=%v choice=%d", fwd, c)
 			if !wantCycle {
-				order, ok := comp.Order(true)
+				order, ok := comp.Order()
 				require.True(t, ok)
 				require.Len(t, order, 4)
 				require.Equal(t, history.InitTxn, order[0])

@@ -156,24 +156,76 @@ func (c *Compatible) FindCycles(max int) [][]int {
 	return out
 }
 
-// Order returns a topological order of the included nodes under the
-// non-RW edges of c (a commit order; for an acyclic SER graph also a serial
-// order when RW edges are included). ok is false if there is a cycle.
-func (c *Compatible) Order(withRW bool) (order []history.TxnID, ok bool) {
-	n := c.G.N()
-	indeg := make([]int32, n)
-	adj := make([][]history.TxnID, n)
+// Order returns a serial order of the included nodes: a topological order
+// of all edges of c. ok is false if c has a cycle.
+func (c *Compatible) Order() (order []history.TxnID, ok bool) {
+	adj := make([][]history.TxnID, c.G.N())
 	for _, e := range c.Edges {
-		if e.Rel == RW && !withRW {
+		adj[e.From] = append(adj[e.From], e.To)
+	}
+	return c.topo(adj)
+}
+
+// SnapshotOrder returns, for SI, a commit order of the included nodes and
+// each node's snapshot: snap[i] is how many nodes of order (from the start)
+// order[i] sees. The order is topological for the non-RW edges and for the
+// induced edges a → c of a →(so|wr|ww) b →rw c; a node sees exactly the
+// prefix that ends with the last of its direct so/wr/ww predecessors. Every
+// predecessor U of T followed by T →rw S orders U before S, so what T read
+// is not overwritten inside its snapshot. ok is false if the induced graph
+// is cyclic.
+func (c *Compatible) SnapshotOrder() (order []history.TxnID, snap []int, ok bool) {
+	n := c.G.N()
+	adj := make([][]history.TxnID, n)
+	pred := make([][]history.TxnID, n)
+	rwOut := make([][]history.TxnID, n)
+	for _, e := range c.Edges {
+		if e.Rel == RW {
+			rwOut[e.From] = append(rwOut[e.From], e.To)
 			continue
 		}
 		adj[e.From] = append(adj[e.From], e.To)
-		indeg[e.To]++
+		pred[e.To] = append(pred[e.To], e.From)
+	}
+	for b := range n {
+		for _, a := range pred[b] {
+			adj[a] = append(adj[a], rwOut[b]...)
+		}
+	}
+	order, ok = c.topo(adj)
+	if !ok {
+		return nil, nil, false
+	}
+	pos := make([]int, n)
+	for i, t := range order {
+		pos[t] = i
+	}
+	snap = make([]int, len(order))
+	for i, t := range order {
+		for _, p := range pred[t] {
+			snap[i] = max(snap[i], pos[p]+1)
+		}
+	}
+	return order, snap, true
+}
+
+// topo sorts the included nodes by adj (Kahn's algorithm).
+func (c *Compatible) topo(adj [][]history.TxnID) (order []history.TxnID, ok bool) {
+	n := c.G.N()
+	indeg := make([]int32, n)
+	for _, out := range adj {
+		for _, w := range out {
+			indeg[w]++
+		}
 	}
 	var queue []history.TxnID
+	cnt := 0
 	for v := range n {
-		if c.G.Included[v] && indeg[v] == 0 {
-			queue = append(queue, history.TxnID(v))
+		if c.G.Included[v] {
+			cnt++
+			if indeg[v] == 0 {
+				queue = append(queue, history.TxnID(v))
+			}
 		}
 	}
 	for len(queue) > 0 {
@@ -184,12 +236,6 @@ func (c *Compatible) Order(withRW bool) (order []history.TxnID, ok bool) {
 			if indeg[w]--; indeg[w] == 0 {
 				queue = append(queue, w)
 			}
-		}
-	}
-	cnt := 0
-	for v := range n {
-		if c.G.Included[v] {
-			cnt++
 		}
 	}
 	return order, len(order) == cnt
