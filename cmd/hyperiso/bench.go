@@ -1,0 +1,320 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/hyperiso/hyperiso/bench"
+	"github.com/hyperiso/hyperiso/check"
+	"github.com/hyperiso/hyperiso/history"
+)
+
+const benchLong = `Compare solver strategies: run each strategy at each level on each history,
+repeat, and report per history, level and strategy the verdict, the wall
+time (median and minimum over the repeats), the peak memory, the time of
+each stage and the solver's counters.
+
+Every run is a separate process (this binary, as "hyperiso bench --worker"),
+so runs do not disturb each other: the wall time is that process's, reading
+the history included, and the peak memory is its maximum resident set size
+as the kernel reports it. A run that exceeds --timeout is recorded as
+"timeout" and its remaining repeats are skipped. Runs go one at a time.
+
+PATH is a history file; a directory holding history.bincode or Cobra *.log
+files (one history); any other directory (every history inside it); or
+gen:NAME[:SPEC], a registered workload generator.
+
+The table goes to standard output; --csv, --json and --plot (.svg, .png or
+.pdf: time per strategy and history, log scale, one panel per level) write
+files ("-" sends CSV or JSON to standard output instead of the table).
+--ablation BASE adds a table comparing BASE with the other strategies (each
+switching one optimisation off): conflicts and time, relative to BASE.
+--from REPORT.json prints, plots or compares a saved report again without
+running anything.
+A progress bar is shown when standard error is a terminal.`
+
+func newBench(stdout io.Writer) *cobra.Command {
+	var (
+		rf          readFlags
+		strategies  []string
+		levels      []string
+		repeat      int
+		timeout     time.Duration
+		csvOut      string
+		jsonOut     string
+		plotOut     string
+		ablation    string
+		ablationCtr string
+		verbose     bool
+		worker      bool
+		from        string
+	)
+	c := &cobra.Command{
+		Use:   "bench [--strategy a,b,...] [--level ser,si] [--repeat N] [--timeout D] [--csv F] [--plot F] PATH...",
+		Short: "Measure solver strategies on histories: verdict, time, memory, counters",
+		Long:  benchLong,
+		RunE: func(c *cobra.Command, args []string) error {
+			if worker {
+				ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+				defer stop()
+				return bench.ServeWorker(ctx, c.InOrStdin(), stdout)
+			}
+			if plotOut != "" {
+				ext := strings.TrimPrefix(strings.ToLower(filepath.Ext(plotOut)), ".")
+				if !slices.Contains(bench.PlotFormats, ext) {
+					return fail(exitBadInput, "--plot %s: the file must end in .%s", plotOut, strings.Join(bench.PlotFormats, ", ."))
+				}
+			}
+			var (
+				rep    *bench.Report
+				runErr error
+			)
+			if from != "" {
+				if len(args) > 0 {
+					return fail(exitBadInput, "--from %s reads a saved report: give no PATH", from)
+				}
+				f, err := os.Open(from)
+				if err != nil {
+					return fail(exitBadInput, "%v", err)
+				}
+				rep, err = bench.ReadReport(f)
+				f.Close()
+				if err != nil {
+					return fail(exitBadInput, "%s: %v", from, err)
+				}
+				if !c.Flags().Changed("strategy") {
+					strategies = rep.Strategies
+				}
+			} else {
+				if len(args) == 0 {
+					return fail(exitBadInput, "bench needs at least one PATH (or --from REPORT.json)\n%s", c.UsageString())
+				}
+				known := check.StrategyNames()
+				if len(strategies) == 0 {
+					strategies = known
+				}
+				for _, s := range strategies {
+					if !slices.Contains(known, s) {
+						return fail(exitBadInput, "--strategy: %q is not one of %s", s, strings.Join(known, ", "))
+					}
+				}
+				for _, l := range levels {
+					if _, ok := history.ParseLevel(l); !ok {
+						return fail(exitBadInput, "--level: %q is not one of ser, si, cc, ra, rc", l)
+					}
+				}
+				if repeat < 1 {
+					return fail(exitBadInput, "--repeat must be at least 1 (got %d)", repeat)
+				}
+			}
+			if ablation != "" && !slices.Contains(strategies, ablation) {
+				return fail(exitBadInput, "--ablation %s: the base strategy must be one of the strategies (%s)", ablation, strings.Join(strategies, ", "))
+			}
+			if rep == nil {
+				targets, err := bench.Expand(args)
+				if err != nil {
+					return fail(exitBadInput, "%v", err)
+				}
+				cfg := bench.Config{
+					Strategies: strategies, Levels: levels, Repeat: repeat, Timeout: timeout,
+					Format: rf.format, CobraFlavour: rf.flavour, Lenient: rf.lenient,
+				}
+				stderr := c.ErrOrStderr()
+				bar := newBenchBar(stderr, len(targets)*len(levels)*len(strategies)*repeat)
+				cfg.Progress = benchProgress(bar, stderr, verbose)
+				ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+				defer stop()
+				rep, runErr = bench.Run(ctx, targets, cfg)
+				if bar != nil {
+					bar.stop()
+				}
+				if rep == nil {
+					return fail(exitBadInput, "%v", runErr)
+				}
+			}
+			if err := writeBenchOutputs(stdout, rep, csvOut, jsonOut, plotOut); err != nil {
+				return fail(exitBadInput, "%v", err)
+			}
+			if ablation != "" {
+				var abl []string
+				for _, s := range strategies {
+					if s != ablation {
+						abl = append(abl, s)
+					}
+				}
+				fmt.Fprintln(stdout)
+				if err := bench.WriteAblation(stdout, rep, ablation, abl, ablationCtr); err != nil {
+					return err
+				}
+			}
+			if runErr != nil {
+				return fail(exitUnknown, "bench interrupted: %v (the outputs hold the runs finished so far)", runErr)
+			}
+			return nil
+		},
+	}
+	rf.register(c)
+	f := c.Flags()
+	f.StringSliceVar(&strategies, "strategy", nil, "strategies to compare, comma-separated (default: all of "+strings.Join(check.StrategyNames(), ", ")+")")
+	f.StringSliceVar(&levels, "level", []string{"ser"}, "isolation levels, comma-separated: ser, si, cc, ra, rc")
+	f.IntVar(&repeat, "repeat", 1, "runs of each history, level and strategy")
+	f.DurationVar(&timeout, "timeout", 0, "bound on each run, e.g. 10m (0: none)")
+	f.StringVar(&csvOut, "csv", "", "also write the results as CSV to this file (- for standard output)")
+	f.StringVar(&jsonOut, "json", "", "also write every run as JSON to this file (- for standard output)")
+	f.StringVar(&plotOut, "plot", "", "also plot time per strategy to this file (.svg, .png or .pdf)")
+	f.StringVar(&ablation, "ablation", "", "base strategy of an ablation table against the other --strategy values")
+	f.StringVar(&ablationCtr, "ablation-counter", "conflicts", "counter shown in the ablation table")
+	f.StringVar(&from, "from", "", "print, plot or compare a report saved with --json instead of running")
+	f.BoolVarP(&verbose, "verbose", "v", false, "print one line per run on standard error")
+	f.BoolVar(&worker, "worker", false, "internal: run one job read as JSON from standard input")
+	_ = f.MarkHidden("worker")
+	return c
+}
+
+// writeBenchOutputs writes the table to stdout (unless CSV or JSON go
+// there) and the requested files.
+func writeBenchOutputs(stdout io.Writer, rep *bench.Report, csvOut, jsonOut, plotOut string) error {
+	toFile := func(path string, write func(io.Writer, *bench.Report) error) error {
+		if path == "-" {
+			return write(stdout, rep)
+		}
+		f, err := os.Create(path)
+		if err != nil {
+			return err
+		}
+		if err := write(f, rep); err != nil {
+			f.Close()
+			return fmt.Errorf("writing %s: %w", path, err)
+		}
+		return f.Close()
+	}
+	if csvOut != "-" && jsonOut != "-" {
+		if err := bench.WriteTable(stdout, rep); err != nil {
+			return err
+		}
+	}
+	if csvOut != "" {
+		if err := toFile(csvOut, bench.WriteCSV); err != nil {
+			return err
+		}
+	}
+	if jsonOut != "" {
+		if err := toFile(jsonOut, bench.WriteJSON); err != nil {
+			return err
+		}
+	}
+	if plotOut != "" {
+		if err := bench.WritePlot(plotOut, rep); err != nil {
+			return fmt.Errorf("writing %s: %w", plotOut, err)
+		}
+	}
+	return nil
+}
+
+// benchBar is a progress bar that names the running history, level and
+// strategy and counts the seconds of the current run.
+type benchBar struct {
+	bar  *progressbar.ProgressBar
+	mu   sync.Mutex
+	desc string
+	from time.Time
+	done chan struct{}
+	wg   sync.WaitGroup
+}
+
+// newBenchBar returns a progress bar when w is a terminal, nil elsewhere.
+func newBenchBar(w io.Writer, total int) *benchBar {
+	f, ok := w.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return nil
+	}
+	b := &benchBar{
+		bar: progressbar.NewOptions(total,
+			progressbar.OptionSetWriter(f),
+			progressbar.OptionSetDescription("bench"),
+			progressbar.OptionShowCount(),
+			progressbar.OptionSetElapsedTime(true),
+			progressbar.OptionSetPredictTime(false),
+			progressbar.OptionFullWidth(),
+			progressbar.OptionClearOnFinish(),
+		),
+		done: make(chan struct{}),
+	}
+	b.wg.Add(1)
+	go func() {
+		defer b.wg.Done()
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		for {
+			select {
+			case <-b.done:
+				return
+			case <-t.C:
+				b.mu.Lock()
+				if b.desc != "" {
+					b.bar.Describe(fmt.Sprintf("%s %s", b.desc, time.Since(b.from).Round(time.Second)))
+				}
+				b.mu.Unlock()
+			}
+		}
+	}()
+	return b
+}
+
+func (b *benchBar) event(ev bench.Event) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if ev.Sample == nil {
+		b.desc, b.from = fmt.Sprintf("%s %s %s #%d", ev.History, ev.Level, ev.Strategy, ev.Repeat), time.Now()
+		b.bar.Describe(b.desc)
+		return
+	}
+	_ = b.bar.Set(ev.Done)
+}
+
+func (b *benchBar) stop() {
+	close(b.done)
+	b.wg.Wait()
+	_ = b.bar.Finish()
+	_ = b.bar.Clear()
+}
+
+// benchProgress feeds the bar and, with -v, prints a line per run.
+func benchProgress(bar *benchBar, stderr io.Writer, verbose bool) func(bench.Event) {
+	return func(ev bench.Event) {
+		if bar != nil {
+			bar.event(ev)
+		}
+		if verbose && ev.Sample != nil {
+			s := ev.Sample
+			if bar != nil {
+				_ = bar.bar.Clear()
+			}
+			extra := s.Reason
+			if s.Error != "" {
+				extra = s.Error
+			}
+			fmt.Fprintf(stderr, "[%d/%d] %s %s %s #%d: %s in %s, %s peak%s\n", ev.Done, ev.Total, ev.History, ev.Level, ev.Strategy,
+				ev.Repeat, s.Verdict, bench.FormatMS(s.WallMS), bench.FormatBytes(s.MaxRSS), parenthesise(extra))
+		}
+	}
+}
+
+func parenthesise(s string) string {
+	if s == "" {
+		return ""
+	}
+	return " (" + s + ")"
+}

@@ -1,0 +1,157 @@
+package main
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/hyperiso/hyperiso/bench"
+)
+
+// benchWorkerEnv makes the test binary, re-executed by "hyperiso bench" as
+// "<test binary> bench --worker", serve that job (see TestMain).
+const benchWorkerEnv = "HYPERISO_BENCH_CMD_TEST_WORKER"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(benchWorkerEnv) == "1" && len(os.Args) > 1 && os.Args[1] == "bench" {
+		code := exitSatisfied
+		root := rootWithBench(os.Stdout, &code)
+		root.SetArgs(os.Args[1:])
+		if err := root.Execute(); err != nil {
+			fmt.Fprintln(os.Stderr, "hyperiso:", err)
+			os.Exit(exitBadInput)
+		}
+		os.Exit(code)
+	}
+	os.Exit(m.Run())
+}
+
+// rootWithBench is newRoot with the bench command registered, whether or
+// not newRoot registers it already.
+func rootWithBench(stdout io.Writer, code *int) *cobra.Command {
+	root := newRoot(stdout, code)
+	if c, _, err := root.Find([]string{"bench"}); err != nil || c == root {
+		root.AddCommand(newBench(stdout))
+	}
+	return root
+}
+
+// runWithBench is run with the bench command registered, whether or not
+// newRoot registers it already.
+func runWithBench(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = exitSatisfied
+	root := rootWithBench(&out, &code)
+	root.SetArgs(args)
+	root.SetOut(&out)
+	root.SetErr(&errb)
+	if err := root.Execute(); err != nil {
+		fmt.Fprintln(&errb, "hyperiso:", err)
+		var ee *exitError
+		if errors.As(err, &ee) {
+			return ee.code, out.String(), errb.String()
+		}
+		return exitBadInput, out.String(), errb.String()
+	}
+	return code, out.String(), errb.String()
+}
+
+func TestBenchCommand(t *testing.T) {
+	t.Setenv(benchWorkerEnv, "1")
+	dir := t.TempDir()
+	csvPath, svgPath, jsonPath := filepath.Join(dir, "b.csv"), filepath.Join(dir, "b.svg"), filepath.Join(dir, "b.json")
+	code, out, errs := runWithBench(t, "bench", "--strategy", "lazy-gini,lazy-gophersat", "--level", "ser,si",
+		"--repeat", "2", "--timeout", "1m", "--csv", csvPath, "--plot", svgPath, "--json", jsonPath,
+		"--ablation", "lazy-gini", "--ablation-counter", "solver_iterations", "-v",
+		"../../testdata/strong", "../../testdata/bank.jsonl")
+	require.Equal(t, 0, code, out+errs)
+
+	// The table: 5 histories × 2 levels × 2 strategies.
+	assert.Regexp(t, `(?m)^write-skew\.jsonl\s+ser\s+lazy-gini\s+violated\s+2\s+2\s`, out)
+	assert.Regexp(t, `(?m)^write-skew\.jsonl\s+si\s+lazy-gophersat\s+satisfied\s`, out)
+	assert.Regexp(t, `(?m)^bank\.jsonl\s+si\s+lazy-gini\s+satisfied\s`, out)
+	assert.Contains(t, out, "lazy-gini (base) solver_iterations")
+	assert.NotContains(t, out, " error ")
+	assert.Contains(t, errs, "[40/40] bank.jsonl si lazy-gophersat #2: satisfied in", "-v prints a line per run")
+	assert.NotContains(t, errs, "\r", "no progress bar off a terminal")
+
+	f, err := os.Open(csvPath)
+	require.NoError(t, err)
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	require.NoError(t, err)
+	require.Len(t, recs, 1+20)
+	svg, err := os.ReadFile(svgPath)
+	require.NoError(t, err)
+	assert.Contains(t, string(svg), "<svg")
+	assert.Contains(t, string(svg), "lost-update.jsonl")
+	var rep bench.Report
+	data, err := os.ReadFile(jsonPath)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, &rep))
+	require.Len(t, rep.Measurements, 20)
+	for _, m := range rep.Measurements {
+		assert.Len(t, m.Samples, 2)
+		assert.Positive(t, m.PeakRSS, m.History)
+	}
+
+	// --from prints a saved report again, without running anything.
+	t.Setenv(benchWorkerEnv, "0")
+	code, again, errs := runWithBench(t, "bench", "--from", jsonPath, "--ablation", "lazy-gini", "--ablation-counter", "solver_iterations")
+	require.Equal(t, 0, code, errs)
+	assert.Equal(t, out, again)
+	code, _, errs = runWithBench(t, "bench", "--from", jsonPath, "../../testdata/bank.jsonl")
+	assert.Equal(t, exitBadInput, code)
+	assert.Contains(t, errs, "give no PATH")
+	code, _, errs = runWithBench(t, "bench", "--from", csvPath)
+	assert.Equal(t, exitBadInput, code)
+	assert.Contains(t, errs, "reading a bench report")
+}
+
+func TestBenchCSVToStdout(t *testing.T) {
+	t.Setenv(benchWorkerEnv, "1")
+	code, out, errs := runWithBench(t, "bench", "--strategy", "lazy-gini", "--csv", "-", "../../testdata/bank.jsonl")
+	require.Equal(t, 0, code, errs)
+	recs, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+	require.NoError(t, err, "only CSV on standard output")
+	require.Len(t, recs, 2)
+	assert.Equal(t, "satisfied", recs[1][4])
+}
+
+func TestBenchUsageErrors(t *testing.T) {
+	for name, args := range map[string][]string{
+		"no path":          {"bench"},
+		"unknown strategy": {"bench", "--strategy", "nope", "../../testdata/bank.jsonl"},
+		"unknown level":    {"bench", "--level", "xx", "../../testdata/bank.jsonl"},
+		"bad repeat":       {"bench", "--repeat", "0", "../../testdata/bank.jsonl"},
+		"bad plot":         {"bench", "--plot", "x.gif", "../../testdata/bank.jsonl"},
+		"missing file":     {"bench", "../../testdata/missing.jsonl"},
+		"ablation base":    {"bench", "--strategy", "lazy-gini", "--ablation", "lazy-gophersat", "../../testdata/bank.jsonl"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			code, _, errs := runWithBench(t, args...)
+			assert.Equal(t, exitBadInput, code, errs)
+			assert.NotEmpty(t, errs)
+		})
+	}
+}
+
+func TestBenchProgressBarOnlyOnATerminal(t *testing.T) {
+	f, err := os.CreateTemp(t.TempDir(), "stderr")
+	require.NoError(t, err)
+	defer f.Close()
+	require.Nil(t, newBenchBar(f, 10), "a file is not a terminal")
+	require.Nil(t, newBenchBar(&bytes.Buffer{}, 10))
+}
