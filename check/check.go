@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/hyperiso/hyperiso/formats/elle"
 	"github.com/hyperiso/hyperiso/history"
 )
 
@@ -19,6 +20,9 @@ var ErrUnavailable = errors.New("not available yet")
 type Options struct {
 	// Strategy names the solver strategy for strong levels ("" = default).
 	Strategy string
+	// RealTime adds real-time order (from Jepsen :index or :time) to the
+	// strong levels; strict-ser always has it.
+	RealTime bool
 }
 
 // pipeline decides a level for a history that passed validation, filling
@@ -51,6 +55,15 @@ func Check(ctx context.Context, h *history.History, level history.Level, opt Opt
 	for _, f := range findings {
 		if f.Kind.ForbiddenAt(level) {
 			res.Anomalies = append(res.Anomalies, FindingAnomaly(h, f))
+		}
+	}
+	if len(h.Lists) > 0 {
+		// List reads say more than their last element: every element was
+		// appended, in that order (Elle's inference).
+		for _, f := range elle.Analyze(h).Findings {
+			if f.ForbiddenAt(level) && !f.Last {
+				res.Anomalies = append(res.Anomalies, listAnomaly(h, f))
+			}
 		}
 	}
 	if len(res.Anomalies) > 0 {

@@ -1,6 +1,7 @@
 package check
 
 import (
+	"github.com/hyperiso/hyperiso/formats/elle"
 	"github.com/hyperiso/hyperiso/history"
 )
 
@@ -87,6 +88,19 @@ func indexOf(tx *history.Txn) int {
 		return -1
 	}
 	return int(tx.Index)
+}
+
+// listAnomaly converts a list-append finding into a report anomaly.
+func listAnomaly(h *history.History, f elle.Finding) Anomaly {
+	key := h.Key(f.Key)
+	a := Anomaly{Type: f.Kind.String(), Class: f.Kind.Class(), Description: f.Describe(h), Key: &key}
+	for _, t := range f.Txns {
+		a.Txns = append(a.Txns, Ref(h, t))
+	}
+	for _, w := range f.Writers {
+		a.Txns = append(a.Txns, Ref(h, w))
+	}
+	return a
 }
 
 // FindingAnomaly converts a validation finding into a report anomaly.

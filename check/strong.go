@@ -4,11 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/hyperiso/hyperiso/anomaly"
 	"github.com/hyperiso/hyperiso/encode"
+	"github.com/hyperiso/hyperiso/formats/elle"
 	"github.com/hyperiso/hyperiso/history"
 	"github.com/hyperiso/hyperiso/hyperpolygraph"
 	"github.com/hyperiso/hyperiso/prune"
@@ -17,6 +20,7 @@ import (
 func init() {
 	pipelines[history.SER] = strongPipeline
 	pipelines[history.SI] = strongPipeline
+	pipelines[history.StrictSER] = strongPipeline
 }
 
 // Strategy is a way to solve the encoded hyper-polygraph.
@@ -84,7 +88,11 @@ func strongPipeline(ctx context.Context, h *history.History, opt Options, res *R
 		return err
 	}
 	level, _ := history.ParseLevel(res.Level)
-	forced, optional, viol := planUnknown(h, level)
+	var needOne [][]history.TxnID
+	if len(h.Lists) > 0 {
+		needOne = elle.UnknownAppenders(h)
+	}
+	forced, optional, viol := planUnknown(h, level, needOne)
 	if viol != nil {
 		res.Verdict = Violated
 		res.Anomalies = append(res.Anomalies, *viol)
@@ -96,6 +104,7 @@ func strongPipeline(ctx context.Context, h *history.History, opt Options, res *R
 		return nil
 	}
 	var first *Result
+masks:
 	for mask := 0; mask < 1<<len(optional); mask++ {
 		include := func(t history.TxnID) bool {
 			if forced[t] {
@@ -108,11 +117,16 @@ func strongPipeline(ctx context.Context, h *history.History, opt Options, res *R
 			}
 			return false
 		}
+		for _, set := range needOne {
+			if !slices.ContainsFunc(set, include) {
+				continue masks // an observed list element would have no appender
+			}
+		}
 		sub := *res
 		sub.TimingsMS = map[string]float64{}
 		sub.Counters = map[string]int64{}
 		sub.Anomalies = nil
-		if err := solveOnce(ctx, h, level, strat, include, &sub); err != nil {
+		if err := solveOnce(ctx, h, level, opt, strat, include, &sub); err != nil {
 			res.Stage = sub.Stage
 			res.TimingsMS, res.Counters = sub.TimingsMS, sub.Counters
 			return err
@@ -123,6 +137,14 @@ func strongPipeline(ctx context.Context, h *history.History, opt Options, res *R
 		if sub.Verdict == Satisfied {
 			break
 		}
+	}
+	if first == nil {
+		res.Verdict = Violated
+		res.Anomalies = append(res.Anomalies, Anomaly{
+			Type:        "unsatisfiable-read",
+			Description: "an observed list element was appended only by transactions that cannot all be taken as committed",
+		})
+		return nil
 	}
 	for k, v := range first.TimingsMS {
 		res.TimingsMS[k] += v
@@ -140,7 +162,10 @@ func strongPipeline(ctx context.Context, h *history.History, opt Options, res *R
 // some read cannot do without are forced in, those no read can use stay out
 // (leaving them out only removes constraints), and the rest are optional.
 // An unknown transaction that is itself inconsistent cannot have committed.
-func planUnknown(h *history.History, level history.Level) (forced []bool, optional []history.TxnID, viol *Anomaly) {
+// needOne lists sets of unknown transactions of which at least one must
+// have committed (the appenders of an observed list element): a set of one
+// is forced in, the members of larger sets are optional.
+func planUnknown(h *history.History, level history.Level, needOne [][]history.TxnID) (forced []bool, optional []history.TxnID, viol *Anomaly) {
 	forced = make([]bool, len(h.Txns))
 	bad := map[history.TxnID]bool{}
 	for _, f := range h.ValidateTxns(func(t history.TxnID) bool { return h.Txns[t].Status == history.Unknown }) {
@@ -161,6 +186,19 @@ func planUnknown(h *history.History, level history.Level) (forced []bool, option
 	for t := range h.Txns {
 		if h.Txns[t].Status == history.Committed {
 			push(history.TxnID(t))
+		}
+	}
+	for _, set := range needOne {
+		if len(set) == 1 {
+			forced[set[0]] = true
+			push(set[0])
+			continue
+		}
+		for _, u := range set {
+			if !isOpt[u] {
+				isOpt[u] = true
+				push(u)
+			}
 		}
 	}
 	// Forcing may turn an optional transaction into a forced one, so its
@@ -215,10 +253,14 @@ func planUnknown(h *history.History, level history.Level) (forced []bool, option
 
 // solveOnce runs build, prune, encode and solve for one choice of unknown
 // transactions.
-func solveOnce(ctx context.Context, h *history.History, level history.Level, strat Strategy, include func(history.TxnID) bool, res *Result) error {
+func solveOnce(ctx context.Context, h *history.History, level history.Level, opt Options, strat Strategy, include func(history.TxnID) bool, res *Result) error {
 	t0 := time.Now()
 	res.Stage = "build"
-	g, viol := hyperpolygraph.Build(h, level, include)
+	graphLevel := level
+	if level == history.StrictSER {
+		graphLevel = history.SER
+	}
+	g, viol := hyperpolygraph.Build(h, graphLevel, include)
 	res.TimingsMS["build"] = ms(time.Since(t0))
 	if viol != nil {
 		res.Verdict = Violated
@@ -229,6 +271,18 @@ func solveOnce(ctx context.Context, h *history.History, level history.Level, str
 		})
 		return nil
 	}
+	if len(h.VersionHints) > 0 {
+		if cyc := g.ApplyVersionHints(); cyc != nil {
+			res.TimingsMS["build"] = ms(time.Since(t0))
+			res.Verdict = Violated
+			res.Anomalies = append(res.Anomalies, cycleAnomaly(h, level, cyc, "the version orders the observed lists state form a cycle"))
+			return nil
+		}
+	}
+	if level == history.StrictSER || opt.RealTime {
+		res.Counters["realtime_edges"] = int64(len(g.AddRealTime()))
+	}
+	res.TimingsMS["build"] = ms(time.Since(t0))
 	res.Counters["ww_constraints"] = int64(len(g.WW))
 	res.Counters["wr_constraints"] = int64(len(g.WR))
 	res.Counters["known_edges"] = int64(len(g.Known))
@@ -316,13 +370,21 @@ func witness(h *history.History, level history.Level, c *hyperpolygraph.Compatib
 	return out
 }
 
-// cycleAnomaly reports a dependency cycle with a reason per edge.
+// cycleAnomaly reports a dependency cycle with its Adya/Elle class (package
+// anomaly) and a plain-words reason per edge. A cycle among whose
+// transactions two read the same version of a key and both overwrote it is
+// reported as the lost update it contains.
 func cycleAnomaly(h *history.History, level history.Level, cyc []hyperpolygraph.Edge, note string) Anomaly {
 	a := Anomaly{Type: "cycle", Description: fmt.Sprintf("%s violation: %s", strings.ToUpper(level.String()), note)}
+	c := anomaly.Classify(h, level, cyc)
+	if c.Class != "" {
+		a.Type, a.Class = c.Class, c.Class
+		a.Description = fmt.Sprintf("%s violation: %s; %s", strings.ToUpper(level.String()), c.Describe(h, level), note)
+		cyc = c.Edges
+	}
+	reasons := edgeReason(anomaly.NewReasoner(h, level), c)
 	seen := map[history.TxnID]bool{}
-	rw := 0
-	allWW, allWWWR := true, true
-	for _, e := range cyc {
+	for i, e := range cyc {
 		if !seen[e.From] {
 			seen[e.From] = true
 			a.Txns = append(a.Txns, Ref(h, e.From))
@@ -332,47 +394,15 @@ func cycleAnomaly(h *history.History, level history.Level, cyc []hyperpolygraph.
 			k := h.Key(e.Key)
 			ed.Key = &k
 		}
-		ed.Reason = edgeReason(h, e)
-		a.Edges = append(a.Edges, ed)
-		switch e.Rel {
-		case hyperpolygraph.RW:
-			rw++
-			allWW, allWWWR = false, false
-		case hyperpolygraph.WR:
-			allWW = false
-		case hyperpolygraph.SO:
-			allWW, allWWWR = false, false
+		if i < len(reasons) {
+			ed.Reason = reasons[i]
 		}
-	}
-	switch {
-	case len(cyc) == 0:
-	case allWW:
-		a.Type, a.Class = "G0", "G0"
-	case allWWWR:
-		a.Type, a.Class = "G1c", "G1c"
-	case rw == 1:
-		a.Type, a.Class = "G-single", "G-single"
-	case rw > 1:
-		a.Type, a.Class = "G2-item", "G2-item"
-	default:
-		a.Type, a.Class = "cycle", ""
+		a.Edges = append(a.Edges, ed)
 	}
 	return a
 }
 
-func edgeReason(h *history.History, e hyperpolygraph.Edge) string {
-	from, to := h.TxnString(e.From), h.TxnString(e.To)
-	switch e.Rel {
-	case hyperpolygraph.SO:
-		if e.From == history.InitTxn {
-			return fmt.Sprintf("the initial state precedes %s", to)
-		}
-		return fmt.Sprintf("%s precedes %s in session %d", from, to, h.SessionOf(e.From))
-	case hyperpolygraph.WR:
-		return fmt.Sprintf("%s read key %s from %s", to, h.KeyString(e.Key), from)
-	case hyperpolygraph.WW:
-		return fmt.Sprintf("%s overwrote %s's version of key %s", to, from, h.KeyString(e.Key))
-	default:
-		return fmt.Sprintf("%s read a version of key %s that %s overwrote", from, h.KeyString(e.Key), to)
-	}
+// edgeReason explains each edge of a reported cycle in plain words.
+func edgeReason(r *anomaly.Reasoner, c anomaly.Cycle) []string {
+	return r.Reasons(c)
 }

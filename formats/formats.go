@@ -11,12 +11,14 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 
 	"github.com/hyperiso/hyperiso/formats/awdit"
 	"github.com/hyperiso/hyperiso/formats/cobra"
 	"github.com/hyperiso/hyperiso/formats/dbcop"
+	"github.com/hyperiso/hyperiso/formats/elle"
 	"github.com/hyperiso/hyperiso/formats/jsonl"
 	"github.com/hyperiso/hyperiso/formats/text"
 	"github.com/hyperiso/hyperiso/history"
@@ -64,7 +66,7 @@ func Read(path string, opt Options) (*history.History, error) {
 	case "awdit":
 		return awdit.Read(path, awdit.Options{Lenient: opt.Lenient})
 	case "elle":
-		return nil, fmt.Errorf("%s: Elle/Jepsen EDN histories are not supported yet", path)
+		return elle.Read(path, elle.Options{Lenient: opt.Lenient})
 	}
 	return nil, fmt.Errorf("unknown format %q (want one of %s)", format, strings.Join(Names, ", "))
 }
@@ -131,11 +133,17 @@ func detectContent(path string, head []byte) (string, error) {
 	switch {
 	case strings.HasPrefix(line, "r(") || strings.HasPrefix(line, "w("):
 		return "text", nil
-	case strings.HasPrefix(line, "{") && strings.Contains(string(head), ":type"):
+	case (strings.HasPrefix(line, "{") || strings.HasPrefix(line, "#") || strings.HasPrefix(line, ";")) && strings.Contains(string(head), ":type"):
+		return "elle", nil
+	case strings.HasPrefix(line, "{") && elleJSONType.MatchString(line) && !nativeJSONL.MatchString(line):
 		return "elle", nil
 	case strings.HasPrefix(line, "{"):
 		return "jsonl", nil
+	case (strings.HasPrefix(line, "[") || strings.HasPrefix(line, "(")) && strings.Contains(string(head), ":type"):
+		return "elle", nil
 	case strings.HasPrefix(line, "[") && strings.Contains(string(head), "\"type\""):
+		return "elle", nil
+	case elle.DetectSyntax(head) == elle.VeriStrong && veriStrongRecord.MatchString(secondLine(head)):
 		return "elle", nil
 	case strings.HasPrefix(line, "r ") || strings.HasPrefix(line, "w ") || strings.HasPrefix(line, "=") || strings.HasPrefix(line, "-"):
 		return "awdit", nil
@@ -145,6 +153,31 @@ func detectContent(path string, head []byte) (string, error) {
 		return "dbcop", nil
 	}
 	return "", fmt.Errorf("%s: %w (give --format)", path, ErrUnrecognised)
+}
+
+// elleJSONType recognises an operation of elle-cli's JSON rendering
+// (FORMATS.md §5.9), nativeJSONL the fields that only hyperiso's JSONL lines
+// have (one of which every such line has).
+var (
+	elleJSONType = regexp.MustCompile(`"type"\s*:\s*"(invoke|ok|fail|info)"`)
+	nativeJSONL  = regexp.MustCompile(`"(hyperiso|ops|aborted_writes)"\s*:`)
+)
+
+// veriStrongRecord is a record of VeriStrong's elle-list-append text
+// (FORMATS.md §6.1), after its first line, the record count.
+var veriStrongRecord = regexp.MustCompile(`^-?\d+\s+-?\d+\s+[RA]\s+-?\d+`)
+
+// secondLine returns the second non-blank line of head.
+func secondLine(head []byte) string {
+	n := 0
+	for _, l := range bytes.Split(head, []byte("\n")) {
+		if s := strings.TrimSpace(string(l)); s != "" {
+			if n++; n == 2 {
+				return s
+			}
+		}
+	}
+	return ""
 }
 
 func firstLine(head []byte) string {

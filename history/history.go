@@ -110,9 +110,12 @@ const (
 	SI
 	// SER is serializability.
 	SER
+	// StrictSER is serializability whose order also respects real time:
+	// a transaction that completed before another was invoked precedes it.
+	StrictSER
 )
 
-var levelNames = [...]string{"", "rc", "ra", "cc", "si", "ser"}
+var levelNames = [...]string{"", "rc", "ra", "cc", "si", "ser", "strict-ser"}
 
 func (l Level) String() string {
 	if int(l) < len(levelNames) {
@@ -127,6 +130,8 @@ func ParseLevel(s string) (Level, bool) {
 	switch s {
 	case "ser", "serializable", "SER":
 		return SER, true
+	case "strict-ser", "strict-serializable", "strict":
+		return StrictSER, true
 	case "si", "snapshot", "snapshot-isolation", "SI":
 		return SI, true
 	case "cc", "causal", "CC":

@@ -50,7 +50,7 @@ func (g *Graph) Resolve(a Assignment) *Compatible {
 		switch e.Rel {
 		case WW:
 			perKey[e.Key] = append(perKey[e.Key], wwEdge{e.From, e.To, -1})
-		case SO, WR:
+		case SO, WR, RT:
 			add(e, none)
 		}
 	}

@@ -57,14 +57,18 @@ func BenchmarkInsert(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			es := c.gen(rand.New(rand.NewPCG(1, uint64(c.n))), c.n, c.m)
 			g := New(c.n)
+			cycleEdges := 0
 			pass := func() {
 				g.Reset()
 				for i, e := range es {
-					g.AddEdge(e.u, e.v, int32(i))
+					if cyc, ok := g.AddEdge(e.u, e.v, int32(i)); !ok {
+						cycleEdges += len(cyc) + 1
+					}
 				}
 			}
 			pass() // grow the buffers
 			g.ResetStats()
+			cycleEdges = 0
 			passes := 0
 			for b.Loop() {
 				pass()
@@ -76,6 +80,9 @@ func BenchmarkInsert(b *testing.B) {
 			b.ReportMetric(float64(st.Reordered)/tot, "reorder/edge")
 			b.ReportMetric(float64(st.Refused)/tot, "refused/edge")
 			b.ReportMetric(float64(st.Visited)/tot, "visited/edge")
+			if st.Refused > 0 {
+				b.ReportMetric(float64(cycleEdges)/float64(st.Refused), "cycle-len")
+			}
 		})
 	}
 }
@@ -108,7 +115,7 @@ func BenchmarkSolverPattern(b *testing.B) {
 			base := g.NumEdges()
 			levels := []int{}
 			pending := 0 // edges left in the current decision level
-			conflicts, restarts := 0, 0
+			conflicts, cycleEdges := 0, 0
 			pick := func() (int32, int32) {
 				a := r.IntN(n)
 				var c int
@@ -133,16 +140,17 @@ func BenchmarkSolverPattern(b *testing.B) {
 				}
 				u, v := pick()
 				reason++
-				if _, ok := g.AddEdge(u, v, reason); ok {
+				cyc, ok := g.AddEdge(u, v, reason)
+				if ok {
 					pending--
 					if len(levels) >= 3000 { // restart
-						restarts++
 						g.RemoveTo(base)
 						levels, pending = levels[:0], 0
 					}
 					return
 				}
 				conflicts++
+				cycleEdges += len(cyc) + 1
 				// Backjump: usually a few levels, sometimes far.
 				back := 1 + r.IntN(4)
 				if r.IntN(20) == 0 {
@@ -156,7 +164,7 @@ func BenchmarkSolverPattern(b *testing.B) {
 				step()
 			}
 			g.ResetStats()
-			conflicts, restarts = 0, 0
+			conflicts, cycleEdges = 0, 0
 			ops := 0
 			for b.Loop() {
 				step()
@@ -166,7 +174,7 @@ func BenchmarkSolverPattern(b *testing.B) {
 			b.ReportMetric(float64(conflicts)/float64(ops), "conflicts/op")
 			b.ReportMetric(float64(st.Reordered)/float64(ops), "reorder/op")
 			b.ReportMetric(float64(st.Visited)/float64(ops), "visited/op")
-			b.ReportMetric(float64(g.NumEdges()-base), "edges-above-base")
+			b.ReportMetric(float64(cycleEdges)/float64(max(1, conflicts)), "cycle-len")
 		})
 	}
 }

@@ -9,16 +9,22 @@
 // position (δF) and the nodes reaching u above v's position (δB) are found by
 // two searches bounded by the order; if the forward search meets u the edge
 // would close a cycle and is refused, and the cycle is reported as the
-// caller-supplied reasons of the edges of a path v ⇝ u. If not, only the nodes
-// of δB ∪ δF move: they are given back their own old positions, δB first and
-// δF after, each set keeping its relative order. Removing an edge never
-// invalidates the order, so removal does no reordering at all.
+// caller-supplied reasons of the edges of a path v ⇝ u. The forward search is
+// breadth-first, so that path is a shortest one. If the edge is accepted,
+// only the nodes of δB ∪ δF move: they are given back their own old
+// positions, δB first and δF after, each set keeping its relative order.
+// Sorting those positions costs O(k log k) for k = |δB ∪ δF|, or O(k + w/64)
+// with a bitmap over the window w = Level(u)-Level(v) when that is cheaper.
+// Removing an edge never invalidates the order, so removal does no
+// reordering at all.
 //
-// Edges are kept in a stack; each node has out- and in-lists of edge
-// indices in insertion order, so the most recently added edge is always the
-// last entry of both lists of its endpoints and removing it is O(1).
-// Searches reuse stamp arrays and stacks owned by the Graph and do not
-// allocate once the buffers have grown to size. A Graph is not safe for
+// Edges are kept in a stack; each node has out- and in-lists of (neighbour,
+// edge) pairs in insertion order, so the most recently added edge is always
+// the last entry of both lists of its endpoints and removing it is O(1).
+// A node's position, search stamp, search parent and list headers share one
+// 64-byte record, so a search touches one cache line per node it meets.
+// Searches reuse stamps, queues and buffers owned by the Graph and do not
+// allocate once those have grown to size. A Graph is not safe for
 // concurrent use.
 package pk
 
@@ -41,27 +47,23 @@ type edge struct {
 	from, to, reason int32
 }
 
-// node is what a search tests about every neighbour it meets, packed so
-// that the test costs one memory access.
+// node is everything a search touches about one node, in one 64-byte
+// record so that visiting a node or testing a neighbour costs one cache line
+// rather than one per array.
 type node struct {
-	ord  int32  // position of the node in the order
-	mark uint32 // == Graph.epoch (forward) or epoch+1 (backward): seen by the current search
-}
-
-// adjacency holds a node's edges, oldest first, so that the most recently
-// added edge is last in the lists of both its endpoints.
-type adjacency struct {
-	out []arc // edges leaving the node
-	in  []arc // edges entering the node
+	ord    int32  // position of the node in the order
+	mark   uint32 // == Graph.epoch (forward) or epoch+1 (backward): seen by the current search
+	parent int32  // edge by which the forward search first reached the node
+	_      int32
+	out    []arc // edges leaving the node, oldest first
+	in     []arc // edges entering the node, oldest first
 }
 
 // Graph is a directed acyclic graph over nodes 0..n-1 with a maintained
 // topological order. The zero value is an empty graph over no nodes; use New.
 type Graph struct {
-	nodes  []node
-	adj    []adjacency
-	parent []int32 // edge by which the forward search first reached a node
-	at     []int32 // at[p]: node at position p (inverse of nodes[v].ord)
+	nodes []node
+	at    []int32 // at[p]: node at position p (inverse of nodes[v].ord)
 
 	edges []edge // present edges, oldest first (the LIFO stack)
 
@@ -93,13 +95,20 @@ func New(n int) *Graph {
 	if n < 0 || n > math.MaxInt32 {
 		panic(fmt.Sprintf("pk: bad node count %d", n))
 	}
+	// Every scratch list holds at most n entries: size them once so that
+	// no search ever allocates.
+	scratch := make([]int32, 6*n+1)
+	part := func(i int) []int32 { return scratch[i*n : i*n : (i+1)*n] }
 	g := &Graph{
-		nodes:  make([]node, n),
-		adj:    make([]adjacency, n),
-		parent: make([]int32, n),
-		at:     make([]int32, n),
-		bits:   make([]uint64, n/64+1),
-		path:   make([]int32, 0, 16),
+		nodes: make([]node, n),
+		at:    make([]int32, n),
+		bits:  make([]uint64, n/64+1),
+		stack: part(0),
+		fwd:   part(1),
+		bwd:   part(2),
+		moved: part(3),
+		pool:  part(4),
+		path:  scratch[5*n : 5*n : 6*n+1],
 	}
 	for i := range n {
 		g.nodes[i].ord = int32(i)
@@ -140,8 +149,8 @@ func (g *Graph) ResetStats() { g.stats = Stats{} }
 // AddEdge inserts the edge u→v labelled with reason, an opaque value the
 // caller uses to explain the edge. It returns ok=true if the edge was
 // inserted. If the edge would close a cycle, nothing changes and ok=false;
-// cycle then holds the reasons of the edges of a path v ⇝ u of present edges,
-// in path order, which the new edge u→v would close. A self-loop u→u is a
+// cycle then holds the reasons of the edges of a shortest path v ⇝ u of
+// present edges, in path order, which the new edge u→v would close. A self-loop u→u is a
 // cycle of that edge alone, so its path is empty (non-nil).
 //
 // The returned slice is owned by the Graph and is valid only until the next
@@ -160,8 +169,8 @@ func (g *Graph) AddEdge(u, v int32, reason int32) (cycle []int32, ok bool) {
 		g.push(u, v, reason)
 		return nil, true
 	}
-	// ord[v] < ord[u]: δF = nodes reachable from v with position < ord[u];
-	// reaching u itself means v ⇝ u and the edge closes a cycle.
+	// ov < ou: δF = nodes reachable from v positioned below ou; reaching
+	// u itself means v ⇝ u and the edge closes a cycle.
 	g.nextEpoch()
 	if g.search(v, u, true) {
 		g.stats.Refused++
@@ -178,10 +187,10 @@ func (g *Graph) AddEdge(u, v int32, reason int32) (cycle []int32, ok bool) {
 func (g *Graph) push(u, v, reason int32) {
 	id := int32(len(g.edges))
 	g.edges = append(g.edges, edge{from: u, to: v, reason: reason})
-	au := &g.adj[u]
-	au.out = append(au.out, arc{node: v, edge: id})
-	av := &g.adj[v]
-	av.in = append(av.in, arc{node: u, edge: id})
+	nu := &g.nodes[u]
+	nu.out = append(nu.out, arc{node: v, edge: id})
+	nv := &g.nodes[v]
+	nv.in = append(nv.in, arc{node: u, edge: id})
 	g.stats.Inserted++
 }
 
@@ -194,10 +203,10 @@ func (g *Graph) RemoveLast() {
 	}
 	e := g.edges[i]
 	g.edges = g.edges[:i]
-	af := &g.adj[e.from]
-	af.out = af.out[:len(af.out)-1]
-	at := &g.adj[e.to]
-	at.in = at.in[:len(at.in)-1]
+	nf := &g.nodes[e.from]
+	nf.out = nf.out[:len(nf.out)-1]
+	nt := &g.nodes[e.to]
+	nt.in = nt.in[:len(nt.in)-1]
 }
 
 // RemoveTo removes edges in LIFO order until NumEdges() == k. It panics if
@@ -235,8 +244,8 @@ func (g *Graph) Reaches(u, v int32) bool {
 	return g.search(u, v, false)
 }
 
-// Path returns the reasons of the edges of a path u ⇝ v of present edges,
-// in path order, and whether one exists (an empty path for u == v). It is
+// Path returns the reasons of the edges of a shortest path u ⇝ v of present
+// edges, in path order, and whether one exists (an empty path for u == v). It is
 // the explanation of why the edge v→u would close a cycle. The slice is
 // owned by the Graph and valid until the next call of AddEdge or Path.
 func (g *Graph) Path(u, v int32) ([]int32, bool) {
@@ -265,34 +274,33 @@ func (g *Graph) nextEpoch() {
 	g.epoch += 2
 }
 
-// search runs a depth-first search from src over out-edges, visiting only
-// nodes positioned below dst, and reports whether it reaches dst. Every
+// search runs a breadth-first search from src over out-edges, visiting
+// only nodes positioned below dst, and reports whether it reaches dst. Every
 // node of a present path src ⇝ dst lies between them in the order, so the
 // bound loses nothing. parent records the edge by which each node was first
-// reached. With collect, the positions of the visited nodes (δF) are left
-// in g.fwd; on success the search stops early and g.fwd is incomplete.
+// reached; breadth-first, the parent chain to dst is a shortest path, which
+// keeps the cycles (conflict clauses) short. With collect, the positions of
+// the visited nodes (δF) are left in g.fwd; on success the search stops
+// early and g.fwd is incomplete.
 func (g *Graph) search(src, dst int32, collect bool) bool {
 	ep := g.epoch
 	nodes := g.nodes
 	ub := nodes[dst].ord
-	stack := append(g.stack[:0], src)
+	queue := append(g.stack[:0], src)
 	nodes[src].mark = ep
 	fwd := g.fwd[:0]
 	if collect {
 		fwd = append(fwd, nodes[src].ord)
 	}
-	visited := int64(1)
 	found := false
 loop:
-	for len(stack) > 0 {
-		w := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		for _, a := range g.adj[w].out {
+	for head := 0; head < len(queue); head++ {
+		for _, a := range nodes[queue[head]].out {
 			nx := &nodes[a.node]
 			o := nx.ord
 			if o >= ub {
 				if o == ub { // a.node == dst
-					g.parent[a.node] = a.edge
+					nx.parent = a.edge
 					found = true
 					break loop
 				}
@@ -302,17 +310,16 @@ loop:
 				continue
 			}
 			nx.mark = ep
-			g.parent[a.node] = a.edge
-			stack = append(stack, a.node)
-			visited++
+			nx.parent = a.edge
+			queue = append(queue, a.node)
 			if collect {
 				fwd = append(fwd, o)
 			}
 		}
 	}
-	g.stack, g.fwd = stack, fwd
+	g.stack, g.fwd = queue, fwd
 	if collect {
-		g.stats.Visited += visited
+		g.stats.Visited += int64(len(queue))
 	}
 	return found
 }
@@ -329,7 +336,7 @@ func (g *Graph) searchBack(dst, lb int32) {
 	for len(stack) > 0 {
 		w := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		for _, a := range g.adj[w].in {
+		for _, a := range nodes[w].in {
 			nx := &nodes[a.node]
 			o := nx.ord
 			if o <= lb || nx.mark == ep {
@@ -449,7 +456,7 @@ func (g *Graph) reorderBitmap(lo int32) {
 func (g *Graph) extract(src, dst int32) []int32 {
 	path := g.path[:0]
 	for x := dst; x != src; {
-		e := g.edges[g.parent[x]]
+		e := g.edges[g.nodes[x].parent]
 		path = append(path, e.reason)
 		x = e.from
 	}

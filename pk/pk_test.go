@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/require"
 )
@@ -106,6 +107,10 @@ func TestReset(t *testing.T) {
 	require.NoError(t, checkGraph(g, nil))
 }
 
+func TestNodeRecordIsOneCacheLine(t *testing.T) {
+	require.Equal(t, uintptr(64), unsafe.Sizeof(node{}))
+}
+
 func TestEpochWrap(t *testing.T) {
 	g := New(4)
 	g.AddEdge(0, 1, 0)
@@ -195,6 +200,28 @@ func search(a [][]int32, src int32) []bool {
 	return seen
 }
 
+// dist returns the number of edges of a shortest path src ⇝ dst, or -1.
+func (m *model) dist(src, dst int32) int {
+	a := m.adj(false)
+	d := make([]int, m.n)
+	for i := range d {
+		d[i] = -1
+	}
+	d[src] = 0
+	q := []int32{src}
+	for len(q) > 0 {
+		w := q[0]
+		q = q[1:]
+		for _, x := range a[w] {
+			if d[x] < 0 {
+				d[x] = d[w] + 1
+				q = append(q, x)
+			}
+		}
+	}
+	return d[dst]
+}
+
 // reach returns the set of nodes reachable from src.
 func (m *model) reach(src int32) []bool { return search(m.adj(false), src) }
 
@@ -229,18 +256,18 @@ func checkGraph(g *Graph, m *model) error {
 				return fmt.Errorf("edge %d is %d→%d/%d, model has reason %d", i, u, v, r, want)
 			}
 		}
-		if a := g.adj[u].out[outN[u]]; a.node != v || a.edge != int32(i) {
+		if a := g.nodes[u].out[outN[u]]; a.node != v || a.edge != int32(i) {
 			return fmt.Errorf("out[%d][%d]=%v, want {%d %d}", u, outN[u], a, v, i)
 		}
-		if a := g.adj[v].in[inN[v]]; a.node != u || a.edge != int32(i) {
+		if a := g.nodes[v].in[inN[v]]; a.node != u || a.edge != int32(i) {
 			return fmt.Errorf("in[%d][%d]=%v, want {%d %d}", v, inN[v], a, u, i)
 		}
 		outN[u]++
 		inN[v]++
 	}
 	for v := range n {
-		if len(g.adj[v].out) != outN[v] || len(g.adj[v].in) != inN[v] {
-			return fmt.Errorf("node %d: %d out / %d in arcs, want %d / %d", v, len(g.adj[v].out), len(g.adj[v].in), outN[v], inN[v])
+		if len(g.nodes[v].out) != outN[v] || len(g.nodes[v].in) != inN[v] {
+			return fmt.Errorf("node %d: %d out / %d in arcs, want %d / %d", v, len(g.nodes[v].out), len(g.nodes[v].in), outN[v], inN[v])
 		}
 	}
 	if m != nil && g.NumEdges() != len(m.stack) {
@@ -372,6 +399,9 @@ func runProperty(seed uint64, c *propCounts) error {
 			if err := checkPath(m, v, u, cyc); err != nil {
 				return wrap(err)
 			}
+			if d := m.dist(v, u); u != v && len(cyc) != d {
+				return wrap(fmt.Errorf("cycle path has %d edges, shortest has %d", len(cyc), d))
+			}
 			if g.NumEdges() != before || !slices.Equal(prev, levels(g, cur)) {
 				return wrap(fmt.Errorf("refused AddEdge changed the graph"))
 			}
@@ -431,6 +461,9 @@ func runProperty(seed uint64, c *propCounts) error {
 			if ok {
 				if err := checkPath(m, a, b, p); err != nil {
 					return wrap(fmt.Errorf("Path(%d,%d): %w", a, b, err))
+				}
+				if d := m.dist(a, b); a != b && len(p) != d {
+					return wrap(fmt.Errorf("Path(%d,%d) has %d edges, shortest has %d", a, b, len(p), d))
 				}
 			}
 		}

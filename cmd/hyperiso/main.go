@@ -96,7 +96,7 @@ func newRoot(stdout io.Writer, code *int) *cobra.Command {
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &exitError{code: exitBadInput, err: fmt.Errorf("%w\n%s", err, c.UsageString())}
 	})
-	root.AddCommand(newCheck(stdout, code), newConvert(stdout), newStats(stdout), newCollect(stdout), newBench(stdout))
+	root.AddCommand(newCheck(stdout, code), newConvert(stdout), newStats(stdout), newCollect(stdout), newBench(stdout), newExplain(stdout))
 	return root
 }
 
@@ -107,15 +107,16 @@ func newCheck(stdout io.Writer, code *int) *cobra.Command {
 		strategy string
 		timeout  time.Duration
 		asJSON   bool
+		realtime bool
 	)
 	c := &cobra.Command{
-		Use:   "check --level ser|si|cc|ra|rc [flags] PATH",
+		Use:   "check --level ser|si|cc|ra|rc|strict-ser [flags] PATH",
 		Short: "Decide whether a history satisfies an isolation level",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			lv, ok := history.ParseLevel(level)
 			if !ok {
-				return fail(exitBadInput, "--level must be one of ser, si, cc, ra, rc (got %q)", level)
+				return fail(exitBadInput, "--level must be one of ser, si, cc, ra, rc, strict-ser (got %q)", level)
 			}
 			if strategy != "" && !slices.Contains(check.StrategyNames(), strategy) {
 				return fail(exitBadInput, "--strategy must be one of %s (got %q)", strings.Join(check.StrategyNames(), ", "), strategy)
@@ -132,7 +133,7 @@ func newCheck(stdout io.Writer, code *int) *cobra.Command {
 				ctx, cancel = context.WithTimeout(ctx, timeout)
 				defer cancel()
 			}
-			res, err := check.Check(ctx, h, lv, check.Options{Strategy: strategy})
+			res, err := check.Check(ctx, h, lv, check.Options{Strategy: strategy, RealTime: realtime})
 			if res != nil {
 				res.TimingsMS["read"] = readMS
 			}
@@ -165,7 +166,8 @@ func newCheck(stdout io.Writer, code *int) *cobra.Command {
 		},
 	}
 	rf.register(c)
-	c.Flags().StringVar(&level, "level", "", "isolation level: ser|si|cc|ra|rc (required)")
+	c.Flags().StringVar(&level, "level", "", "isolation level: ser|si|cc|ra|rc|strict-ser (required)")
+	c.Flags().BoolVar(&realtime, "realtime", false, "for ser/si: a transaction that completed before another was invoked precedes it (strict-ser implies it)")
 	c.Flags().StringVar(&strategy, "strategy", "", "solver strategy for ser/si (default: the best available)")
 	c.Flags().DurationVar(&timeout, "timeout", 0, "give up after this long (exit status 3), e.g. 30s")
 	c.Flags().BoolVar(&asJSON, "json", false, "print the JSON report instead of text")

@@ -166,3 +166,26 @@ func TestTimeoutIsUnknown(t *testing.T) {
 	require.Equal(t, exitUnknown, code, out)
 	require.Contains(t, out, "UNKNOWN (timeout after 1ns during ")
 }
+
+func TestElleHistories(t *testing.T) {
+	ds := shared.Datasets(t)
+	code, out, errs := runCLI(t, "check", "--level", "ser", "--json", filepath.Join(ds, "elle", "paper-example.edn"))
+	require.Equal(t, exitViolated, code, errs)
+	var res check.Result
+	require.NoError(t, json.Unmarshal([]byte(out), &res))
+	require.Equal(t, "G-single", res.Anomalies[0].Type)
+	keys := map[int64]bool{}
+	for _, e := range res.Anomalies[0].Edges {
+		keys[*e.Key] = true
+	}
+	require.Equal(t, map[int64]bool{255: true, 256: true}, keys)
+
+	stale := "../../testdata/elle/realtime-stale-read.edn"
+	code, _, _ = runCLI(t, "check", "--level", "ser", stale)
+	require.Equal(t, exitSatisfied, code, "serializable without real time")
+	code, out, _ = runCLI(t, "check", "--level", "strict-ser", stale)
+	require.Equal(t, exitViolated, code, out)
+	require.Contains(t, out, "-rt->")
+	code, _, _ = runCLI(t, "check", "--level", "ser", "--realtime", stale)
+	require.Equal(t, exitViolated, code)
+}

@@ -168,7 +168,7 @@ func TestErrors(t *testing.T) {
 		{"read of a string", `{"session":1,"ops":[["r",1,"a"]]}`, 1, "ops[0] value: expected an integer, a list or null, found a string"},
 		{"list of strings", `{"session":1,"ops":[["r",1,["a"]]]}`, 1, "ops[0] list element: expected an integer"},
 		{"bad status", `{"session":1,"ops":[],"status":"ok"}`, 1, `unknown status "ok"`},
-		{"bad level", `{"session":1,"ops":[],"level":"strict"}`, 1, `unknown level "strict"`},
+		{"bad level", `{"session":1,"ops":[],"level":"bogus"}`, 1, `unknown level "bogus"`},
 		{"duplicate id", "{\"session\":1,\"ops\":[]}\n{\"session\":2,\"id\":1,\"ops\":[]}", 2, "transaction id 1 already used on line 1"},
 		{"duplicate assigned id", "{\"session\":1,\"id\":2,\"ops\":[]}\n{\"session\":2,\"ops\":[]}", 2, "transaction id 2 already used on line 1"},
 		{"late header", "{\"session\":1,\"ops\":[]}\n{\"hyperiso\":1}", 2, "the header (the object with \"hyperiso\") must be the first line"},

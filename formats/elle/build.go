@@ -1,0 +1,717 @@
+package elle
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/hyperiso/hyperiso/history"
+)
+
+// clock says which field of the operation maps gives real time.
+type clock uint8
+
+const (
+	clockNone clock = iota
+	clockIndex
+	clockTime
+)
+
+var clockNames = [...]string{"none", "index", "time"}
+
+type parser struct {
+	name     string
+	opt      Options
+	syntax   Syntax
+	ops      []rawOp
+	w        *warner
+	b        *history.Builder
+	workload Workload
+	// workloadLine is where the workload was recognised (0: forced or default).
+	workloadLine int
+	clock        clock
+
+	// Symbolic keys: identity → dense id, and the display name of each id.
+	symKeys map[string]int64
+	symName []string
+	symBase int64
+
+	ids map[int64]bool // native transaction ids in use
+	// compLine[t] is the line of t's completion (0: none).
+	compLine []int
+	// Appends and writes per (key, value), to warn about repeated values.
+	writes    map[[2]int64]int32
+	dupWrites [][2]int64
+	dupPos    []history.Pos
+}
+
+func newParser(name string, opt Options) *parser {
+	return &parser{name: name, opt: opt, w: newWarner(), ids: map[int64]bool{}, writes: map[[2]int64]int32{}}
+}
+
+func (p *parser) pos(line int) history.Pos { return history.Pos{File: p.name, Line: line} }
+
+// fail reports a structural error: fatal in strict mode, otherwise a
+// warning of the given kind with the recovery appended.
+func (p *parser) fail(kind string, line int, recovery, format string, args ...any) error {
+	if !p.opt.Lenient {
+		return history.Errorf(p.pos(line), format, args...)
+	}
+	p.w.add(kind, p.pos(line), fmt.Sprintf(format, args...)+"; "+recovery)
+	return nil
+}
+
+type skipped struct {
+	reason string
+	count  int
+	line   int
+}
+
+// pend is an invocation waiting for its completion.
+type pend struct {
+	t   history.TxnID
+	inv *rawOp
+}
+
+func (p *parser) build() (*history.History, error) {
+	p.b = history.NewBuilder(p.name, Format)
+	if len(p.ops) == 0 {
+		if err := p.fail("empty", 1, "the history is empty", "no operation maps in the file"); err != nil {
+			return nil, err
+		}
+	}
+	keep, err := p.classify()
+	if err != nil {
+		return nil, err
+	}
+	keep, processless, err := p.sessions(keep)
+	if err != nil {
+		return nil, err
+	}
+	p.chooseClock(keep)
+	useIndex := p.chooseIDs(keep)
+	p.detectWorkload(keep)
+	if err := p.prepareKeys(keep); err != nil {
+		return nil, err
+	}
+	if err := p.pair(keep, processless, useIndex); err != nil {
+		return nil, err
+	}
+	return p.finishHistory()
+}
+
+// finishHistory adds T⊥ (the empty list, or nil, on every key), the
+// warnings about repeated values, and for list-append the version hints and
+// findings of Analyze.
+func (p *parser) finishHistory() (*history.History, error) {
+	initID := int64(0)
+	for p.ids[initID] {
+		initID--
+	}
+	p.b.SetInit(history.InitImplicit, initID)
+	p.b.InitAllKeys(history.EmptyList)
+	for i, kv := range p.dupWrites {
+		verb := "appended"
+		if p.workload == RWRegister {
+			verb = "written"
+		}
+		p.w.add("duplicate-value", p.dupPos[i], fmt.Sprintf("value %d %s %d times to key %s: which of them a read observed is uncertain", kv[1], verb, p.writes[kv], p.keyString(kv[0])))
+	}
+	p.b.SetMeta("workload", p.workload.String())
+	p.b.SetMeta("syntax", p.syntax.String())
+	p.b.SetMeta("clock", clockNames[p.clock])
+	h := p.b.Finish()
+	if p.workload == ListAppend {
+		a := analyze(h)
+		h.VersionHints = a.Hints
+		for _, f := range a.Findings {
+			t := f.Txns[len(f.Txns)-1]
+			pos := h.Txns[t].Pos
+			if l := p.compLine[t]; l > 0 {
+				pos = p.pos(l)
+			}
+			p.w.add(f.Kind.String(), pos, f.Describe(h))
+		}
+	}
+	h.Warnings = append(h.Warnings, p.w.done()...)
+	return h, nil
+}
+
+// classify drops maps without a valid :type (E2, E3) and skips, with one
+// warning per reason, operations that are not transactions: other :f
+// values and non-integer processes (the nemesis).
+func (p *parser) classify() ([]int, error) {
+	keep := make([]int, 0, len(p.ops))
+	var skips []*skipped
+	byReason := map[string]*skipped{}
+	for i := range p.ops {
+		op := &p.ops[i]
+		switch op.typeState {
+		case 0:
+			if err := p.fail("type", op.line, "map skipped", "operation map without :type"); err != nil {
+				return nil, err
+			}
+			continue
+		case 2:
+			if err := p.fail("type", op.line, "map skipped", "unknown :type %s (want :invoke, :ok, :fail or :info)", op.typeDesc); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		reason := ""
+		if op.hasF {
+			if s, ok := op.f.name(); !ok || s != "txn" {
+				reason = ":f " + op.f.describe()
+			}
+		}
+		if reason == "" && op.hasProc && op.proc.k != vInt {
+			reason = ":process " + op.proc.describe()
+		}
+		if reason == "" {
+			keep = append(keep, i)
+			continue
+		}
+		s := byReason[reason]
+		if s == nil {
+			s = &skipped{reason: reason, line: op.line}
+			byReason[reason] = s
+			skips = append(skips, s)
+		}
+		s.count++
+	}
+	for _, s := range skips {
+		p.w.add("skipped", p.pos(s.line), fmt.Sprintf("%d operation map(s) with %s skipped, the first here: only :txn operations of client processes are transactions", s.count, s.reason))
+	}
+	return keep, nil
+}
+
+// sessions checks :process. A history in which no transaction names its
+// process (elle-cli's hand-written samples) is read with each transaction
+// as a session of its own, each invocation paired with the next completion.
+func (p *parser) sessions(keep []int) ([]int, bool, error) {
+	with, without := 0, 0
+	first := 0
+	for _, i := range keep {
+		if p.ops[i].hasProc {
+			with++
+		} else {
+			if without == 0 {
+				first = p.ops[i].line
+			}
+			without++
+		}
+	}
+	if without == 0 {
+		return keep, false, nil
+	}
+	if with == 0 {
+		p.w.add("process", p.pos(first), "no operation names its :process: each invocation is paired with the next completion and each transaction is a session of its own")
+		return keep, true, nil
+	}
+	out := keep[:0]
+	for _, i := range keep {
+		if !p.ops[i].hasProc {
+			if err := p.fail("process", p.ops[i].line, "map skipped", "operation map without :process (other operations name theirs)"); err != nil {
+				return nil, false, err
+			}
+			continue
+		}
+		out = append(out, i)
+	}
+	return out, false, nil
+}
+
+// chooseClock picks :index when every operation has one, else :time when
+// every operation has one, else no real time.
+func (p *parser) chooseClock(keep []int) {
+	if len(keep) == 0 {
+		return
+	}
+	allIndex, allTime, some := true, true, false
+	for _, i := range keep {
+		op := &p.ops[i]
+		allIndex = allIndex && op.hasIndex
+		allTime = allTime && op.hasTime
+		some = some || op.hasIndex || op.hasTime
+	}
+	switch {
+	case allIndex:
+		p.clock = clockIndex
+	case allTime:
+		p.clock = clockTime
+	case some:
+		p.w.add("clock", p.pos(p.ops[keep[0]].line), "neither :index nor :time is on every operation: no real-time order")
+	}
+}
+
+// chooseIDs decides whether transactions are named by the :index of their
+// invocation (when every operation has a distinct one) or by the position of
+// the invocation among the operation maps.
+func (p *parser) chooseIDs(keep []int) bool {
+	if len(keep) == 0 {
+		return false
+	}
+	seen := map[int64]bool{}
+	for _, i := range keep {
+		op := &p.ops[i]
+		if !op.hasIndex {
+			return false
+		}
+		if op.typ != tInvoke {
+			continue
+		}
+		if seen[op.index] {
+			p.w.add("index", p.pos(op.line), fmt.Sprintf(":index %d is used twice: transactions are numbered by their position in the file instead", op.index))
+			return false
+		}
+		seen[op.index] = true
+	}
+	return true
+}
+
+// mopShape returns the function name and parts of a well-formed [f k v].
+func mopShape(m val) (f string, key, arg val, ok bool) {
+	if m.k != vVec || len(m.elems) != 3 {
+		return "", val{}, val{}, false
+	}
+	f, ok = m.elems[0].name()
+	return f, m.elems[1], m.elems[2], ok
+}
+
+// detectWorkload recognises the workload from the first micro-operation
+// that tells: :append or a list read (list-append), :w or an integer read
+// (rw-register).
+func (p *parser) detectWorkload(keep []int) {
+	if p.opt.Workload != AutoWorkload {
+		p.workload = p.opt.Workload
+		return
+	}
+	for _, i := range keep {
+		op := &p.ops[i]
+		if op.value.k != vVec {
+			continue
+		}
+		for _, m := range op.value.elems {
+			f, _, arg, ok := mopShape(m)
+			if !ok {
+				continue
+			}
+			switch {
+			case f == "append" || (f == "r" && arg.k == vVec):
+				p.workload, p.workloadLine = ListAppend, op.line
+				return
+			case f == "w" || (f == "r" && (arg.k == vInt || arg.k == vBig)):
+				p.workload, p.workloadLine = RWRegister, op.line
+				return
+			}
+		}
+	}
+	p.workload = ListAppend
+}
+
+// symID returns the identity of a symbolic key.
+func symID(v val) (string, bool) {
+	switch v.k {
+	case vKeyword:
+		return "k" + v.s, true
+	case vString:
+		return "s" + v.s, true
+	case vSymbol:
+		return "y" + v.s, true
+	}
+	return "", false
+}
+
+// prepareKeys gives symbolic keys (keywords, strings, symbols) dense ids
+// above every integer key, in order of first appearance.
+func (p *parser) prepareKeys(keep []int) error {
+	maxInt := int64(math.MinInt64)
+	ints := map[int64]bool{}
+	for _, i := range keep {
+		op := &p.ops[i]
+		if op.value.k != vVec {
+			continue
+		}
+		for _, m := range op.value.elems {
+			if m.k != vVec || len(m.elems) != 3 {
+				continue
+			}
+			k := m.elems[1]
+			if k.k == vInt {
+				maxInt = max(maxInt, k.n)
+				ints[k.n] = true
+				continue
+			}
+			id, ok := symID(k)
+			if !ok {
+				continue
+			}
+			if p.symKeys == nil {
+				p.symKeys = map[string]int64{}
+			}
+			if _, ok := p.symKeys[id]; !ok {
+				p.symKeys[id] = int64(len(p.symName))
+				name := k.s
+				switch {
+				case k.k == vKeyword:
+					name = ":" + k.s
+				case k.k == vString && p.syntax == EDN:
+					name = k.describe()
+				}
+				p.symName = append(p.symName, name)
+			}
+		}
+	}
+	if len(p.symName) == 0 {
+		return nil
+	}
+	n := int64(len(p.symName))
+	switch {
+	case maxInt == math.MinInt64:
+		p.symBase = 0
+	case maxInt <= math.MaxInt64-n:
+		p.symBase = maxInt + 1
+	default:
+		// Integer keys reach the top of the range: count down below the
+		// smallest free run (never happens with real histories).
+		base := int64(-1)
+		for {
+			free := true
+			for j := int64(0); j < n; j++ {
+				if ints[base-j] {
+					free = false
+					base = base - j - 1
+					break
+				}
+			}
+			if free {
+				p.symBase = base - n + 1
+				break
+			}
+		}
+	}
+	for i, name := range p.symName {
+		p.b.SetKeyName(p.symBase+int64(i), name)
+	}
+	p.w.add("keys", p.pos(p.ops[keep[0]].line), fmt.Sprintf("%d key(s) are not integers (%s, …): they are numbered from %d, keeping their names", n, p.symName[0], p.symBase))
+	return nil
+}
+
+// keyString renders an input key for messages.
+func (p *parser) keyString(k int64) string {
+	if len(p.symName) > 0 && k >= p.symBase && k-p.symBase < int64(len(p.symName)) {
+		return p.symName[k-p.symBase]
+	}
+	return fmt.Sprint(k)
+}
+
+// procDesc names the process of op for messages.
+func procDesc(op *rawOp) string {
+	if !op.hasProc {
+		return "(no :process)"
+	}
+	return fmt.Sprintf("process %d", op.proc.n)
+}
+
+// pair walks the operations in file order, opening a transaction at each
+// :invoke and completing it at the next completion of the same process.
+func (p *parser) pair(keep []int, processless, useIndex bool) error {
+	pending := map[int64]pend{}
+	infoLine := map[int64]int{}
+	p.compLine = []int{0}
+	var never []pend
+	for _, i := range keep {
+		op := &p.ops[i]
+		proc := op.proc.n
+		if processless {
+			proc = 0
+		}
+		if op.typ == tInvoke {
+			if pd, ok := pending[proc]; ok {
+				if err := p.fail("pairing", op.line, "the earlier invocation is taken as never completed",
+					"second :invoke on %s while its :invoke at line %d is still pending", procDesc(op), pd.inv.line); err != nil {
+					return err
+				}
+				delete(pending, proc)
+				never = append(never, pd)
+			}
+			id := int64(op.ord)
+			if useIndex {
+				id = op.index
+			}
+			sid := proc
+			if processless {
+				sid = id
+			}
+			if l, ok := infoLine[proc]; ok && !processless {
+				p.w.add("reused-process", p.pos(op.line), fmt.Sprintf("process %d invokes again after its :info completion at line %d; Jepsen gives a crashed process a new id, so this is kept in the same session", proc, l))
+				delete(infoLine, proc)
+			}
+			p.ids[id] = true
+			t := p.b.Begin(p.b.Session(sid), id, history.Unknown, p.pos(op.line))
+			p.compLine = append(p.compLine, 0)
+			pending[proc] = pend{t: t, inv: op}
+			continue
+		}
+		pd, ok := pending[proc]
+		if !ok {
+			if err := p.fail("pairing", op.line, "completion ignored", ":%s completion on %s with no pending :invoke", opTypeNames[op.typ], procDesc(op)); err != nil {
+				return err
+			}
+			continue
+		}
+		delete(pending, proc)
+		if op.typ == tInfo {
+			infoLine[proc] = op.line
+		}
+		if err := p.complete(pd, op); err != nil {
+			return err
+		}
+	}
+	for _, pd := range pending {
+		never = append(never, pd)
+	}
+	slices.SortFunc(never, func(a, b pend) int { return int(a.t - b.t) })
+	for i, pd := range never {
+		if i == 0 {
+			p.w.add("never-completed", p.pos(pd.inv.line), fmt.Sprintf("%d invocation(s) never completed, the first here: their outcome is unknown", len(never)))
+		}
+		if err := p.addOps(pd.t, pd.inv.value, pd.inv.line, false); err != nil {
+			return err
+		}
+		p.interval(pd.t, pd.inv, nil)
+	}
+	return nil
+}
+
+// complete applies a completion to its transaction.
+func (p *parser) complete(pd pend, op *rawOp) error {
+	t := pd.t
+	p.compLine[t] = op.line
+	switch op.typ {
+	case tOK:
+		if !op.hasValue || op.value.k == vNil {
+			if err := p.fail("value", op.line, "taken as :info", ":ok completion without :value"); err != nil {
+				return err
+			}
+			if err := p.addOps(t, pd.inv.value, pd.inv.line, false); err != nil {
+				return err
+			}
+			p.interval(t, pd.inv, nil)
+			return nil
+		}
+		p.b.SetStatus(t, history.Committed)
+		p.compare(pd.inv, op)
+		if err := p.addOps(t, op.value, op.line, true); err != nil {
+			return err
+		}
+		p.interval(t, pd.inv, op)
+	case tFail:
+		p.b.SetStatus(t, history.Aborted)
+		src, line := pd.inv.value, pd.inv.line
+		if op.value.k == vVec {
+			src, line = op.value, op.line
+		}
+		if err := p.addOps(t, src, line, false); err != nil {
+			return err
+		}
+		p.interval(t, pd.inv, op)
+	case tInfo:
+		src, line := pd.inv.value, pd.inv.line
+		if op.value.k == vVec {
+			src, line = op.value, op.line
+		}
+		if err := p.addOps(t, src, line, false); err != nil {
+			return err
+		}
+		p.interval(t, pd.inv, nil)
+	}
+	return nil
+}
+
+// interval records t's real-time interval; a transaction without a
+// definite completion (comp == nil) may take effect at any later time.
+func (p *parser) interval(t history.TxnID, inv, comp *rawOp) {
+	at := func(op *rawOp) int64 {
+		if p.clock == clockIndex {
+			return op.index
+		}
+		return op.time
+	}
+	if p.clock == clockNone {
+		return
+	}
+	start, end := at(inv), int64(int64Max)
+	if comp != nil {
+		end = at(comp)
+		if end < start {
+			p.w.add("clock", p.pos(comp.line), fmt.Sprintf("completion at :%s %d precedes its invocation at %d (line %d): no real-time interval for this transaction", clockNames[p.clock], end, start, inv.line))
+			return
+		}
+	}
+	p.b.SetInterval(t, start, end)
+}
+
+// compare warns when an :ok completion's micro-operations do not match its
+// invocation's functions and keys.
+func (p *parser) compare(inv, ok *rawOp) {
+	a, b := inv.value, ok.value
+	if a.k != vVec || b.k != vVec {
+		return
+	}
+	same := len(a.elems) == len(b.elems)
+	for i := 0; same && i < len(a.elems); i++ {
+		fa, ka, _, oka := mopShape(a.elems[i])
+		fb, kb, _, okb := mopShape(b.elems[i])
+		same = oka == okb && fa == fb && sameKey(ka, kb)
+	}
+	if !same {
+		p.w.add("mismatch", p.pos(ok.line), fmt.Sprintf("the completion's micro-operations differ from those of its :invoke at line %d; the completion's are used", inv.line))
+	}
+}
+
+// sameKey compares two keys as the reader maps them.
+func sameKey(a, b val) bool {
+	if a.k != b.k {
+		return false
+	}
+	switch a.k {
+	case vInt:
+		return a.n == b.n
+	case vKeyword, vString, vSymbol, vBig:
+		return a.s == b.s
+	}
+	return a.describe() == b.describe()
+}
+
+// addOps turns the micro-operations of v into operations of t: writes
+// always, reads only for a committed transaction (reads is set).
+func (p *parser) addOps(t history.TxnID, v val, line int, reads bool) error {
+	if v.k == vNil {
+		return nil
+	}
+	if v.k != vVec {
+		return p.fail("micro-op", line, "value ignored", ":value must be a vector of micro-operations, found %s", v.describe())
+	}
+	for j, m := range v.elems {
+		if err := p.addOp(t, j, m, line, reads); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (p *parser) addOp(t history.TxnID, j int, m val, line int, reads bool) error {
+	const drop = "micro-operation dropped"
+	if m.k != vVec || len(m.elems) != 3 {
+		return p.fail("micro-op", line, drop, "micro-operation %d is %s, not a vector [f key value]", j+1, m.describe())
+	}
+	f, ok := m.elems[0].name()
+	switch {
+	case !ok || (f != "r" && f != "w" && f != "append"):
+		return p.fail("micro-op", line, drop, "micro-operation %d: unknown function %s (want :append or :r for list-append, :w or :r for rw-register)", j+1, m.elems[0].describe())
+	case f == "append" && p.workload == RWRegister, f == "w" && p.workload == ListAppend:
+		return p.fail("micro-op", line, drop, "micro-operation %d: :%s in a %s history%s", j+1, f, p.workload, p.workloadHow())
+	}
+	key, ok, err := p.key(m.elems[1], j, line)
+	if err != nil || !ok {
+		return err
+	}
+	arg := m.elems[2]
+	if f != "r" {
+		x, ok, err := p.integer(arg, j, line, "the value written")
+		if err != nil || !ok {
+			return err
+		}
+		vk := [2]int64{key, x}
+		switch n := p.writes[vk]; n {
+		case 0:
+		case 1:
+			p.dupWrites = append(p.dupWrites, vk)
+			p.dupPos = append(p.dupPos, p.pos(line))
+		}
+		p.writes[vk]++
+		if f == "append" {
+			p.b.Append(t, key, x)
+		} else {
+			p.b.Write(t, key, x)
+		}
+		return nil
+	}
+	if !reads {
+		return nil
+	}
+	if p.workload == RWRegister {
+		if arg.k == vNil {
+			p.b.Read(t, key, history.EmptyList)
+			return nil
+		}
+		if arg.k == vVec {
+			return p.fail("micro-op", line, drop, "micro-operation %d: a list read in an rw-register history%s", j+1, p.workloadHow())
+		}
+		x, ok, err := p.integer(arg, j, line, "the value read")
+		if err != nil || !ok {
+			return err
+		}
+		p.b.Read(t, key, x)
+		return nil
+	}
+	var list []int64
+	switch arg.k {
+	case vNil:
+	case vVec:
+		list = make([]int64, 0, len(arg.elems))
+		for _, e := range arg.elems {
+			x, ok, err := p.integer(e, j, line, "a list element")
+			if err != nil || !ok {
+				return err
+			}
+			list = append(list, x)
+		}
+	case vInt, vBig:
+		return p.fail("micro-op", line, drop, "micro-operation %d: an integer read in a list-append history%s", j+1, p.workloadHow())
+	default:
+		return p.fail("micro-op", line, drop, "micro-operation %d: a list read must return nil or a vector of integers, found %s", j+1, arg.describe())
+	}
+	p.b.ReadList(t, key, list, history.EmptyList)
+	return nil
+}
+
+func (p *parser) workloadHow() string {
+	if p.workloadLine > 0 {
+		return fmt.Sprintf(" (recognised from line %d; the workload can be forced)", p.workloadLine)
+	}
+	return ""
+}
+
+// key converts a micro-operation's key; ok false without error means
+// dropped.
+func (p *parser) key(v val, j, line int) (k int64, ok bool, err error) {
+	const drop = "micro-operation dropped"
+	switch v.k {
+	case vInt:
+		return v.n, true, nil
+	case vBig:
+		return 0, false, p.fail("micro-op", line, drop, "micro-operation %d: key %s does not fit in 64 bits", j+1, v.s)
+	}
+	if id, ok := symID(v); ok {
+		return p.symBase + p.symKeys[id], true, nil
+	}
+	return 0, false, p.fail("micro-op", line, drop, "micro-operation %d: the key must be an integer, keyword or string, found %s", j+1, v.describe())
+}
+
+// integer converts a written value or list element; ok false without
+// error means dropped.
+func (p *parser) integer(v val, j, line int, what string) (x int64, ok bool, err error) {
+	const drop = "micro-operation dropped"
+	switch v.k {
+	case vInt:
+		if v.n == history.EmptyList {
+			return 0, false, p.fail("micro-op", line, drop, "micro-operation %d: %s %d is reserved for the empty list (nil)", j+1, what, v.n)
+		}
+		return v.n, true, nil
+	case vBig:
+		return 0, false, p.fail("micro-op", line, drop, "micro-operation %d: %s %s does not fit in 64 bits", j+1, what, v.s)
+	}
+	return 0, false, p.fail("micro-op", line, drop, "micro-operation %d: %s must be an integer, found %s", j+1, what, v.describe())
+}

@@ -1,0 +1,599 @@
+package elle
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"math/big"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+
+	"olympos.io/encoding/edn"
+
+	"github.com/hyperiso/hyperiso/history"
+)
+
+// kind is the kind of a decoded value, as far as the reader cares.
+type kind uint8
+
+const (
+	vNil kind = iota
+	vInt
+	vBig // an integer outside int64 (E6)
+	vKeyword
+	vString
+	vSymbol
+	vVec // vector or list
+	vOther
+)
+
+// val is a decoded EDN or JSON value reduced to what the reader needs:
+// integers, names, sequences; everything else is vOther with a description.
+type val struct {
+	k     kind
+	n     int64
+	s     string // keyword / string / symbol text, or a description
+	elems []val
+}
+
+func (v val) describe() string {
+	switch v.k {
+	case vNil:
+		return "nil"
+	case vInt:
+		return strconv.FormatInt(v.n, 10)
+	case vBig:
+		return "the integer " + v.s
+	case vKeyword:
+		return ":" + v.s
+	case vString:
+		return strconv.Quote(v.s)
+	case vSymbol:
+		return v.s
+	case vVec:
+		var b strings.Builder
+		b.WriteByte('[')
+		for i, e := range v.elems {
+			if i > 0 {
+				b.WriteByte(' ')
+			}
+			if i == 8 {
+				b.WriteString("…")
+				break
+			}
+			b.WriteString(e.describe())
+		}
+		b.WriteByte(']')
+		return b.String()
+	}
+	return v.s
+}
+
+// name returns the text of a keyword or string.
+func (v val) name() (string, bool) {
+	if v.k == vKeyword || v.k == vString {
+		return v.s, true
+	}
+	return "", false
+}
+
+// opType is the :type of an operation map.
+type opType uint8
+
+const (
+	tInvoke opType = iota
+	tOK
+	tFail
+	tInfo
+)
+
+var opTypeNames = [...]string{"invoke", "ok", "fail", "info"}
+
+// rawOp is one operation map as decoded, before pairing.
+type rawOp struct {
+	line int
+	ord  int // position among the operation maps of the file, from 0
+	typ  opType
+	// typeState: 0 missing, 1 valid, 2 present but not one of the four.
+	typeState uint8
+	typeDesc  string
+	f         val
+	hasF      bool
+	proc      val
+	hasProc   bool
+	index     int64
+	hasIndex  bool
+	time      int64
+	hasTime   bool
+	value     val
+	hasValue  bool
+}
+
+// convertEDN reduces a value produced by the EDN decoder.
+func convertEDN(x any) val {
+	switch x := x.(type) {
+	case nil:
+		return val{k: vNil}
+	case int64:
+		return val{k: vInt, n: x}
+	case big.Int:
+		if x.IsInt64() {
+			return val{k: vInt, n: x.Int64()}
+		}
+		return val{k: vBig, s: x.String()}
+	case *big.Int:
+		if x.IsInt64() {
+			return val{k: vInt, n: x.Int64()}
+		}
+		return val{k: vBig, s: x.String()}
+	case edn.Keyword:
+		return val{k: vKeyword, s: string(x)}
+	case string:
+		return val{k: vString, s: x}
+	case edn.Symbol:
+		return val{k: vSymbol, s: string(x)}
+	case []any:
+		out := val{k: vVec, elems: make([]val, len(x))}
+		for i, e := range x {
+			out.elems[i] = convertEDN(e)
+		}
+		return out
+	case edn.Tag:
+		return val{k: vOther, s: "a tagged value #" + x.Tagname}
+	case bool:
+		return val{k: vOther, s: strconv.FormatBool(x)}
+	case float64:
+		return val{k: vOther, s: "the number " + strconv.FormatFloat(x, 'g', -1, 64)}
+	case rune:
+		return val{k: vOther, s: "a character"}
+	case map[any]any:
+		return val{k: vOther, s: "a map"}
+	case map[any]bool:
+		return val{k: vOther, s: "a set"}
+	}
+	return val{k: vOther, s: fmt.Sprintf("a %T", x)}
+}
+
+// convertJSON reduces a value produced by encoding/json with UseNumber.
+func convertJSON(x any) val {
+	switch x := x.(type) {
+	case nil:
+		return val{k: vNil}
+	case json.Number:
+		s := string(x)
+		if strings.ContainsAny(s, ".eE") {
+			return val{k: vOther, s: "the number " + s}
+		}
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return val{k: vBig, s: s}
+		}
+		return val{k: vInt, n: n}
+	case string:
+		return val{k: vString, s: x}
+	case []any:
+		out := val{k: vVec, elems: make([]val, len(x))}
+		for i, e := range x {
+			out.elems[i] = convertJSON(e)
+		}
+		return out
+	case bool:
+		return val{k: vOther, s: strconv.FormatBool(x)}
+	case map[string]any:
+		return val{k: vOther, s: "an object"}
+	}
+	return val{k: vOther, s: fmt.Sprintf("a %T", x)}
+}
+
+// setField fills one field of op from an operation map entry.
+func (op *rawOp) setField(name string, v val) {
+	switch name {
+	case "type":
+		if s, ok := v.name(); ok {
+			for i, n := range opTypeNames {
+				if n == s {
+					op.typ, op.typeState = opType(i), 1
+					return
+				}
+			}
+		}
+		op.typeState, op.typeDesc = 2, v.describe()
+	case "f":
+		op.f, op.hasF = v, true
+	case "process":
+		if v.k != vNil {
+			op.proc, op.hasProc = v, true
+		}
+	case "index":
+		if v.k == vInt {
+			op.index, op.hasIndex = v.n, true
+		}
+	case "time":
+		if v.k == vInt {
+			op.time, op.hasTime = v.n, true
+		}
+	case "value":
+		op.value, op.hasValue = v, true
+	}
+}
+
+// lines maps byte offsets to 1-based line numbers, incrementally.
+type lines struct {
+	data []byte
+	off  int
+	line int
+}
+
+func (l *lines) at(off int) int {
+	if off > len(l.data) {
+		off = len(l.data)
+	}
+	if off < l.off {
+		l.off, l.line = 0, 1
+	}
+	l.line += bytes.Count(l.data[l.off:off], []byte{'\n'})
+	l.off = off
+	return l.line
+}
+
+// skipSpace skips EDN whitespace (commas included) and line comments.
+func skipSpace(data []byte, i int) int {
+	for i < len(data) {
+		switch data[i] {
+		case ' ', '\t', '\r', '\n', ',', '\f':
+			i++
+		case ';':
+			for i < len(data) && data[i] != '\n' {
+				i++
+			}
+		default:
+			return i
+		}
+	}
+	return i
+}
+
+// nextLine returns the offset just past the newline at or after i.
+func nextLine(data []byte, i int) int {
+	if j := bytes.IndexByte(data[i:], '\n'); j >= 0 {
+		return i + j + 1
+	}
+	return len(data)
+}
+
+// decodeOne decodes the EDN form starting at data[off:] and returns it with
+// the offset just past it. Panics inside the decoder become errors.
+func decodeOne(data []byte, off int, br *bufio.Reader, rd *bytes.Reader) (x any, end int, err error) {
+	rd.Reset(data[off:])
+	br.Reset(rd)
+	dec := edn.NewDecoder(br)
+	func() {
+		defer func() {
+			if r := recover(); r != nil {
+				err = fmt.Errorf("malformed EDN (%v)", r)
+			}
+		}()
+		err = dec.Decode(&x)
+	}()
+	end = len(data) - rd.Len() - br.Buffered()
+	return x, end, err
+}
+
+// ednError renders an error of the EDN decoder for a message.
+func ednError(err error) (msg string, tooBig bool) {
+	var ne *strconv.NumError
+	if errors.As(err, &ne) && errors.Is(ne.Err, strconv.ErrRange) {
+		return fmt.Sprintf("integer %s does not fit in 64 bits", ne.Num), true
+	}
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return "unexpected end of input inside a form", false
+	}
+	var se *edn.SyntaxError
+	if errors.As(err, &se) {
+		if strings.Contains(se.Error(), "unexpected end") {
+			return "unexpected end of input inside a form", false
+		}
+		return "EDN syntax error: " + se.Error(), false
+	}
+	var ue *edn.UnhashableError
+	if errors.As(err, &ue) {
+		return "EDN syntax error: a map key or set element that cannot be compared", false
+	}
+	s := err.Error()
+	if strings.Contains(s, "No more tokens") {
+		return "unexpected end of input inside a form", false
+	}
+	return "EDN syntax error: " + s, false
+}
+
+// decodeEDN splits data into top-level forms and decodes each operation map.
+// A top-level vector or list is opened and its elements read one by one so
+// that every operation keeps its own line. A large file of operation maps
+// (Jepsen's history.edn) is decoded in parallel chunks cut at line starts;
+// a chunk counts only if the chunk before it ends exactly where it starts,
+// otherwise decoding goes on sequentially from there, so the result is the
+// same as a sequential decode.
+func (p *parser) decodeEDN(data []byte) error {
+	cuts := chunkStarts(data)
+	if cuts == nil {
+		r := newEDNRun(data, 0)
+		_, _, err := p.ednRun(r, 0, len(data), false)
+		p.ops = r.ops
+		return err
+	}
+	type result struct {
+		r   *ednRun
+		end int
+		ok  bool
+	}
+	res := make([]result, len(cuts)-1)
+	var wg sync.WaitGroup
+	for i := range res {
+		wg.Go(func() {
+			r := newEDNRun(data, cuts[i])
+			end, ok, _ := p.ednRun(r, cuts[i], cuts[i+1], true)
+			res[i] = result{r, end, ok}
+		})
+	}
+	wg.Wait()
+	off := 0
+	for i, c := range res {
+		if c.ok && skipSpace(data, cuts[i]) == skipSpace(data, off) {
+			p.ops = append(p.ops, c.r.ops...)
+			off = c.end
+			continue
+		}
+		r := newEDNRun(data, off)
+		_, _, err := p.ednRun(r, off, len(data), false)
+		p.ops = append(p.ops, r.ops...)
+		if err != nil {
+			return err
+		}
+		break
+	}
+	for i := range p.ops {
+		p.ops[i].ord = i
+	}
+	return nil
+}
+
+// parallelChunk is the least input worth a chunk of its own.
+const parallelChunk = 512 << 10
+
+// chunkStarts cuts a large sequence of operation maps at line starts, one
+// chunk per processor; nil when not worth it.
+func chunkStarts(data []byte) []int {
+	n := min(runtime.GOMAXPROCS(0), 8, len(data)/parallelChunk)
+	if n < 2 {
+		return nil
+	}
+	if i := skipSpace(data, 0); i >= len(data) || (data[i] != '{' && data[i] != '#') {
+		return nil
+	}
+	cuts := []int{0}
+	for i := 1; i < n; i++ {
+		c := nextLine(data, len(data)/n*i)
+		if c <= cuts[len(cuts)-1] || c >= len(data) {
+			continue
+		}
+		cuts = append(cuts, c)
+	}
+	return append(cuts, len(data))
+}
+
+// ednRun is the state of one sequential decode.
+type ednRun struct {
+	data []byte
+	ln   *lines
+	br   *bufio.Reader
+	rd   *bytes.Reader
+	ops  []rawOp
+}
+
+func newEDNRun(data []byte, off int) *ednRun {
+	return &ednRun{
+		data: data,
+		ln:   &lines{data: data, off: off, line: 1 + bytes.Count(data[:off], []byte{'\n'})},
+		br:   bufio.NewReaderSize(nil, 4096), // the smallest the EDN decoder uses as is
+		rd:   bytes.NewReader(nil),
+	}
+}
+
+// ednRun decodes the top-level forms from off on, up to the first that
+// starts at or after limit, and returns where it stopped (that form's
+// start, or the end of the data). With spec (a speculative parallel chunk)
+// it reports nothing and gives up (ok false) at anything but an operation
+// map.
+func (p *parser) ednRun(r *ednRun, off, limit int, spec bool) (end int, ok bool, err error) {
+	data, ln := r.data, r.ln
+	var closer byte // the closing bracket of an open top-level collection
+	collLine := 0
+	for {
+		off = skipSpace(data, off)
+		if off >= len(data) || (closer == 0 && off >= limit) {
+			if closer != 0 {
+				pos := p.pos(collLine)
+				if !p.opt.Lenient {
+					return off, false, history.Errorf(pos, "EDN syntax error: the top-level collection opened here is not closed")
+				}
+				p.w.add("syntax", pos, "the top-level collection opened here is not closed")
+			}
+			return off, true, nil
+		}
+		c := data[off]
+		if spec && c != '{' && c != '#' {
+			return off, false, nil
+		}
+		if closer != 0 && c == closer {
+			closer = 0
+			off++
+			continue
+		}
+		if closer == 0 && (c == '[' || c == '(') {
+			closer = ']'
+			if c == '(' {
+				closer = ')'
+			}
+			collLine = ln.at(off)
+			off++
+			continue
+		}
+		line := ln.at(off)
+		x, end, err := decodeOne(data, off, r.br, r.rd)
+		if err == io.EOF {
+			// Only discarded forms (#_) were left.
+			off = len(data)
+			continue
+		}
+		if spec && err != nil {
+			return off, false, nil
+		}
+		if err != nil {
+			msg, _ := ednError(err)
+			errLine, resume := ln.at(max(end-1, off)), nextLine(data, max(end-1, off))
+			if strings.HasPrefix(msg, "unexpected end") {
+				// The form never closed: it starts here, and the next line
+				// may well start the next one.
+				errLine, resume = line, nextLine(data, off)
+				msg += " (the form starts here)"
+			}
+			if !p.opt.Lenient {
+				return off, false, history.Errorf(p.pos(errLine), "%s", msg)
+			}
+			p.w.add("syntax", p.pos(errLine), msg+"; skipped to the next line")
+			off = resume
+			continue
+		}
+		start := off
+		off = end
+		if t, ok := x.(edn.Tag); ok {
+			// #jepsen.history.Op{...} and the like: the map is what counts.
+			x = t.Value
+		}
+		m, ok := x.(map[any]any)
+		if !ok {
+			if spec {
+				return start, false, nil
+			}
+			pos := p.pos(line)
+			desc := convertEDN(x).describe()
+			if !p.opt.Lenient {
+				return start, false, history.Errorf(pos, "expected an operation map {:type ..., :process ..., :value ...}, found %s", desc)
+			}
+			p.w.add("syntax", pos, "expected an operation map, found "+desc+"; skipped")
+			off = nextLine(data, off-1)
+			continue
+		}
+		op := rawOp{line: line, ord: len(r.ops)}
+		for k, v := range m {
+			if kw, ok := k.(edn.Keyword); ok {
+				op.setField(string(kw), convertEDN(v))
+			}
+		}
+		r.ops = append(r.ops, op)
+	}
+}
+
+// decodeJSON reads elle-cli's JSON: one array of objects, or a sequence of
+// objects (one per line). Each object is decoded on its own so that it keeps
+// its line.
+func (p *parser) decodeJSON(data []byte) error {
+	ln := &lines{data: data, line: 1}
+	inArray, arrayLine := false, 0
+	off := 0
+	for {
+		off = skipJSONSpace(data, off)
+		if off >= len(data) {
+			if inArray {
+				pos := p.pos(arrayLine)
+				if !p.opt.Lenient {
+					return history.Errorf(pos, "JSON syntax error: the array opened here is not closed")
+				}
+				p.w.add("syntax", pos, "the array opened here is not closed")
+			}
+			return nil
+		}
+		switch c := data[off]; {
+		case c == '[' && !inArray:
+			inArray, arrayLine = true, ln.at(off)
+			off++
+			continue
+		case c == ']' && inArray:
+			inArray = false
+			off++
+			continue
+		case c == ',' && inArray:
+			off++
+			continue
+		}
+		line := ln.at(off)
+		dec := json.NewDecoder(bytes.NewReader(data[off:]))
+		dec.UseNumber()
+		var x any
+		if err := dec.Decode(&x); err != nil {
+			at := off + int(dec.InputOffset())
+			var se *json.SyntaxError
+			if errors.As(err, &se) {
+				at = off + int(se.Offset) - 1
+			}
+			at = min(max(at, off), len(data)-1)
+			msg := fmt.Sprintf("JSON syntax error: %v", jsonErr(err))
+			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+				at = off
+				msg += " (the value starts here)"
+			}
+			pos := p.pos(ln.at(at))
+			if !p.opt.Lenient {
+				return history.Errorf(pos, "%s", msg)
+			}
+			p.w.add("syntax", pos, msg+"; skipped to the next line")
+			off = nextLine(data, at)
+			continue
+		}
+		off += int(dec.InputOffset())
+		m, ok := x.(map[string]any)
+		if !ok {
+			pos := p.pos(line)
+			desc := convertJSON(x).describe()
+			if !p.opt.Lenient {
+				return history.Errorf(pos, "expected an operation object {\"type\": ..., \"process\": ..., \"value\": ...}, found %s", desc)
+			}
+			p.w.add("syntax", pos, "expected an operation object, found "+desc+"; skipped")
+			continue
+		}
+		op := rawOp{line: line, ord: len(p.ops)}
+		for k, v := range m {
+			op.setField(k, convertJSON(v))
+		}
+		p.ops = append(p.ops, op)
+	}
+}
+
+func jsonErr(err error) error {
+	if errors.Is(err, io.EOF) {
+		return io.ErrUnexpectedEOF
+	}
+	return err
+}
+
+func skipJSONSpace(data []byte, i int) int {
+	for i < len(data) {
+		switch data[i] {
+		case ' ', '\t', '\r', '\n':
+			i++
+		default:
+			return i
+		}
+	}
+	return i
+}
+
+// int64Max is the completion time of a transaction whose effect may come at
+// any later time (:info, never completed).
+const int64Max = math.MaxInt64

@@ -1,0 +1,94 @@
+package elle_test
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/hyperiso/hyperiso/formats/elle"
+	"github.com/hyperiso/hyperiso/history"
+	"github.com/hyperiso/hyperiso/hyperpolygraph"
+	"github.com/hyperiso/hyperiso/internal/shared"
+)
+
+// fuzzOptions decodes the mode byte: bit 0 lenient, bits 1–2 the syntax,
+// bits 3–4 the workload.
+func fuzzOptions(mode uint8) elle.Options {
+	return elle.Options{
+		Lenient:  mode&1 != 0,
+		Syntax:   elle.Syntax(mode >> 1 & 3),
+		Workload: elle.Workload(mode >> 3 & 3 % 3),
+	}
+}
+
+// FuzzParse: no input panics; a strict error is an *InputError on a line
+// of the input; lenient mode always reads; a strict success reads the same
+// leniently with the same warnings; a history is consistent, its hints name
+// versions of their keys, and the hyper-polygraph steps that use them run.
+func FuzzParse(f *testing.F) {
+	dirs := []string{filepath.Join("..", "..", "testdata", "elle")}
+	if d := shared.Dir(); d != "" {
+		dirs = append(dirs, filepath.Join(d, "datasets", "elle"))
+	}
+	for _, dir := range dirs {
+		files, _ := filepath.Glob(filepath.Join(dir, "*.edn"))
+		for _, p := range files {
+			b, err := os.ReadFile(p)
+			require.NoError(f, err)
+			f.Add(b, uint8(0))
+			f.Add(b, uint8(1))
+		}
+	}
+	for _, s := range []string{
+		`[{"index":0,"type":"invoke","process":3,"value":[["append",255,8],["r",253,null]]},{"index":1,"type":"ok","process":3,"value":[["append",255,8],["r",253,[1,3,4]]]}]`,
+		"5\n1 1 A 1 10\n1 1 R 2 0\n2 2 R 1 1 10\n2 2 A 1 12\n3 3 R 1 2 10 12\n",
+		"{:type :invoke, :process 0, :value [[:w :x 1] [:r :x nil]]}\n{:type :ok, :process 0, :value [[:w :x 1] [:r :x 1]]}\n",
+		"(#jepsen.history.Op{:type :invoke, :process 0, :value [[:append 1 -2N]]} #_ 1 {:type :info :process 0})",
+		"{:type :invoke, :process 0, :value [[:append 1 1]]}\n{:type :ok, :process 0, :value [[:append 1 1]]}}\n{:type :ok}\n",
+	} {
+		f.Add([]byte(s), uint8(0))
+		f.Add([]byte(s), uint8(1))
+	}
+	f.Fuzz(func(t *testing.T, data []byte, mode uint8) {
+		opt := fuzzOptions(mode)
+		h, err := elle.Parse(bytes.NewReader(data), "fuzz", opt)
+		if err != nil {
+			require.False(t, opt.Lenient, "lenient mode failed: %v", err)
+			var ie *history.InputError
+			require.True(t, errors.As(err, &ie), "%T %v", err, err)
+			require.Equal(t, "fuzz", ie.Pos.File)
+			require.GreaterOrEqual(t, ie.Pos.Line, 1, "%v", err)
+			require.LessOrEqual(t, ie.Pos.Line, bytes.Count(data, []byte{'\n'})+1, "%v", err)
+			return
+		}
+		require.NoError(t, h.CheckInvariants())
+		for _, vh := range h.VersionHints {
+			require.True(t, vh.Key >= 0 && int(vh.Key) < len(h.Keys))
+			require.True(t, vh.Before >= 0 && int(vh.Before) < len(h.Values[vh.Key]))
+			require.True(t, vh.After >= 0 && int(vh.After) < len(h.Values[vh.Key]))
+		}
+		if !opt.Lenient {
+			opt.Lenient = true
+			hl, err := elle.Parse(bytes.NewReader(data), "fuzz", opt)
+			require.NoError(t, err)
+			require.Equal(t, describe(h), describe(hl))
+			require.Equal(t, h.Warnings, hl.Warnings)
+		}
+		a := elle.Analyze(h)
+		for _, fd := range a.Findings {
+			_ = fd.Describe(h)
+		}
+		elle.UnknownAppenders(h)
+		if len(h.Txns) <= 200 {
+			g, viol := hyperpolygraph.Build(h, history.SER, func(history.TxnID) bool { return true })
+			if viol == nil {
+				g.ApplyVersionHints()
+				g.AddRealTime()
+			}
+		}
+	})
+}
