@@ -259,8 +259,8 @@ type History struct {
 	// VersionHints are version orders the input states outright (list-append
 	// reads: consecutive elements of an observed list).
 	VersionHints []VersionHint
-	Warnings      []Warning
-	Meta          map[string]string
+	Warnings     []Warning
+	Meta         map[string]string
 
 	index lazyIndex
 }

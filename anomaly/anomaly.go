@@ -1,0 +1,330 @@
+// Package anomaly names what a violation is and says why each of its
+// dependencies holds. Classify sorts a dependency cycle into the Adya/Elle
+// classes (G0, G1c, G-single, G2-item, and lost update: two transactions that
+// read the same version of a key and both overwrote it), checks that a cycle
+// reported at SI is one that SI forbids (no two consecutive rw edges), and
+// Reasoner turns each edge into a sentence a database engineer can check
+// against the history ("T3 read key 5 = 7, which only T1 wrote (wr)").
+//
+// Read-consistency findings (G1a, G1b, thin-air, future read, internal
+// consistency) are classified by package history, and the weak levels'
+// fractured reads and causality violations by package weak; their class
+// names are listed here so that every front end uses the same ones.
+package anomaly
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/hyperiso/hyperiso/history"
+	"github.com/hyperiso/hyperiso/hyperpolygraph"
+)
+
+// Class names, as reports spell them.
+const (
+	// G0 (write cycle): a cycle of version-order (ww) edges only.
+	G0 = "G0"
+	// G1a (aborted read): a committed transaction read a value only aborted
+	// transactions wrote.
+	G1a = "G1a"
+	// G1b (intermediate read): a value its writer overwrote before it
+	// committed.
+	G1b = "G1b"
+	// G1c (circular information flow): a cycle of ww and wr edges.
+	G1c = "G1c"
+	// GSingle (read skew): a cycle with exactly one anti-dependency (rw).
+	GSingle = "G-single"
+	// G2Item (write skew and kin): a cycle with two or more rw edges.
+	G2Item = "G2-item"
+	// LostUpdate: two transactions read the same version of a key and both
+	// wrote the key; whichever wrote last overwrote an update it never saw.
+	LostUpdate = "lost-update"
+	// FracturedRead (RA): a transaction saw some of another's writes but
+	// not all of them.
+	FracturedRead = "fractured-read"
+	// CausalityViolation (CC): a transaction read a version older than one
+	// in its causal past.
+	CausalityViolation = "causality-violation"
+	// Internal: a transaction's reads disagree with its own writes or reads.
+	Internal = "internal"
+)
+
+// Cycle is the classification of one dependency cycle.
+type Cycle struct {
+	// Class is G0, G1c, G-single, G2-item or lost-update; empty when Edges
+	// is not a cycle.
+	Class string
+	// Edges is the cycle classified: the input, or, for a lost update, the
+	// two-transaction cycle on the key both overwrote.
+	Edges []hyperpolygraph.Edge
+	// Counts of the edges of Edges by relation.
+	WW, WR, RW, SO, RT int
+	// Forbidden says whether the level forbids the cycle on its own: every
+	// cycle at SER; at SI only a cycle in which no rw edge directly follows
+	// another (SI allows write skew, whose two rw edges are adjacent).
+	Forbidden bool
+	// Lost is set for a lost update.
+	Lost *Lost
+}
+
+// Lost is a lost update: A and B both read version Value of Key, installed
+// by Writer, and both wrote Key.
+type Lost struct {
+	A, B   history.TxnID
+	Writer history.TxnID
+	Key    history.KeyID
+	Value  history.ValueID
+}
+
+// Cycle returns the two-edge cycle of the lost update: A's version is taken
+// to be the earlier one (B overwrote it), so B, which read the version A
+// overwrote, anti-depends on A. The other order is the mirror image.
+func (l Lost) Cycle() []hyperpolygraph.Edge {
+	return []hyperpolygraph.Edge{
+		{From: l.A, To: l.B, Rel: hyperpolygraph.WW, Key: l.Key},
+		{From: l.B, To: l.A, Rel: hyperpolygraph.RW, Key: l.Key},
+	}
+}
+
+// IsCycle reports whether cyc is a non-empty sequence of edges, each ending
+// where the next starts and the last where the first starts.
+func IsCycle(cyc []hyperpolygraph.Edge) bool {
+	if len(cyc) == 0 {
+		return false
+	}
+	for i, e := range cyc {
+		if e.To != cyc[(i+1)%len(cyc)].From {
+			return false
+		}
+	}
+	return true
+}
+
+// AdjacentRW returns the index of the first rw edge of cyc that is directly
+// followed (cyclically) by another rw edge, or -1 when there is none.
+func AdjacentRW(cyc []hyperpolygraph.Edge) int {
+	for i, e := range cyc {
+		if e.Rel == hyperpolygraph.RW && cyc[(i+1)%len(cyc)].Rel == hyperpolygraph.RW {
+			return i
+		}
+	}
+	return -1
+}
+
+// ForbiddenAt reports whether level forbids a history whose dependency
+// graph contains cyc: SER forbids every cycle; SI every cycle in which no
+// two rw edges are adjacent (the induced graph (so ∪ wr ∪ ww);rw? has a
+// cycle exactly then). Weak levels are decided on commit orders, not here.
+func ForbiddenAt(level history.Level, cyc []hyperpolygraph.Edge) bool {
+	if !IsCycle(cyc) {
+		return false
+	}
+	switch level {
+	case history.SER:
+		return true
+	case history.SI:
+		return AdjacentRW(cyc) < 0
+	}
+	return false
+}
+
+// Classify names cyc at level. A cycle among whose transactions two read
+// the same version of a key and both wrote it is reported as a lost update,
+// with the two-transaction cycle that follows from that alone (it is
+// forbidden at SER and at SI).
+func Classify(h *history.History, level history.Level, cyc []hyperpolygraph.Edge) Cycle {
+	if !IsCycle(cyc) {
+		return Cycle{Edges: cyc}
+	}
+	var txns []history.TxnID
+	for _, e := range cyc {
+		txns = append(txns, e.From)
+	}
+	if l, ok := FindLostUpdate(h, txns); ok && (level == history.SER || level == history.SI) {
+		// A cycle that already is the lost update's ww+rw pair keeps its
+		// orientation.
+		if len(cyc) == 2 && cyc[0].Key == l.Key && cyc[1].Key == l.Key {
+			switch {
+			case cyc[0].Rel == hyperpolygraph.WW && cyc[1].Rel == hyperpolygraph.RW:
+				l.A, l.B = cyc[0].From, cyc[0].To
+			case cyc[1].Rel == hyperpolygraph.WW && cyc[0].Rel == hyperpolygraph.RW:
+				l.A, l.B = cyc[1].From, cyc[1].To
+			}
+		}
+		c := count(l.Cycle())
+		c.Class, c.Lost, c.Forbidden = LostUpdate, &l, true
+		return c
+	}
+	c := count(cyc)
+	c.Forbidden = ForbiddenAt(level, cyc)
+	switch {
+	case c.RW == 1:
+		c.Class = GSingle
+	case c.RW > 1:
+		c.Class = G2Item
+	case c.WR > 0:
+		c.Class = G1c
+	case c.WW > 0:
+		c.Class = G0
+	default:
+		// Session and real-time order alone cannot form a cycle; name it
+		// by its strongest relation all the same.
+		c.Class = G1c
+	}
+	return c
+}
+
+func count(cyc []hyperpolygraph.Edge) Cycle {
+	c := Cycle{Edges: cyc}
+	for _, e := range cyc {
+		switch e.Rel {
+		case hyperpolygraph.WW:
+			c.WW++
+		case hyperpolygraph.WR:
+			c.WR++
+		case hyperpolygraph.RW:
+			c.RW++
+		case hyperpolygraph.SO:
+			c.SO++
+		case hyperpolygraph.RT:
+			c.RT++
+		}
+	}
+	return c
+}
+
+// FindLostUpdate looks among txns for two committed transactions that read
+// the same version of a key before writing the key themselves. The version
+// must be certain: the value read has exactly one possible writer (for
+// both readers the same one).
+func FindLostUpdate(h *history.History, txns []history.TxnID) (Lost, bool) {
+	ix := h.Index()
+	type ver struct {
+		k history.KeyID
+		v history.ValueID
+	}
+	first := map[ver]history.TxnID{}
+	seen := map[history.TxnID]bool{}
+	for _, t := range txns {
+		if t == history.InitTxn || seen[t] || h.Txns[t].Status != history.Committed {
+			continue
+		}
+		seen[t] = true
+		writes := map[history.KeyID]bool{}
+		for _, w := range ix.Writes(t) {
+			writes[w.Key] = true
+		}
+		for _, r := range ix.Reads(t) {
+			// An external read is the transaction's first access to the
+			// key, so it comes before the transaction's write.
+			if !writes[r.Key] {
+				continue
+			}
+			cands := ix.Candidates(t, r)
+			if len(cands) != 1 {
+				continue
+			}
+			v := ver{r.Key, r.Value}
+			if a, ok := first[v]; ok {
+				// Both read the only writer's version: the same version,
+				// unless one of them is that writer (Candidates excludes it).
+				if other := ix.Candidates(a, history.ExtRead{Key: r.Key, Value: r.Value}); len(other) == 1 && other[0] == cands[0] {
+					return Lost{A: a, B: t, Writer: cands[0], Key: r.Key, Value: r.Value}, true
+				}
+				continue
+			}
+			first[v] = t
+		}
+	}
+	return Lost{}, false
+}
+
+// Describe says in one sentence what the cycle shows, naming its
+// transactions.
+func (c Cycle) Describe(h *history.History, level history.Level) string {
+	var b strings.Builder
+	switch c.Class {
+	case LostUpdate:
+		l := c.Lost
+		fmt.Fprintf(&b, "lost update: %s and %s both read key %s = %s (%s) and both wrote key %s; whichever wrote last overwrote an update it never saw",
+			name(h, l.A), name(h, l.B), h.KeyString(l.Key), value(h, l.Key, l.Value), writerPhrase(h, l.Writer), h.KeyString(l.Key))
+	case G0:
+		fmt.Fprintf(&b, "G0 (write cycle): the versions the transactions installed are ordered in a cycle of %d ww edges", c.WW)
+	case G1c:
+		fmt.Fprintf(&b, "G1c (circular information flow): a cycle of %s in which each transaction depends on the previous one's writes", relList(c))
+	case GSingle:
+		fmt.Fprintf(&b, "G-single (read skew): a cycle with exactly one anti-dependency (rw) edge: one transaction missed a write that the others, in order, saw or overwrote")
+	case G2Item:
+		fmt.Fprintf(&b, "G2-item (anti-dependency cycle): a cycle with %d rw edges; each transaction missed a write of the next one", c.RW)
+		if level == history.SI && c.Forbidden {
+			b.WriteString("; no two rw edges are adjacent, so it is not mere write skew and SI forbids it too")
+		}
+	default:
+		return "not a cycle"
+	}
+	if c.SO > 0 && c.Class != LostUpdate {
+		b.WriteString(" (through session order)")
+	}
+	if c.RT > 0 && c.Class != LostUpdate {
+		b.WriteString(" (through real-time order)")
+	}
+	if !c.Forbidden && level == history.SI {
+		b.WriteString("; note: two rw edges are adjacent, a pattern SI allows on its own")
+	}
+	return b.String()
+}
+
+func relList(c Cycle) string {
+	var parts []string
+	if c.WW > 0 {
+		parts = append(parts, fmt.Sprintf("%d ww", c.WW))
+	}
+	if c.WR > 0 {
+		parts = append(parts, fmt.Sprintf("%d wr", c.WR))
+	}
+	if c.SO > 0 {
+		parts = append(parts, fmt.Sprintf("%d so", c.SO))
+	}
+	if c.RT > 0 {
+		parts = append(parts, fmt.Sprintf("%d rt", c.RT))
+	}
+	return strings.Join(parts, ", ") + " edges"
+}
+
+// Story tells the cycle as one sentence, edge by edge, e.g. "T8 precedes
+// T10 in session 1, T10 did not see T65's write of key 377, and T65 did not
+// see T8's write of key 290, so no serial order fits".
+func (c Cycle) Story(h *history.History, level history.Level) string {
+	if c.Class == "" {
+		return ""
+	}
+	if c.Class == LostUpdate {
+		l := c.Lost
+		return fmt.Sprintf("%s and %s both read key %s = %s and then both wrote key %s, each without seeing the other's write, so one of the two updates was lost",
+			name(h, l.A), name(h, l.B), h.KeyString(l.Key), value(h, l.Key, l.Value), h.KeyString(l.Key))
+	}
+	var parts []string
+	for _, e := range c.Edges {
+		from, to := name(h, e.From), name(h, e.To)
+		switch e.Rel {
+		case hyperpolygraph.SO:
+			parts = append(parts, fmt.Sprintf("%s precedes %s in session %d", from, to, h.SessionOf(e.To)))
+		case hyperpolygraph.WR:
+			parts = append(parts, fmt.Sprintf("%s saw %s's write of key %s", to, from, h.KeyString(e.Key)))
+		case hyperpolygraph.WW:
+			parts = append(parts, fmt.Sprintf("%s overwrote %s's write of key %s", to, from, h.KeyString(e.Key)))
+		case hyperpolygraph.RW:
+			parts = append(parts, fmt.Sprintf("%s did not see %s's write of key %s", from, to, h.KeyString(e.Key)))
+		case hyperpolygraph.RT:
+			parts = append(parts, fmt.Sprintf("%s finished before %s started", from, to))
+		}
+	}
+	s := parts[0]
+	if len(parts) > 1 {
+		s = strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
+	}
+	if level == history.SI {
+		return s + ", so no order of commits and snapshots fits them all"
+	}
+	return s + ", so no serial order fits them all"
+}
