@@ -112,7 +112,7 @@ func AdjacentRW(cyc []hyperpolygraph.Edge) int {
 }
 
 // ForbiddenAt reports whether level forbids a history whose dependency
-// graph contains cyc: SER forbids every cycle; SI every cycle in which no
+// graph contains cyc: SER (and strict SER) forbids every cycle; SI every cycle in which no
 // two rw edges are adjacent (the induced graph (so ∪ wr ∪ ww);rw? has a
 // cycle exactly then). Weak levels are decided on commit orders, not here.
 func ForbiddenAt(level history.Level, cyc []hyperpolygraph.Edge) bool {
@@ -120,7 +120,7 @@ func ForbiddenAt(level history.Level, cyc []hyperpolygraph.Edge) bool {
 		return false
 	}
 	switch level {
-	case history.SER:
+	case history.SER, history.StrictSER:
 		return true
 	case history.SI:
 		return AdjacentRW(cyc) < 0
@@ -140,7 +140,7 @@ func Classify(h *history.History, level history.Level, cyc []hyperpolygraph.Edge
 	for _, e := range cyc {
 		txns = append(txns, e.From)
 	}
-	if l, ok := FindLostUpdate(h, txns); ok && (level == history.SER || level == history.SI) {
+	if l, ok := FindLostUpdate(h, txns); ok && level >= history.SI {
 		// A cycle that already is the lost update's ww+rw pair keeps its
 		// orientation.
 		if len(cyc) == 2 && cyc[0].Key == l.Key && cyc[1].Key == l.Key {

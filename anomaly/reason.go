@@ -180,14 +180,14 @@ func (r *Reasoner) rwReason(e hyperpolygraph.Edge) string {
 	cands := h.Index().Candidates(e.From, rd)
 	val := value(h, rd.Key, rd.Value)
 	if len(cands) != 1 {
-		return fmt.Sprintf("%s overwrote the %s = %s that %s read (rw); %s wrote that value, and %s's version follows the one %s read in the graph shown",
-			to, k, val, from, nameList(h, cands), to, from)
+		return fmt.Sprintf("%s overwrote the value %s of key %s that %s read (rw); %s wrote that value, and %s's version follows the one %s read in the graph shown",
+			to, val, k, from, nameList(h, cands), to, from)
 	}
 	w := cands[0]
 	if w == history.InitTxn {
 		return fmt.Sprintf("%s overwrote the initial value of key %s (%s) that %s read (rw)", to, k, val, from)
 	}
-	s := fmt.Sprintf("%s overwrote the %s = %s that %s read (rw): %s read it from %s, and %s's version is later", to, k, val, from, from, name(h, w), to)
+	s := fmt.Sprintf("%s overwrote the value %s of key %s that %s read (rw): %s read it from %s, and %s's version is later", to, val, k, from, from, name(h, w), to)
 	if why := r.Why(w, e.To, e.Key); why != "" {
 		return s + " because " + why
 	}
@@ -220,7 +220,7 @@ func (r *Reasoner) Why(a, b history.TxnID, k history.KeyID) string {
 		}
 	}
 	if path := r.Path(a, b); len(path) > 0 {
-		return fmt.Sprintf("of the certain dependencies %s, so %s's version first would close a cycle", r.PathString(path), name(h, b))
+		return fmt.Sprintf("of the dependencies %s, which hold for certain: %s's version coming first would close a cycle", r.PathString(path), name(h, b))
 	}
 	return ""
 }
@@ -297,7 +297,14 @@ func (r *Reasoner) build() {
 		return
 	}
 	r.built = true
-	g, _ := hyperpolygraph.Build(r.h, r.level, nil)
+	level := r.level
+	if level == history.StrictSER {
+		level = history.SER
+	}
+	g, _ := hyperpolygraph.Build(r.h, level, nil)
+	if r.level == history.StrictSER {
+		g.AddRealTime()
+	}
 	r.adj = make([][]hyperpolygraph.Edge, len(r.h.Txns))
 	for _, e := range g.Known {
 		if e.Rel == hyperpolygraph.WW && e.From == history.InitTxn {

@@ -96,7 +96,7 @@ func newRoot(stdout io.Writer, code *int) *cobra.Command {
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &exitError{code: exitBadInput, err: fmt.Errorf("%w\n%s", err, c.UsageString())}
 	})
-	root.AddCommand(newCheck(stdout, code), newConvert(stdout), newStats(stdout), newCollect(stdout), newBench(stdout))
+	root.AddCommand(newCheck(stdout, code), newConvert(stdout), newStats(stdout), newCollect(stdout), newBench(stdout), newExplain(stdout))
 	return root
 }
 

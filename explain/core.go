@@ -1,0 +1,364 @@
+package explain
+
+import (
+	"context"
+	"slices"
+
+	"github.com/hyperiso/hyperiso/cdcl"
+	"github.com/hyperiso/hyperiso/history"
+	hp "github.com/hyperiso/hyperiso/hyperpolygraph"
+	"github.com/hyperiso/hyperiso/pk"
+)
+
+// Limits of the UNSAT-core shortcut: beyond them the encoding (one
+// variable per pair of writers of a key) is not worth building, and
+// deletion with re-checks does the work alone.
+const (
+	coreMinTxns  = 12
+	coreMaxTxns  = 20000
+	coreMaxPairs = 1 << 21
+)
+
+// coreOf looks for a small violating subset of keep with one incremental
+// SAT solver and one assumption literal per transaction: a transaction whose
+// literal is false contributes nothing but its place in session order, and
+// a read takes part only while its transaction and every possible writer of
+// its value do (as in NewSub). Unsatisfiability under a set of assumptions
+// thus means that the sub-history of those transactions is violating (as
+// far as the encoding goes: the caller re-checks the result with
+// check.Check). The failed assumptions of the first solve give a core,
+// which deletion over assumptions then shrinks, each step one incremental
+// solve instead of a full re-check. It returns nil when the shortcut does
+// not apply or finds nothing.
+func coreOf(ctx context.Context, h *history.History, level history.Level, keep []bool) []history.TxnID {
+	if level != history.SER && level != history.SI {
+		return nil
+	}
+	in := func(t history.TxnID) bool {
+		return t == history.InitTxn || (keep[t] && h.Txns[t].Status != history.Aborted)
+	}
+	var txns []history.TxnID
+	for t := 1; t < len(h.Txns); t++ {
+		if in(history.TxnID(t)) {
+			txns = append(txns, history.TxnID(t))
+		}
+	}
+	if len(txns) < coreMinTxns || len(txns) > coreMaxTxns {
+		return nil
+	}
+	ix := h.Index()
+	// Final writers per key among the candidates.
+	writers := make([][]history.TxnID, len(h.Keys))
+	pairs := 0
+	for _, t := range append([]history.TxnID{history.InitTxn}, txns...) {
+		for _, w := range writesOf(h, t) {
+			pairs += len(writers[w.Key])
+			writers[w.Key] = append(writers[w.Key], t)
+		}
+	}
+	if pairs > coreMaxPairs {
+		return nil
+	}
+	e := &coreEnc{n: len(h.Txns)}
+	sel := make([]cdcl.Lit, len(h.Txns))
+	for _, t := range txns {
+		sel[t] = e.newVar()
+	}
+	// Read-from: an activity variable per read, one choice per candidate.
+	for _, t := range txns {
+		for _, rd := range ix.Reads(t) {
+			cands := ix.Candidates(t, rd)
+			ok := len(cands) > 0
+			for _, c := range cands {
+				if !in(c) {
+					ok = false
+				}
+			}
+			if !ok {
+				continue // left out of every sub-history of keep
+			}
+			act := e.newVar()
+			long := []cdcl.Lit{act, -sel[t]}
+			e.clause(-act, sel[t])
+			for _, c := range cands {
+				if c != history.InitTxn {
+					e.clause(-act, sel[c])
+					long = append(long, -sel[c])
+				}
+			}
+			e.clause(long...)
+			some := []cdcl.Lit{-act}
+			var xs []cdcl.Lit
+			for _, c := range cands {
+				x := e.newVar()
+				e.edge(x, hp.Edge{From: c, To: t, Rel: hp.WR, Key: rd.Key})
+				e.clause(-x, act)
+				for _, y := range xs {
+					e.clause(-x, -y)
+				}
+				xs = append(xs, x)
+				some = append(some, x)
+			}
+			e.clause(some...)
+		}
+	}
+	// Version order: T⊥ first (an edge that holds while its target is
+	// selected), an orientation per pair of other writers, and an edge
+	// variable per direction that holds while both writers are selected.
+	for k, ws := range writers {
+		key := history.KeyID(k)
+		for i, a := range ws {
+			if a == history.InitTxn {
+				for _, b := range ws {
+					if b != a {
+						e.edge(sel[b], hp.Edge{From: a, To: b, Rel: hp.WW, Key: key})
+					}
+				}
+				continue
+			}
+			for _, b := range ws[i+1:] {
+				if b == history.InitTxn {
+					continue
+				}
+				o := e.newVar()
+				ab, ba := e.newVar(), e.newVar()
+				e.edge(ab, hp.Edge{From: a, To: b, Rel: hp.WW, Key: key})
+				e.edge(ba, hp.Edge{From: b, To: a, Rel: hp.WW, Key: key})
+				e.clause(-ab, o)
+				e.clause(-ab, sel[a])
+				e.clause(-ab, sel[b])
+				e.clause(ab, -o, -sel[a], -sel[b])
+				e.clause(-ba, -o)
+				e.clause(-ba, sel[a])
+				e.clause(-ba, sel[b])
+				e.clause(ba, o, -sel[a], -sel[b])
+			}
+		}
+	}
+	th := newCoreTheory(e, level == history.SI)
+	// Session order holds whatever is selected: through a transaction left
+	// out it is just the session order of the others.
+	for _, s := range h.Sessions {
+		prev := history.InitTxn
+		for _, t := range s.Txns {
+			if in(t) {
+				th.permanent(hp.Edge{From: prev, To: t, Rel: hp.SO, Key: -1})
+				prev = t
+			}
+		}
+	}
+	if th.broken {
+		return nil
+	}
+	s := cdcl.New(e.nv, cdcl.Options{Theory: th})
+	for _, c := range e.clauses {
+		if !s.AddClause(c) {
+			return nil
+		}
+	}
+	owner := map[cdcl.Lit]history.TxnID{}
+	var assume []cdcl.Lit
+	for _, t := range txns {
+		owner[sel[t]] = t
+		assume = append(assume, sel[t])
+	}
+	if s.SolveAssuming(ctx, assume) != cdcl.Unsat {
+		return nil
+	}
+	core := s.FailedAssumptions()
+	// Deletion over assumptions: drop each literal in turn; an unsatisfiable
+	// rest replaces the core by its own (smaller) failed set.
+	for i := 0; i < len(core) && ctx.Err() == nil; {
+		try := slices.Delete(slices.Clone(core), i, i+1)
+		switch s.SolveAssuming(ctx, try) {
+		case cdcl.Unsat:
+			core = s.FailedAssumptions()
+		case cdcl.Sat:
+			i++
+		default:
+			i = len(core)
+		}
+	}
+	var out []history.TxnID
+	for _, l := range core {
+		if t, ok := owner[l]; ok {
+			out = append(out, t)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// writesOf returns t's final writes (T⊥'s initial writes for T⊥).
+func writesOf(h *history.History, t history.TxnID) []history.Version {
+	if t != history.InitTxn {
+		return h.Index().Writes(t)
+	}
+	var out []history.Version
+	for _, op := range h.Txns[t].Ops {
+		out = append(out, history.Version{Key: op.Key, Value: op.Value})
+	}
+	return out
+}
+
+// coreEnc collects the clauses and the edges each variable asserts.
+type coreEnc struct {
+	n       int
+	nv      int
+	clauses [][]cdcl.Lit
+	edges   [][]hp.Edge // per variable
+}
+
+func (e *coreEnc) newVar() cdcl.Lit {
+	e.nv++
+	for len(e.edges) <= e.nv {
+		e.edges = append(e.edges, nil)
+	}
+	return cdcl.Lit(e.nv)
+}
+
+func (e *coreEnc) clause(ls ...cdcl.Lit) { e.clauses = append(e.clauses, ls) }
+
+func (e *coreEnc) edge(v cdcl.Lit, ed hp.Edge) { e.edges[v] = append(e.edges[v], ed) }
+
+// coreTheory keeps the graph of the true edge variables, with the rw edges
+// they derive, acyclic (for SI its doubled graph, as package acyclic does).
+type coreTheory struct {
+	enc     *coreEnc
+	si      bool
+	pk      *pk.Graph
+	reasons [][2]cdcl.Lit
+	frames  []coreFrame
+	// Edges currently true, by (key, source): the readers of a version and
+	// the later writers of it.
+	wr, ww map[coreKey][]coreHalf
+	broken bool
+}
+
+type coreKey struct {
+	k history.KeyID
+	t history.TxnID
+}
+
+type coreHalf struct {
+	t   history.TxnID
+	lit cdcl.Lit
+}
+
+type coreFrame struct {
+	pkEdges, reasons int
+	pushed           []coreKey // keys whose wr list got an entry
+	pushedWW         []coreKey // keys whose ww list got an entry
+}
+
+func newCoreTheory(e *coreEnc, si bool) *coreTheory {
+	n := e.n
+	if si {
+		n *= 2
+	}
+	return &coreTheory{enc: e, si: si, pk: pk.New(n), wr: map[coreKey][]coreHalf{}, ww: map[coreKey][]coreHalf{}}
+}
+
+// permanent inserts an edge that holds in every assignment (before any
+// Assign, so no undo frame counts it).
+func (th *coreTheory) permanent(e hp.Edge) {
+	if c := th.add(e, 0, 0); c != nil {
+		th.broken = true
+	}
+}
+
+// add inserts e with the literals that assert it and returns a conflict
+// clause if it closes a cycle.
+func (th *coreTheory) add(e hp.Edge, l1, l2 cdcl.Lit) []cdcl.Lit {
+	r := int32(len(th.reasons))
+	th.reasons = append(th.reasons, [2]cdcl.Lit{l1, l2})
+	try := func(u, v int32) []cdcl.Lit {
+		cyc, ok := th.pk.AddEdge(u, v, r)
+		if ok {
+			if len(th.frames) > 0 {
+				th.frames[len(th.frames)-1].pkEdges++
+			}
+			return nil
+		}
+		seen := map[cdcl.Lit]bool{}
+		clause := []cdcl.Lit{}
+		for _, ri := range append(slices.Clone(cyc), r) {
+			for _, l := range th.reasons[ri] {
+				if l != 0 && !seen[l] {
+					seen[l] = true
+					clause = append(clause, -l)
+				}
+			}
+		}
+		return clause
+	}
+	if !th.si {
+		return try(e.From, e.To)
+	}
+	if e.Rel == hp.RW {
+		return try(2*e.From+1, 2*e.To)
+	}
+	if c := try(2*e.From, 2*e.To+1); c != nil {
+		return c
+	}
+	return try(2*e.From+1, 2*e.To+1)
+}
+
+// Assign adds the edges of a true variable and the rw edges they derive.
+func (th *coreTheory) Assign(l cdcl.Lit) []cdcl.Lit {
+	th.frames = append(th.frames, coreFrame{reasons: len(th.reasons)})
+	if l < 0 {
+		return nil
+	}
+	f := &th.frames[len(th.frames)-1]
+	for _, e := range th.enc.edges[l] {
+		if c := th.add(e, l, 0); c != nil {
+			return c
+		}
+		key := coreKey{e.Key, e.From}
+		switch e.Rel {
+		case hp.WW:
+			th.ww[key] = append(th.ww[key], coreHalf{e.To, l})
+			f.pushedWW = append(f.pushedWW, key)
+			for _, r := range th.wr[key] {
+				if r.t != e.To {
+					if c := th.add(hp.Edge{From: r.t, To: e.To, Rel: hp.RW, Key: e.Key}, l, r.lit); c != nil {
+						return c
+					}
+				}
+			}
+		case hp.WR:
+			th.wr[key] = append(th.wr[key], coreHalf{e.To, l})
+			f.pushed = append(f.pushed, key)
+			for _, w := range th.ww[key] {
+				if w.t != e.To {
+					if c := th.add(hp.Edge{From: e.To, To: w.t, Rel: hp.RW, Key: e.Key}, l, w.lit); c != nil {
+						return c
+					}
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// Unassign undoes the matching Assign.
+func (th *coreTheory) Unassign(cdcl.Lit) {
+	f := th.frames[len(th.frames)-1]
+	th.frames = th.frames[:len(th.frames)-1]
+	for range f.pkEdges {
+		th.pk.RemoveLast()
+	}
+	th.reasons = th.reasons[:f.reasons]
+	for i := len(f.pushed) - 1; i >= 0; i-- {
+		k := f.pushed[i]
+		th.wr[k] = th.wr[k][:len(th.wr[k])-1]
+	}
+	for i := len(f.pushedWW) - 1; i >= 0; i-- {
+		k := f.pushedWW[i]
+		th.ww[k] = th.ww[k][:len(th.ww[k])-1]
+	}
+}
+
+// Phase has no opinion.
+func (th *coreTheory) Phase(int32) (bool, bool) { return false, false }

@@ -1,0 +1,290 @@
+package explain
+
+import (
+	_ "embed"
+	"fmt"
+	"html/template"
+	"io"
+	"strings"
+
+	"github.com/hyperiso/hyperiso/check"
+)
+
+//go:embed report.html.tmpl
+var htmlTemplate string
+
+// classBlurb says in a sentence what each class means.
+var classBlurb = map[string]string{
+	"G0":                   "Write cycle: the versions the transactions installed are ordered in a cycle, so no order of the writes explains the final state.",
+	"G1a":                  "Aborted read: a committed transaction read a value that only an aborted transaction wrote.",
+	"G1b":                  "Intermediate read: a transaction read a value that its writer overwrote before committing.",
+	"G1c":                  "Circular information flow: each transaction of the cycle saw (or overwrote) the effects of the previous one.",
+	"G-single":             "Read skew: a cycle with exactly one anti-dependency (rw) edge: one transaction missed a write whose consequences it saw.",
+	"G2-item":              "Anti-dependency cycle (write skew and kin): each transaction missed a write of the next one.",
+	"lost-update":          "Lost update: two transactions read the same version of a key and both overwrote it; the later write silently discarded the other.",
+	"fractured-read":       "Fractured read: a transaction saw some of another transaction's writes but not all of them.",
+	"causality-violation":  "Causality violation: a transaction read a version older than one in its causal past.",
+	"internal":             "Internal inconsistency: a transaction's read disagrees with its own earlier writes or reads.",
+	"thin-air-read":        "Thin-air read: a value no transaction wrote.",
+	"future-read":          "Future read: a transaction read a value that it writes only later itself.",
+	"unsatisfiable-read":   "A read whose only possible writers cannot have committed.",
+	"cycle":                "A dependency cycle.",
+	"non-repeatable-read":  "Non-repeatable read: two reads of a key with no write between them disagree.",
+	"not-own-write":        "A transaction read a key after writing it, but not its own write.",
+	"not-latest-own-write": "A transaction read its own earlier, overwritten write.",
+	"aborted-read":         "Aborted read: a committed transaction read a value that only an aborted transaction wrote.",
+	"intermediate-read":    "Intermediate read: a transaction read a value that its writer overwrote before committing.",
+}
+
+// classColor gives each class a badge colour.
+func classColor(c string) string {
+	switch c {
+	case "G0":
+		return "#6c3483"
+	case "G1a", "G1b", "G1c", "aborted-read", "intermediate-read":
+		return "#a93226"
+	case "G-single":
+		return "#ca6f1e"
+	case "G2-item":
+		return "#b7950b"
+	case "lost-update":
+		return "#1e8449"
+	case "fractured-read":
+		return "#2874a6"
+	case "causality-violation":
+		return "#7d3c98"
+	}
+	return "#566573"
+}
+
+type htmlOp struct {
+	Hot       bool
+	Text      string
+	Class     string
+	Title     string
+	Dropped   bool
+	Offending bool
+}
+
+type htmlTxn struct {
+	Name, Where, Status string
+	Ops                 []htmlOp
+}
+
+type htmlEdge struct {
+	From, To, Label, Color, Reason string
+}
+
+type htmlCase struct {
+	N       int
+	Choices string
+	Class   string
+	Color   string
+	Graph   template.HTML
+	Edges   []htmlEdge
+}
+
+type htmlCE struct {
+	N, Of         int
+	Class         string
+	Color         string
+	Blurb         string
+	Summary       string
+	Story         string
+	Size          int
+	Total         int
+	Minimal       bool
+	Minimality    string
+	Search        string
+	Graph         template.HTML
+	Edges         []htmlEdge
+	Context       []htmlEdge
+	Txns          []htmlTxn
+	HasDropped    bool
+	Cases         []htmlCase
+	CasesComplete bool
+	History       string
+	HistoryNote   string
+}
+
+type htmlAnomaly struct {
+	Type, Description string
+}
+
+type htmlPage struct {
+	Title      string
+	Source     string
+	Format     string
+	Level      string
+	Verdict    string
+	VerdictCls string
+	Reason     string
+	Stats      string
+	Note       string
+	CEs        []htmlCE
+	Others     []htmlAnomaly
+	MoreOthers int
+	Budget     string
+	Legend     []htmlEdge
+}
+
+// WriteHTML writes a single self-contained HTML page: no scripts, fonts,
+// images or style sheets from elsewhere, so it works offline and can be
+// attached to a bug report. It shows the verdict, and per counterexample
+// its class, the graph of its cycle (inline SVG), the reason of every edge,
+// the transactions with their operations, the cases of uncertain choices,
+// how minimal it is, and the counterexample as JSON Lines.
+func WriteHTML(w io.Writer, rep *Report) error {
+	t, err := template.New("report").Parse(htmlTemplate)
+	if err != nil {
+		return err
+	}
+	return t.Execute(w, htmlModel(rep))
+}
+
+func htmlModel(rep *Report) htmlPage {
+	res := rep.Result
+	s := res.History
+	p := htmlPage{
+		Title:   fmt.Sprintf("%s %s — hyperiso explain", strings.ToUpper(res.Level), strings.ToUpper(string(res.Verdict))),
+		Source:  res.Source,
+		Format:  res.Format,
+		Level:   strings.ToUpper(res.Level),
+		Verdict: strings.ToUpper(string(res.Verdict)),
+		Reason:  res.Reason,
+		Stats: fmt.Sprintf("%d sessions · %d transactions (%d committed, %d aborted, %d unknown) · %d operations · %d keys",
+			s.Sessions, s.Transactions, s.Committed, s.Aborted, s.Unknown, s.Operations, s.Keys),
+	}
+	switch res.Verdict {
+	case check.Violated:
+		p.VerdictCls = "bad"
+	case check.Satisfied:
+		p.VerdictCls = "good"
+	default:
+		p.VerdictCls = "unknown"
+	}
+	present := map[string]bool{}
+	if rep.Explanation != nil {
+		for _, ce := range rep.Explanation.Counterexamples {
+			for _, e := range ce.Edges {
+				present[e.Relation] = true
+			}
+			for _, c := range ce.Cases {
+				for _, e := range c.Edges {
+					present[e.Relation] = true
+				}
+			}
+		}
+	}
+	for _, rel := range []string{"so", "wr", "ww", "rw", "co"} {
+		if !present[rel] {
+			continue
+		}
+		p.Legend = append(p.Legend, htmlEdge{Label: rel, Color: colorOf(rel), Reason: map[string]string{
+			"so": "session order", "wr": "read from (write → read)", "ww": "version order (write → later write)",
+			"rw": "anti-dependency (read → overwriting write)", "co": "commit order a weak level forces",
+		}[rel]})
+	}
+	ex := rep.Explanation
+	if ex == nil {
+		return p
+	}
+	p.Note = ex.Note
+	u := ex.Budget
+	p.Budget = fmt.Sprintf("explain budget: %d of %d re-checks, %.0f of %.0f ms used", u.UsedChecks, u.Checks, u.UsedMS, u.TimeMS)
+	if u.Exhausted {
+		p.Budget += " (exhausted)"
+	}
+	explained := map[int]bool{}
+	for i, ce := range ex.Counterexamples {
+		explained[ce.Anomaly] = true
+		cls := classOf(ce)
+		nm := namerOf(ce)
+		h := htmlCE{
+			N: i + 1, Of: len(ex.Counterexamples), Class: cls, Color: classColor(cls), Blurb: classBlurb[cls],
+			Summary: ce.Summary, Story: ce.Story, Size: ce.Size, Total: s.Transactions, Minimal: ce.Minimal, Minimality: ce.Minimality,
+			Search: fmt.Sprintf("Search started from %s%s; %d re-check%s in %.1f ms; the counterexample alone is %s at %s.",
+				methodWords(ce.Method), coreWords(ce), ce.Checks, plural(ce.Checks), ce.ElapsedMS, ce.Recheck, strings.ToUpper(res.Level)),
+			Graph:         template.HTML(graphSVG(nm, ce.Transactions, ce.Edges, ce.Context, fmt.Sprintf("g%d", i+1), 1)),
+			Edges:         htmlEdges(nm, ce.Edges),
+			Context:       htmlEdges(nm, ce.Context),
+			CasesComplete: ce.CasesComplete,
+			History:       inlineHistory(ce),
+			HistoryNote:   ce.HistoryNote,
+			HasDropped:    hasDropped(ce),
+		}
+		// The operations on the keys of the cycle's edges are the ones that
+		// matter: highlight them.
+		type txnKey struct{ t, k int64 }
+		hot := map[txnKey]bool{}
+		for _, e := range ce.Edges {
+			if e.Key != nil {
+				hot[txnKey{e.From, *e.Key}], hot[txnKey{e.To, *e.Key}] = true, true
+			}
+		}
+		for _, t := range ce.Transactions {
+			ht := htmlTxn{Name: TxnName(t.TxnRef), Where: fmt.Sprintf("session %d · #%d", t.Session, t.Index)}
+			if t.Status != "" && t.Status != "committed" {
+				ht.Status = t.Status
+			}
+			for _, o := range t.Ops {
+				op := htmlOp{Text: OpString(o), Dropped: o.Dropped, Offending: o.Offending, Hot: hot[txnKey{t.ID, o.Key}] && !o.Dropped}
+				switch {
+				case o.Kind == "w" || o.Kind == "append":
+					op.Class = "w"
+				default:
+					op.Class = "r"
+				}
+				if o.Dropped {
+					op.Title = "left out of the counterexample: it could have read from a transaction outside it"
+				}
+				if o.Offending {
+					op.Title = "the read this finding is about"
+				}
+				ht.Ops = append(ht.Ops, op)
+			}
+			h.Txns = append(h.Txns, ht)
+		}
+		for j, c := range ce.Cases {
+			h.Cases = append(h.Cases, htmlCase{
+				N: j + 1, Choices: strings.Join(c.Choices, " and "), Class: c.Class, Color: classColor(c.Class),
+				Graph: template.HTML(graphSVG(nm, ce.Transactions, c.Edges, nil, fmt.Sprintf("g%dc%d", i+1, j+1), 0.75)),
+				Edges: htmlEdges(nm, c.Edges),
+			})
+		}
+		p.CEs = append(p.CEs, h)
+	}
+	for i, a := range res.Anomalies {
+		if explained[i] {
+			continue
+		}
+		if len(p.Others) == 50 {
+			p.MoreOthers++
+			continue
+		}
+		p.Others = append(p.Others, htmlAnomaly{Type: a.Type, Description: a.Description})
+	}
+	return p
+}
+
+func htmlEdges(nm namer, edges []check.Edge) []htmlEdge {
+	var out []htmlEdge
+	for _, e := range edges {
+		out = append(out, htmlEdge{From: nm.txn(e.From), To: nm.txn(e.To), Label: nm.label(e), Color: colorOf(e.Relation), Reason: e.Reason})
+	}
+	return out
+}
+
+func coreWords(ce *Counterexample) string {
+	if ce.Core == "" {
+		return ""
+	}
+	return "; " + ce.Core
+}
+
+func inlineHistory(ce *Counterexample) string {
+	if ce.Size > maxInlineHistory {
+		return ""
+	}
+	return ce.History
+}

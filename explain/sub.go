@@ -1,0 +1,126 @@
+package explain
+
+import (
+	"github.com/hyperiso/hyperiso/history"
+)
+
+// OpRef names one operation of the original history.
+type OpRef struct {
+	Txn history.TxnID
+	Op  int32
+}
+
+// Sub is a sub-history: some transactions of an original history, with T⊥,
+// session order among them, and every operation except the reads that
+// could have read from a transaction left out.
+type Sub struct {
+	H *history.History
+	// Orig maps a TxnID of H to the TxnID of the original history.
+	Orig []history.TxnID
+	// Dropped lists the reads left out, in the original's terms.
+	Dropped []OpRef
+}
+
+// NewSub builds the sub-history of h made of the transactions keep accepts
+// (T⊥ always). A read is kept when every transaction that could have
+// written the value it returned is kept too (T⊥ is), or when it reads its
+// own transaction's earlier write, or when force names it; any other read
+// is left out. This keeps the sub-history a faithful restriction: an order
+// that makes the whole history consistent at a level, restricted to the
+// kept transactions, makes the sub-history consistent too, so a violating
+// sub-history proves the whole history violating.
+func NewSub(h *history.History, keep []bool, force map[OpRef]bool) *Sub {
+	ix := h.Index()
+	b := history.NewBuilder(h.Source, h.Format)
+	b.SetInit(h.InitKind, h.Txns[history.InitTxn].ID)
+	b.SetInitPos(h.Txns[history.InitTxn].Pos)
+	for k, v := range h.Meta {
+		b.SetMeta(k, v)
+	}
+	s := &Sub{Orig: []history.TxnID{history.InitTxn}}
+	used := make([]bool, len(h.Keys))
+	// written[k] == t+1: transaction t wrote key k before the current op.
+	written := make([]int32, len(h.Keys))
+	// Sessions in the original order, so that session ids and order stay.
+	sess := make([]int32, len(h.Sessions))
+	for i := range sess {
+		sess[i] = -1
+	}
+	for t := 1; t < len(h.Txns); t++ {
+		if !keep[t] {
+			continue
+		}
+		tx := &h.Txns[t]
+		if sess[tx.Session] < 0 {
+			sess[tx.Session] = b.Session(h.Sessions[tx.Session].ID)
+		}
+		nt := b.Begin(sess[tx.Session], tx.ID, tx.Status, tx.Pos)
+		s.Orig = append(s.Orig, history.TxnID(t))
+		if tx.Level != history.LevelNone {
+			b.SetLevel(nt, tx.Level)
+		}
+		if tx.Timed {
+			b.SetInterval(nt, tx.Start, tx.End)
+		}
+		mark := int32(t + 1)
+		for i, op := range tx.Ops {
+			k := op.Key
+			if op.Kind.IsRead() && written[k] != mark && !force[OpRef{history.TxnID(t), int32(i)}] {
+				all := true
+				for _, w := range ix.Writers(k, op.Value) {
+					if w != history.TxnID(t) && !keep[w] && w != history.InitTxn {
+						all = false
+						break
+					}
+				}
+				if !all {
+					s.Dropped = append(s.Dropped, OpRef{history.TxnID(t), int32(i)})
+					continue
+				}
+			}
+			used[k] = true
+			key, val := h.Key(k), h.Value(k, op.Value)
+			switch op.Kind {
+			case history.OpRead:
+				b.Read(nt, key, val)
+			case history.OpWrite:
+				b.Write(nt, key, val)
+				written[k] = mark
+			case history.OpAppend:
+				b.Append(nt, key, val)
+				written[k] = mark
+			case history.OpReadList:
+				list := h.List(op)
+				raw := make([]int64, len(list))
+				for j, v := range list {
+					raw[j] = h.Value(k, v)
+				}
+				b.ReadList(nt, key, raw, val)
+			}
+		}
+	}
+	for _, op := range h.Txns[history.InitTxn].Ops {
+		if used[op.Key] {
+			b.InitWrite(h.Key(op.Key), h.Value(op.Key, op.Value))
+		}
+	}
+	for _, w := range h.AbortedWrites {
+		if used[w.Key] {
+			b.AbortedWrite(h.Key(w.Key), h.Value(w.Key, w.Value))
+		}
+	}
+	for _, vh := range h.VersionHints {
+		if used[vh.Key] {
+			b.VersionHint(h.Key(vh.Key), h.Value(vh.Key, vh.Before), h.Value(vh.Key, vh.After))
+		}
+	}
+	if h.KeyNames != nil {
+		for k, name := range h.KeyNames {
+			if used[k] && name != "" {
+				b.SetKeyName(h.Key(history.KeyID(k)), name)
+			}
+		}
+	}
+	s.H = b.Finish()
+	return s
+}
