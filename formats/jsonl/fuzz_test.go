@@ -21,7 +21,7 @@ func FuzzParse(f *testing.F) {
 {"aborted_writes":[[2,99]]}`,
 		"{\"hyperiso\":1,\"init\":\"explicit\",\"sessions\":[4,3],\"key_names\":[[1,\"a\\u00e9\\ud83d\\ude42\"]]}\n{\"init\":true,\"id\":0,\"ops\":[[\"w\",1,0]]}\n{\"session\":3,\"id\":-9223372036854775808,\"ops\":[]}\n",
 		"{\"hyperiso\":1,\"init\":\"none\"}\n{\"init\":true,\"id\":5,\"ops\":[]}\n\n{\"session\":1,\"id\":5,\"status\":\"unknown\",\"ops\":[[\"r\",9223372036854775807,-1]]}\r\n",
-		"{\"hyperiso\":1,\"init\":\"implicit\"}\n{\"init\":true,\"ops\":[[\"w\",1,9221120237041090551]]}\n{\"session\":0,\"ops\":[[\"r\",1,[]]],\"x\":[1.5e3,{\"y\":null}]}",
+		"{\"hyperiso\":1,\"init\":\"implicit\"}\n{\"init\":true,\"ops\":[[\"w\",1,9221111406453585911]]}\n{\"session\":0,\"ops\":[[\"r\",1,[]]],\"x\":[1.5e3,{\"y\":null}]}",
 		`{"session":1,"ops":[["w",1,1e3]]}`,
 		"\ufeff{\"session\":1,\"ops\":[]}",
 	} {
