@@ -52,7 +52,7 @@ type parser struct {
 	name string
 	opt  Options
 	b    *history.Builder
-	w    *warner
+	w    *history.WarningLog
 
 	cur      []op // operations of the open transaction
 	curLine  int  // line of its first operation
@@ -77,7 +77,7 @@ func Parse(r io.Reader, name string, opt Options) (*history.History, error) {
 		name:    name,
 		opt:     opt,
 		b:       history.NewBuilder(name, Format),
-		w:       newWarner(name),
+		w:       &history.WarningLog{},
 		sess:    -1,
 		nextTxn: 1,
 		first:   true,
@@ -103,11 +103,11 @@ func Parse(r io.Reader, name string, opt Options) (*history.History, error) {
 		if !opt.Lenient {
 			return nil, history.Errorf(pos, "no operations: expected lines \"r <key> <value>\" or \"w <key> <value>\"")
 		}
-		p.w.add("empty", pos, "no operations")
+		p.w.Add("empty", pos, "no operations")
 	}
 	h := p.b.Finish()
 	semanticWarnings(h, p.w)
-	h.Warnings = append(h.Warnings, p.w.done()...)
+	h.Warnings = append(h.Warnings, p.w.Done()...)
 	return h, nil
 }
 
@@ -203,7 +203,7 @@ func (p *parser) line(s []byte, tooLong bool, lineNo int) error {
 		if !p.opt.Lenient {
 			return history.Errorf(pos, "%s", msg)
 		}
-		p.w.add("skipped", pos, "line skipped: %s", msg)
+		p.w.Add("skipped", pos, "line skipped: %s", msg)
 		return nil
 	}
 	if tooLong {
@@ -247,7 +247,7 @@ func (p *parser) line(s []byte, tooLong bool, lineNo int) error {
 		if !p.opt.Lenient {
 			return history.Errorf(pos, "expected 3 fields, found more in %s %s", quote(s), want)
 		}
-		p.w.add("extra", pos, "fields after the third ignored in %s", quote(s))
+		p.w.Add("extra", pos, "fields after the third ignored in %s", quote(s))
 	}
 	// Keys and values are 64-bit: keep all bits (FORMATS.md §0.1).
 	o.key, o.val = int64(k), int64(v)
@@ -340,7 +340,7 @@ func (p *parser) emit(ops []op, line int, init bool) {
 // semanticWarnings reports what AWDIT itself would reject: a read of a
 // (key, value) that no transaction writes (AWDIT panics) and a (key, value)
 // written by two transactions (AWDIT asserts values are unique).
-func semanticWarnings(h *history.History, w *warner) {
+func semanticWarnings(h *history.History, w *history.WarningLog) {
 	nk := len(h.Keys)
 	base := make([]int, nk+1)
 	for k := range nk {
@@ -361,7 +361,7 @@ func semanticWarnings(h *history.History, w *warner) {
 				written[ver], writer[ver] = true, history.TxnID(t)
 			case writer[ver] != history.TxnID(t) && !warned[ver]:
 				warned[ver] = true
-				w.add("duplicate", tx.Pos, "value %d of key %d written by transactions %d and %d (AWDIT requires unique values per key)",
+				w.Add("duplicate", tx.Pos, "value %d of key %d written by transactions %d and %d (AWDIT requires unique values per key)",
 					h.Value(op.Key, op.Value), h.Key(op.Key), h.Txns[writer[ver]].ID, tx.ID)
 			}
 		}
@@ -372,48 +372,10 @@ func semanticWarnings(h *history.History, w *warner) {
 			ver := base[op.Key] + int(op.Value)
 			if op.Kind.IsRead() && !written[ver] && !warned[ver] {
 				warned[ver] = true
-				w.add("thin-air", tx.Pos, "transaction %d reads value %d of key %d, which no transaction writes",
+				w.Add("thin-air", tx.Pos, "transaction %d reads value %d of key %d, which no transaction writes",
 					tx.ID, h.Value(op.Key, op.Value), h.Key(op.Key))
 			}
 		}
 	}
 }
 
-// warner collects warnings, keeping at most maxPerKind of each kind.
-type warner struct {
-	name  string
-	list  []history.Warning
-	count map[string]int
-	kinds []string
-	extra map[string]history.Pos // first warning not shown, per kind
-}
-
-const maxPerKind = 10
-
-func newWarner(name string) *warner {
-	return &warner{name: name, count: map[string]int{}, extra: map[string]history.Pos{}}
-}
-
-func (w *warner) add(kind string, pos history.Pos, format string, args ...any) {
-	n := w.count[kind] + 1
-	w.count[kind] = n
-	if n == 1 {
-		w.kinds = append(w.kinds, kind)
-	}
-	switch {
-	case n <= maxPerKind:
-		w.list = append(w.list, history.Warning{Pos: pos, Msg: fmt.Sprintf(format, args...)})
-	case n == maxPerKind+1:
-		w.extra[kind] = pos
-	}
-}
-
-func (w *warner) done() []history.Warning {
-	for _, k := range w.kinds {
-		if n := w.count[k]; n > maxPerKind {
-			w.list = append(w.list, history.Warning{Pos: w.extra[k],
-				Msg: fmt.Sprintf("%d more warnings like the above (%s) not shown, from here on", n-maxPerKind, k)})
-		}
-	}
-	return w.list
-}

@@ -132,8 +132,8 @@ func TestWarningCap(t *testing.T) {
 		fmt.Fprintf(&sb, "r %d 1\n", i)
 	}
 	h := parse(t, sb.String(), Options{})
-	require.Len(t, h.Warnings, maxPerKind+1)
-	require.Equal(t, "mem.txt:1: 15 more warnings like the above (thin-air) not shown, from here on", h.Warnings[maxPerKind].String())
+	require.Len(t, h.Warnings, history.MaxWarningsPerKind+1)
+	require.Equal(t, "mem.txt:1: 15 more warnings like the above (thin-air) not shown, from here on", h.Warnings[history.MaxWarningsPerKind].String())
 }
 
 func TestErrors(t *testing.T) {

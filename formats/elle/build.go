@@ -24,7 +24,7 @@ type parser struct {
 	opt      Options
 	syntax   Syntax
 	ops      []rawOp
-	w        *warner
+	w        *history.WarningLog
 	b        *history.Builder
 	workload Workload
 	// workloadLine is where the workload was recognised (0: forced or default).
@@ -46,7 +46,7 @@ type parser struct {
 }
 
 func newParser(name string, opt Options) *parser {
-	return &parser{name: name, opt: opt, w: newWarner(), ids: map[int64]bool{}, writes: map[[2]int64]int32{}}
+	return &parser{name: name, opt: opt, w: &history.WarningLog{}, ids: map[int64]bool{}, writes: map[[2]int64]int32{}}
 }
 
 func (p *parser) pos(line int) history.Pos { return history.Pos{File: p.name, Line: line} }
@@ -57,7 +57,7 @@ func (p *parser) fail(kind string, line int, recovery, format string, args ...an
 	if !p.opt.Lenient {
 		return history.Errorf(p.pos(line), format, args...)
 	}
-	p.w.add(kind, p.pos(line), fmt.Sprintf(format, args...)+"; "+recovery)
+	p.warn(kind, p.pos(line), fmt.Sprintf(format, args...)+"; "+recovery)
 	return nil
 }
 
@@ -115,7 +115,7 @@ func (p *parser) finishHistory() (*history.History, error) {
 		if p.workload == RWRegister {
 			verb = "written"
 		}
-		p.w.add("duplicate-value", p.dupPos[i], fmt.Sprintf("value %d %s %d times to key %s: which of them a read observed is uncertain", kv[1], verb, p.writes[kv], p.keyString(kv[0])))
+		p.warn("duplicate-value", p.dupPos[i], fmt.Sprintf("value %d %s %d times to key %s: which of them a read observed is uncertain", kv[1], verb, p.writes[kv], p.keyString(kv[0])))
 	}
 	p.b.SetMeta("workload", p.workload.String())
 	p.b.SetMeta("syntax", p.syntax.String())
@@ -130,10 +130,10 @@ func (p *parser) finishHistory() (*history.History, error) {
 			if l := p.compLine[t]; l > 0 {
 				pos = p.pos(l)
 			}
-			p.w.add(f.Kind.String(), pos, f.Describe(h))
+			p.warn(f.Kind.String(), pos, f.Describe(h))
 		}
 	}
-	h.Warnings = append(h.Warnings, p.w.done()...)
+	h.Warnings = append(h.Warnings, p.w.Done()...)
 	return h, nil
 }
 
@@ -180,7 +180,7 @@ func (p *parser) classify() ([]int, error) {
 		s.count++
 	}
 	for _, s := range skips {
-		p.w.add("skipped", p.pos(s.line), fmt.Sprintf("%d operation map(s) with %s skipped, the first here: only :txn operations of client processes are transactions", s.count, s.reason))
+		p.warn("skipped", p.pos(s.line), fmt.Sprintf("%d operation map(s) with %s skipped, the first here: only :txn operations of client processes are transactions", s.count, s.reason))
 	}
 	return keep, nil
 }
@@ -205,7 +205,7 @@ func (p *parser) sessions(keep []int) ([]int, bool, error) {
 		return keep, false, nil
 	}
 	if with == 0 {
-		p.w.add("process", p.pos(first), "no operation names its :process: each invocation is paired with the next completion and each transaction is a session of its own")
+		p.warn("process", p.pos(first), "no operation names its :process: each invocation is paired with the next completion and each transaction is a session of its own")
 		return keep, true, nil
 	}
 	out := keep[:0]
@@ -240,7 +240,7 @@ func (p *parser) chooseClock(keep []int) {
 	case allTime:
 		p.clock = clockTime
 	case some:
-		p.w.add("clock", p.pos(p.ops[keep[0]].line), "neither :index nor :time is on every operation: no real-time order")
+		p.warn("clock", p.pos(p.ops[keep[0]].line), "neither :index nor :time is on every operation: no real-time order")
 	}
 }
 
@@ -261,7 +261,7 @@ func (p *parser) chooseIDs(keep []int) bool {
 			continue
 		}
 		if seen[op.index] {
-			p.w.add("index", p.pos(op.line), fmt.Sprintf(":index %d is used twice: transactions are numbered by their position in the file instead", op.index))
+			p.warn("index", p.pos(op.line), fmt.Sprintf(":index %d is used twice: transactions are numbered by their position in the file instead", op.index))
 			return false
 		}
 		seen[op.index] = true
@@ -393,7 +393,7 @@ func (p *parser) prepareKeys(keep []int) error {
 	for i, name := range p.symName {
 		p.b.SetKeyName(p.symBase+int64(i), name)
 	}
-	p.w.add("keys", p.pos(p.ops[keep[0]].line), fmt.Sprintf("%d key(s) are not integers (%s, …): they are numbered from %d, keeping their names", n, p.symName[0], p.symBase))
+	p.warn("keys", p.pos(p.ops[keep[0]].line), fmt.Sprintf("%d key(s) are not integers (%s, …): they are numbered from %d, keeping their names", n, p.symName[0], p.symBase))
 	return nil
 }
 
@@ -444,7 +444,7 @@ func (p *parser) pair(keep []int, processless, useIndex bool) error {
 				sid = id
 			}
 			if l, ok := infoLine[proc]; ok && !processless {
-				p.w.add("reused-process", p.pos(op.line), fmt.Sprintf("process %d invokes again after its :info completion at line %d; Jepsen gives a crashed process a new id, so this is kept in the same session", proc, l))
+				p.warn("reused-process", p.pos(op.line), fmt.Sprintf("process %d invokes again after its :info completion at line %d; Jepsen gives a crashed process a new id, so this is kept in the same session", proc, l))
 				delete(infoLine, proc)
 			}
 			p.ids[id] = true
@@ -474,7 +474,7 @@ func (p *parser) pair(keep []int, processless, useIndex bool) error {
 	slices.SortFunc(never, func(a, b pend) int { return int(a.t - b.t) })
 	for i, pd := range never {
 		if i == 0 {
-			p.w.add("never-completed", p.pos(pd.inv.line), fmt.Sprintf("%d invocation(s) never completed, the first here: their outcome is unknown", len(never)))
+			p.warn("never-completed", p.pos(pd.inv.line), fmt.Sprintf("%d invocation(s) never completed, the first here: their outcome is unknown", len(never)))
 		}
 		if err := p.addOps(pd.t, pd.inv.value, pd.inv.line, false); err != nil {
 			return err
@@ -545,7 +545,7 @@ func (p *parser) interval(t history.TxnID, inv, comp *rawOp) {
 	if comp != nil {
 		end = at(comp)
 		if end < start {
-			p.w.add("clock", p.pos(comp.line), fmt.Sprintf("completion at :%s %d precedes its invocation at %d (line %d): no real-time interval for this transaction", clockNames[p.clock], end, start, inv.line))
+			p.warn("clock", p.pos(comp.line), fmt.Sprintf("completion at :%s %d precedes its invocation at %d (line %d): no real-time interval for this transaction", clockNames[p.clock], end, start, inv.line))
 			return
 		}
 	}
@@ -566,7 +566,7 @@ func (p *parser) compare(inv, ok *rawOp) {
 		same = oka == okb && fa == fb && sameKey(ka, kb)
 	}
 	if !same {
-		p.w.add("mismatch", p.pos(ok.line), fmt.Sprintf("the completion's micro-operations differ from those of its :invoke at line %d; the completion's are used", inv.line))
+		p.warn("mismatch", p.pos(ok.line), fmt.Sprintf("the completion's micro-operations differ from those of its :invoke at line %d; the completion's are used", inv.line))
 	}
 }
 
@@ -715,3 +715,6 @@ func (p *parser) integer(v val, j, line int, what string) (x int64, ok bool, err
 	}
 	return 0, false, p.fail("micro-op", line, drop, "micro-operation %d: %s must be an integer, found %s", j+1, what, v.describe())
 }
+
+// warn records a pre-formatted warning of the given kind.
+func (p *parser) warn(kind string, pos history.Pos, msg string) { p.w.Add(kind, pos, "%s", msg) }

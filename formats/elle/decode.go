@@ -422,7 +422,7 @@ func (p *parser) ednRun(r *ednRun, off, limit int, spec bool) (end int, ok bool,
 				if !p.opt.Lenient {
 					return off, false, history.Errorf(pos, "EDN syntax error: the top-level collection opened here is not closed")
 				}
-				p.w.add("syntax", pos, "the top-level collection opened here is not closed")
+				p.warn("syntax", pos, "the top-level collection opened here is not closed")
 			}
 			return off, true, nil
 		}
@@ -466,7 +466,7 @@ func (p *parser) ednRun(r *ednRun, off, limit int, spec bool) (end int, ok bool,
 			if !p.opt.Lenient {
 				return off, false, history.Errorf(p.pos(errLine), "%s", msg)
 			}
-			p.w.add("syntax", p.pos(errLine), msg+"; skipped to the next line")
+			p.warn("syntax", p.pos(errLine), msg+"; skipped to the next line")
 			off = resume
 			continue
 		}
@@ -486,7 +486,7 @@ func (p *parser) ednRun(r *ednRun, off, limit int, spec bool) (end int, ok bool,
 			if !p.opt.Lenient {
 				return start, false, history.Errorf(pos, "expected an operation map {:type ..., :process ..., :value ...}, found %s", desc)
 			}
-			p.w.add("syntax", pos, "expected an operation map, found "+desc+"; skipped")
+			p.warn("syntax", pos, "expected an operation map, found "+desc+"; skipped")
 			off = nextLine(data, off-1)
 			continue
 		}
@@ -515,7 +515,7 @@ func (p *parser) decodeJSON(data []byte) error {
 				if !p.opt.Lenient {
 					return history.Errorf(pos, "JSON syntax error: the array opened here is not closed")
 				}
-				p.w.add("syntax", pos, "the array opened here is not closed")
+				p.warn("syntax", pos, "the array opened here is not closed")
 			}
 			return nil
 		}
@@ -552,7 +552,7 @@ func (p *parser) decodeJSON(data []byte) error {
 			if !p.opt.Lenient {
 				return history.Errorf(pos, "%s", msg)
 			}
-			p.w.add("syntax", pos, msg+"; skipped to the next line")
+			p.warn("syntax", pos, msg+"; skipped to the next line")
 			off = nextLine(data, at)
 			continue
 		}
@@ -564,7 +564,7 @@ func (p *parser) decodeJSON(data []byte) error {
 			if !p.opt.Lenient {
 				return history.Errorf(pos, "expected an operation object {\"type\": ..., \"process\": ..., \"value\": ...}, found %s", desc)
 			}
-			p.w.add("syntax", pos, "expected an operation object, found "+desc+"; skipped")
+			p.warn("syntax", pos, "expected an operation object, found "+desc+"; skipped")
 			continue
 		}
 		op := rawOp{line: line, ord: len(p.ops)}

@@ -69,7 +69,7 @@ func parseVeriStrong(data []byte, name string, opt Options) (*history.History, e
 		if !opt.Lenient {
 			return history.Errorf(p.pos(line), format, args...)
 		}
-		p.w.add("syntax", p.pos(line), fmt.Sprintf(format, args...)+"; the rest of the file is ignored")
+		p.warn("syntax", p.pos(line), fmt.Sprintf(format, args...)+"; the rest of the file is ignored")
 		stop = true
 		return nil
 	}
@@ -192,7 +192,7 @@ func parseVeriStrong(data []byte, name string, opt Options) (*history.History, e
 			p.ids[id] = true
 			p.compLine = append(p.compLine, 0)
 		} else if tx.sess != sess {
-			p.w.add("session", p.pos(line), fmt.Sprintf("a record of transaction %d names session %d, but its first record named session %d; it stays there", id, sess, tx.sess))
+			p.warn("session", p.pos(line), fmt.Sprintf("a record of transaction %d names session %d, but its first record named session %d; it stays there", id, sess, tx.sess))
 		}
 		if typ[0] == 'R' {
 			p.b.ReadList(tx.t, key, list, history.EmptyList)

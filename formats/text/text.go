@@ -54,7 +54,7 @@ func Parse(r io.Reader, name string, opt Options) (*history.History, error) {
 		opt:  opt,
 		b:    history.NewBuilder(name, Format),
 		txns: make(map[int64]*txnState),
-		w:    newWarner(name),
+		w:    &history.WarningLog{},
 	}
 	br := bufio.NewReaderSize(r, maxLine)
 	lineNo := 0
@@ -77,7 +77,7 @@ func Parse(r io.Reader, name string, opt Options) (*history.History, error) {
 		if !opt.Lenient {
 			return nil, history.Errorf(pos, "empty file: expected lines r|w(key,value,session,txn)")
 		}
-		p.w.add("empty", pos, "empty file")
+		p.w.Add("empty", pos, "empty file")
 	}
 	return p.finish(), nil
 }
@@ -129,7 +129,7 @@ type parser struct {
 	txns  map[int64]*txnState
 	order []*txnState
 	last  *txnState
-	w     *warner
+	w     *history.WarningLog
 
 	zeroWriters int
 	zeroFirst   *txnState
@@ -254,7 +254,7 @@ func (p *parser) line(s []byte, tooLong bool, lineNo int) error {
 		if !p.opt.Lenient {
 			return history.Errorf(pos, "%s", msg)
 		}
-		p.w.add("skipped", pos, "line skipped: %s", msg)
+		p.w.Add("skipped", pos, "line skipped: %s", msg)
 		return nil
 	}
 	if l.txn == -1 {
@@ -275,7 +275,7 @@ func (p *parser) line(s []byte, tooLong bool, lineNo int) error {
 			p.order = append(p.order, st)
 		} else if !st.split {
 			st.split = true
-			p.w.add("split", pos, "lines of transaction %d are not contiguous (previous line %d)", l.txn, st.line)
+			p.w.Add("split", pos, "lines of transaction %d are not contiguous (previous line %d)", l.txn, st.line)
 		}
 		p.last = st
 	}
@@ -284,7 +284,7 @@ func (p *parser) line(s []byte, tooLong bool, lineNo int) error {
 			return history.Errorf(pos, "transaction %d is in session %d (line %d) but this line names session %d: %s",
 				l.txn, st.sess, p.b.Txn(st.id).Pos.Line, l.sess, quote(s))
 		}
-		p.w.add("session", pos, "transaction %d kept in its first session %d, not %d", l.txn, st.sess, l.sess)
+		p.w.Add("session", pos, "transaction %d kept in its first session %d, not %d", l.txn, st.sess, l.sess)
 	}
 	st.line = lineNo
 	p.op(st, l.op, l.key, l.val)
@@ -353,24 +353,24 @@ func (p *parser) finish() *history.History {
 		p.b.SetInit(history.InitImplicit, InitID)
 		for _, st := range p.order {
 			if st.zero {
-				p.w.add("zero", p.b.Txn(st.id).Pos, "value 0 written by transaction %d; reads of 0 are ambiguous (the implicit initial transaction writes 0 too)", st.raw)
+				p.w.Add("zero", p.b.Txn(st.id).Pos, "value 0 written by transaction %d; reads of 0 are ambiguous (the implicit initial transaction writes 0 too)", st.raw)
 			}
 		}
 	}
 	if p.abortedReads > 0 {
-		p.w.add("aborted-read", p.abortedReadPos, "%d read(s) with txn -1 ignored (an aborted transaction's reads carry no information)", p.abortedReads)
+		p.w.Add("aborted-read", p.abortedReadPos, "%d read(s) with txn -1 ignored (an aborted transaction's reads carry no information)", p.abortedReads)
 	}
 	p.b.InitAllKeys(0)
 	h := p.b.Finish()
 	semanticWarnings(h, p.w)
-	h.Warnings = append(h.Warnings, p.w.done()...)
+	h.Warnings = append(h.Warnings, p.w.Done()...)
 	return h
 }
 
 // semanticWarnings adds the §4.5 warnings that need the whole history:
 // keys read with a non-zero value but never written (thin-air candidates)
 // and (key, value) pairs written by two transactions.
-func semanticWarnings(h *history.History, w *warner) {
+func semanticWarnings(h *history.History, w *history.WarningLog) {
 	nk := len(h.Keys)
 	written := make([]bool, nk)
 	for _, v := range h.AbortedWrites {
@@ -400,7 +400,7 @@ func semanticWarnings(h *history.History, w *warner) {
 				firstWriter[ver] = history.TxnID(t)
 			case fw > 0 && fw != history.TxnID(t):
 				firstWriter[ver] = -1
-				w.add("duplicate", tx.Pos, "value %d of key %d written by transactions %d and %d (checkers assume unique values per key)",
+				w.Add("duplicate", tx.Pos, "value %d of key %d written by transactions %d and %d (checkers assume unique values per key)",
 					h.Value(k, op.Value), h.Key(k), h.Txns[fw].ID, tx.ID)
 			}
 		}
@@ -408,47 +408,8 @@ func semanticWarnings(h *history.History, w *warner) {
 	for k := range nk {
 		if readAt[k] != 0 && !written[k] {
 			t := &h.Txns[readAt[k]]
-			w.add("thin-air", t.Pos, "key %d is read (value %d by transaction %d) but never written", h.Keys[k], readVal[k], t.ID)
+			w.Add("thin-air", t.Pos, "key %d is read (value %d by transaction %d) but never written", h.Keys[k], readVal[k], t.ID)
 		}
 	}
 }
 
-// warner collects warnings, keeping at most maxPerKind of each kind so that
-// a pathological file cannot bury the report.
-type warner struct {
-	name  string
-	list  []history.Warning
-	count map[string]int
-	kinds []string
-	extra map[string]history.Pos // first warning not shown, per kind
-}
-
-const maxPerKind = 10
-
-func newWarner(name string) *warner {
-	return &warner{name: name, count: map[string]int{}, extra: map[string]history.Pos{}}
-}
-
-func (w *warner) add(kind string, pos history.Pos, format string, args ...any) {
-	n := w.count[kind] + 1
-	w.count[kind] = n
-	if n == 1 {
-		w.kinds = append(w.kinds, kind)
-	}
-	switch {
-	case n <= maxPerKind:
-		w.list = append(w.list, history.Warning{Pos: pos, Msg: fmt.Sprintf(format, args...)})
-	case n == maxPerKind+1:
-		w.extra[kind] = pos
-	}
-}
-
-func (w *warner) done() []history.Warning {
-	for _, k := range w.kinds {
-		if n := w.count[k]; n > maxPerKind {
-			w.list = append(w.list, history.Warning{Pos: w.extra[k],
-				Msg: fmt.Sprintf("%d more warnings like the above (%s) not shown, from here on", n-maxPerKind, k)})
-		}
-	}
-	return w.list
-}
