@@ -378,4 +378,3 @@ func semanticWarnings(h *history.History, w *history.WarningLog) {
 		}
 	}
 }
-

@@ -412,4 +412,3 @@ func semanticWarnings(h *history.History, w *history.WarningLog) {
 		}
 	}
 }
-
