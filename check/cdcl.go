@@ -58,24 +58,11 @@ func cdclSolve(polarity bool) func(ctx context.Context, enc *encode.Encoding, ou
 			}
 			return fmt.Errorf("solver gave up")
 		}
-		g := enc.G
-		a := hyperpolygraph.Assignment{Forward: make([]bool, len(g.WW)), Choice: make([]int32, len(g.WR))}
-		for i := range g.WW {
-			a.Forward[i] = s.Value(enc.WWVar[i])
+		a, err := enc.Decode(s.Value)
+		if err != nil {
+			return fmt.Errorf("%w: %v", errTheory, err)
 		}
-		for i, set := range g.WR {
-			a.Choice[i] = -1
-			for j := range set.Cands {
-				if s.Value(enc.WRBase[i] + int32(j)) {
-					a.Choice[i] = int32(j)
-					break
-				}
-			}
-			if a.Choice[i] < 0 {
-				return fmt.Errorf("%w: read-from set %d has no writer", errTheory, i)
-			}
-		}
-		comp := g.Resolve(a)
+		comp := enc.G.Resolve(a)
 		if len(comp.FindCycles(1)) > 0 {
 			return errTheory
 		}

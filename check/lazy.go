@@ -32,7 +32,6 @@ func lazySolve(ctx context.Context, enc *encode.Encoding, b satBackend, out *sol
 	for _, c := range enc.Clauses {
 		b.addClause(c)
 	}
-	a := hyperpolygraph.Assignment{Forward: make([]bool, len(g.WW)), Choice: make([]int32, len(g.WR))}
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -46,17 +45,9 @@ func lazySolve(ctx context.Context, enc *encode.Encoding, b satBackend, out *sol
 			out.sat = false
 			return nil
 		}
-		for i := range g.WW {
-			a.Forward[i] = b.value(enc.WWVar[i])
-		}
-		for i, s := range g.WR {
-			a.Choice[i] = -1
-			for j := range s.Cands {
-				if b.value(enc.WRBase[i] + int32(j)) {
-					a.Choice[i] = int32(j)
-					break
-				}
-			}
+		a, err := enc.Decode(b.value)
+		if err != nil {
+			return err
 		}
 		comp := g.Resolve(a)
 		cycles := comp.FindCycles(cyclesPerModel)

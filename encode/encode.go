@@ -6,6 +6,8 @@
 package encode
 
 import (
+	"fmt"
+
 	"github.com/hyperiso/hyperiso/history"
 	"github.com/hyperiso/hyperiso/hyperpolygraph"
 )
@@ -119,4 +121,28 @@ func (e *Encoding) WRSet(v int32) (set, cand int, ok bool) {
 	}
 	set = int(-info - 1)
 	return set, int(v - e.WRBase[set]), true
+}
+
+// Decode turns a model (value of each variable) into the assignment of the
+// hyper-polygraph's constraints it stands for. A read-from set with no true
+// candidate means the model ignored an exactly-one clause: an error.
+func (e *Encoding) Decode(value func(v int32) bool) (hyperpolygraph.Assignment, error) {
+	g := e.G
+	a := hyperpolygraph.Assignment{Forward: make([]bool, len(g.WW)), Choice: make([]int32, len(g.WR))}
+	for i := range g.WW {
+		a.Forward[i] = value(e.WWVar[i])
+	}
+	for i, s := range g.WR {
+		a.Choice[i] = -1
+		for j := range s.Cands {
+			if value(e.WRBase[i] + int32(j)) {
+				a.Choice[i] = int32(j)
+				break
+			}
+		}
+		if a.Choice[i] < 0 {
+			return a, fmt.Errorf("model gives read-from set %d (reader %d, key %d) no writer", i, s.Reader, s.Key)
+		}
+	}
+	return a, nil
 }
