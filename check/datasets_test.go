@@ -6,6 +6,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -21,6 +22,8 @@ var large = flag.Bool("large", false, "also check the 10k-transaction bench hist
 
 type expectation struct {
 	path, level, verdict string
+	// refMS is the reference checker's time, or -1 where it did not finish.
+	refMS float64
 }
 
 func readExpected(t *testing.T) []expectation {
@@ -33,7 +36,13 @@ func readExpected(t *testing.T) []expectation {
 	for sc.Scan() {
 		cols := strings.Split(sc.Text(), "\t")
 		require.GreaterOrEqual(t, len(cols), 4, sc.Text())
-		out = append(out, expectation{cols[0], cols[2], cols[3]})
+		ref := -1.0
+		if len(cols) > 4 && cols[4] != "" {
+			v, err := strconv.ParseFloat(cols[4], 64)
+			require.NoError(t, err, sc.Text())
+			ref = v
+		}
+		out = append(out, expectation{cols[0], cols[2], cols[3], ref})
 	}
 	require.NoError(t, sc.Err())
 	return out
@@ -46,6 +55,12 @@ func TestSharedDatasets(t *testing.T) {
 	exps := readExpected(t)
 	loaded := map[string]*history.History{}
 	checked := 0
+	// Time of the default strategy against the reference, per group.
+	type tally struct {
+		n            int
+		ours, theirs float64
+	}
+	times := map[string]*tally{}
 	for _, e := range exps {
 		if e.verdict == "unknown" {
 			continue
@@ -68,8 +83,21 @@ func TestSharedDatasets(t *testing.T) {
 				continue // ablations and the slower baseline: the small histories and the random tests cover them
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+			start := time.Now()
 			res, err := Check(ctx, h, level, Options{Strategy: s.Name})
+			took := time.Since(start)
 			cancel()
+			if s.Name == Strategies[0].Name && e.refMS >= 0 {
+				group := strings.Join(strings.Split(e.path, "/")[:2], "/")
+				tl := times[group]
+				if tl == nil {
+					tl = &tally{}
+					times[group] = tl
+				}
+				tl.n++
+				tl.ours += float64(took.Microseconds()) / 1000
+				tl.theirs += e.refMS
+			}
 			require.NoError(t, err, "%s %s %s", e.path, e.level, s.Name)
 			want := map[string]Verdict{"accept": Satisfied, "reject": Violated}[e.verdict]
 			if res.Verdict != want {
@@ -79,4 +107,8 @@ func TestSharedDatasets(t *testing.T) {
 		}
 	}
 	t.Logf("%d checks agree with expected.tsv", checked)
+	for g, tl := range times {
+		t.Logf("%s: %d checks, mean %.1f ms with %s (reading excluded) vs %.1f ms for the reference checker",
+			g, tl.n, tl.ours/float64(tl.n), Strategies[0].Name, tl.theirs/float64(tl.n))
+	}
 }
