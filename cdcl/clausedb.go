@@ -32,8 +32,8 @@ const (
 // alloc appends a clause to the arena and returns its reference.
 func (s *Solver) alloc(lits []lit, flags uint32) cref {
 	n := len(s.arena)
-	if uint64(n)+uint64(len(lits))+hdrSize >= math.MaxUint32 {
-		panic("cdcl: clause arena exceeds 2^32 words")
+	if uint64(n)+uint64(len(lits))+hdrSize >= uint64(binFlag) {
+		panic("cdcl: clause arena exceeds 2^31 words")
 	}
 	s.arena = append(s.arena, lit(len(lits)), lit(flags), 0)
 	s.arena = append(s.arena, lits...)
@@ -144,27 +144,17 @@ func (s *Solver) compact() {
 		}
 		*list = (*list)[:j]
 	}
-	for l := range s.watches {
-		ws := s.watches[l]
+	for l, ws := range s.watches {
 		j := 0
 		for _, w := range ws {
-			if uint32(old[w.c+1])&flDeleted == 0 {
-				w.c = move(w.c)
+			c := w.c &^ binFlag
+			if uint32(old[c+1])&flDeleted == 0 {
+				w.c = move(c) | w.c&binFlag
 				ws[j] = w
 				j++
 			}
 		}
 		s.watches[l] = ws[:j]
-		bs := s.bins[l]
-		j = 0
-		for _, b := range bs {
-			if uint32(old[b.c+1])&flDeleted == 0 {
-				b.c = move(b.c)
-				bs[j] = b
-				j++
-			}
-		}
-		s.bins[l] = bs[:j]
 	}
 	s.wasted = 0
 	s.stats.Compactions++

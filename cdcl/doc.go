@@ -4,12 +4,14 @@
 //
 // The package owns everything below the theory: the clause database (one flat
 // arena of literals, addressed by offsets), the two-watched-literal scheme
-// with blocker literals and separate binary-clause watch lists, the trail and
+// with blocker literals (binary clauses live in the watchers themselves and
+// are propagated without touching the arena), the trail and
 // assignment, unit propagation, first-UIP conflict analysis with recursive
 // clause minimisation and LBD computation, final conflict analysis for
 // assumptions, the VSIDS decision heuristic (binary heap, phase saving,
 // theory-suggested polarity), Luby and Glucose-style restarts, and learned
-// clause reduction (by LBD or by activity) with arena compaction.
+// clause reduction (by LBD or by activity) with arena compaction, and
+// restarts that reuse the part of the trail the heuristic would redo.
 //
 // A Theory (for hyperiso, the Pearce–Kelly acyclicity theory) is told about
 // every literal that becomes true, in trail order, once unit propagation has
@@ -21,7 +23,7 @@
 //
 //	lit.go        literal encodings (public DIMACS-style Lit, internal lit)
 //	clausedb.go   clause arena, allocation, deletion, compaction
-//	watch.go      watch lists (long clauses with blockers, binary clauses)
+//	watch.go      watch lists (blockers; binary clauses inline)
 //	trail.go      assignment, trail, decision levels, backtracking
 //	propagate.go  unit propagation and the theory round
 //	analyze.go    1-UIP analysis, minimisation, LBD, final analysis

@@ -40,6 +40,11 @@ func TestAssumptionsDifferential(t *testing.T) {
 					assume[j] = -assume[j]
 				}
 			}
+			if round == 3 { // many duplicates: more levels than variables
+				for len(assume) < 3*n {
+					assume = append(assume, assume...)
+				}
+			}
 			res := s.SolveAssuming(context.Background(), assume)
 			want := giniSolve(n, cls, assume)
 			msg := fmt.Sprintf("instance %d round %d", i, round)
@@ -195,7 +200,7 @@ func TestSatStateKept(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 3))
 	cls := random3SAT(r, 40, 120)
 	th := newCubeTheory(t, 40, nil, r)
-	th.view = make([]int8, 43) // room for the variables created below
+	th.view = make([]int8, 44) // room for the variables created below
 	s := newWith(40, cls, Options{Theory: th})
 	th.s = s
 	require.Equal(t, Sat, s.Solve(context.Background()))
@@ -210,6 +215,12 @@ func TestSatStateKept(t *testing.T) {
 	require.Len(t, th.stack, 41)
 	require.True(t, satisfies(cls, func(v int32) bool { return model[v-1] }))
 	require.Equal(t, int32(42), s.NewVar())
+	s.SetPhase(43, true) // creates variable 43, unconstrained
+	require.Equal(t, Sat, s.Solve(context.Background()))
+	require.True(t, s.Value(43))
+	s.SetPhase(43, false)
+	require.Equal(t, Sat, s.Solve(context.Background()))
+	require.False(t, s.Value(43))
 	require.Equal(t, "SAT", Sat.String())
 	require.Equal(t, Lit(-3), Lit(3).Not())
 	require.Equal(t, "-3", fmt.Sprint(toLit(-3)))

@@ -6,32 +6,41 @@ package cdcl
 func (s *Solver) propagate() cref {
 	vals := s.vals
 	arena := s.arena
+	watches := s.watches
 	for s.qhead < len(s.trail) {
 		p := s.trail[s.qhead]
 		s.qhead++
 		s.stats.Propagations++
 		fl := p ^ 1 // the literal that just became false
 
-		for _, b := range s.bins[fl] {
-			switch vals[b.other] {
-			case valUndef:
-				s.enqueue(b.other, b.c)
-			case valFalse:
-				s.qhead = len(s.trail)
-				return b.c
-			}
-		}
-
-		ws := s.watches[fl]
+		ws := watches[fl]
 		i, j, n := 0, 0, len(ws)
 	next:
 		for i < n {
 			w := ws[i]
 			i++
-			if vals[w.blocker] == valTrue {
+			bv := vals[w.blocker]
+			if bv == valTrue {
 				ws[j] = w
 				j++
 				continue
+			}
+			if w.c&binFlag != 0 {
+				ws[j] = w
+				j++
+				if bv == valUndef {
+					s.enqueue(w.blocker, w.c&^binFlag)
+					continue
+				}
+				c := w.c &^ binFlag
+				for i < n {
+					ws[j] = ws[i]
+					i++
+					j++
+				}
+				watches[fl] = ws[:j]
+				s.qhead = len(s.trail)
+				return c
 			}
 			c := w.c
 			size := cref(arena[c])
@@ -49,7 +58,7 @@ func (s *Solver) propagate() cref {
 			for k := 2; k < len(lits); k++ {
 				if q := lits[k]; vals[q] != valFalse {
 					lits[1], lits[k] = q, fl
-					s.watches[q] = append(s.watches[q], nw)
+					watches[q] = append(watches[q], nw)
 					continue next
 				}
 			}
@@ -62,13 +71,13 @@ func (s *Solver) propagate() cref {
 					i++
 					j++
 				}
-				s.watches[fl] = ws[:j]
+				watches[fl] = ws[:j]
 				s.qhead = len(s.trail)
 				return c
 			}
 			s.enqueue(first, c)
 		}
-		s.watches[fl] = ws[:j]
+		watches[fl] = ws[:j]
 	}
 	return crefUndef
 }

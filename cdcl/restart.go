@@ -230,7 +230,7 @@ func (s *Solver) reduceDB() {
 		}
 	}
 	s.learnts = s.learnts[:j]
-	s.cleanWatches(false)
+	s.cleanWatches()
 	s.maybeCompact()
 }
 
@@ -263,7 +263,7 @@ func (s *Solver) simplify() {
 		*list = (*list)[:j]
 	}
 	if removed {
-		s.cleanWatches(true)
+		s.cleanWatches()
 		s.maybeCompact()
 	}
 }

@@ -113,8 +113,7 @@ type Solver struct {
 	clauses []cref // original clauses of size ≥ 2
 	learnts []cref // learnt clauses of size ≥ 2
 	temps   []tempReason
-	watches [][]watcher    // per literal: long clauses watching it
-	bins    [][]binWatcher // per literal: binary clauses containing it
+	watches [][]watcher // per literal: clauses to visit when it becomes false
 
 	// Heuristic.
 	act      []float64
@@ -206,7 +205,6 @@ func (s *Solver) growTo(n int) {
 	for v := s.nVars; v < n; v++ {
 		s.vals = append(s.vals, valUndef, valUndef)
 		s.watches = append(s.watches, nil, nil)
-		s.bins = append(s.bins, nil, nil)
 		s.vd = append(s.vd, varData{crefUndef, 0})
 		a := 0.0
 		if s.opt.Seed != 0 {
@@ -234,6 +232,17 @@ func (s *Solver) NumVars() int { return s.nVars }
 func (s *Solver) NewVar() int32 {
 	s.growTo(s.nVars + 1)
 	return int32(s.nVars)
+}
+
+// SetPhase sets the saved polarity of variable v, used for its next
+// decision when the theory has no opinion (and phase saving is on); it is
+// overwritten whenever v is unassigned. Like AddClause it first backtracks
+// to level 0.
+func (s *Solver) SetPhase(v int32, positive bool) {
+	s.cancelUntil(0)
+	s.modelValid = false
+	s.growTo(int(v))
+	s.phase[v-1] = positive
 }
 
 // AddClause adds a clause (a disjunction of literals; variables beyond
@@ -305,6 +314,11 @@ func (s *Solver) SolveAssuming(ctx context.Context, assumptions []Lit) Result {
 		p := toLit(l)
 		s.growTo(int(l.Var()))
 		s.assumptions = append(s.assumptions, p)
+	}
+	// Already-true assumptions open empty levels, so there can be more
+	// levels than variables.
+	for len(s.levelStamp) <= s.nVars+len(s.assumptions) {
+		s.levelStamp = append(s.levelStamp, 0)
 	}
 	s.resetRestarts()
 	res := s.search(ctx)

@@ -3,6 +3,7 @@ package cdcl
 import (
 	"context"
 	"os"
+	"runtime"
 	"strconv"
 	"testing"
 	"time"
@@ -11,7 +12,8 @@ import (
 	"github.com/go-air/gini/z"
 )
 
-// TestTiming prints per-instance times against gini (CDCL_TIMING=n,k).
+// TestTiming prints per-instance thread CPU times against gini
+// (CDCL_TIMING_N=n, CDCL_TIMING_K=instances, CDCL_TIMING_CAP=gini time cap).
 func TestTiming(t *testing.T) {
 	nv, _ := strconv.Atoi(os.Getenv("CDCL_TIMING_N"))
 	if nv == 0 {
@@ -21,13 +23,19 @@ func TestTiming(t *testing.T) {
 	if k == 0 {
 		k = 5
 	}
+	capGini := 120 * time.Second
+	if c, err := time.ParseDuration(os.Getenv("CDCL_TIMING_CAP")); err == nil {
+		capGini = c
+	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	var tc, tg time.Duration
 	for i, cls := range benchInstances(nv, k) {
-		t0 := time.Now()
+		t0 := threadCPU()
 		s := newWith(nv, cls, Options{})
 		r := s.Solve(context.Background())
-		d1 := time.Since(t0)
-		t0 = time.Now()
+		d1 := threadCPU() - t0
+		t0 = threadCPU()
 		g := gini.NewV(nv + 1)
 		for _, c := range cls {
 			for _, l := range c {
@@ -35,8 +43,8 @@ func TestTiming(t *testing.T) {
 			}
 			g.Add(z.LitNull)
 		}
-		gr := g.Solve()
-		d2 := time.Since(t0)
+		gr := g.Try(capGini) // 0: gave up after the cap
+		d2 := threadCPU() - t0
 		tc += d1
 		tg += d2
 		st := s.Stats()

@@ -3,6 +3,7 @@ package cdcl
 import (
 	"context"
 	"os"
+	"runtime"
 	"strconv"
 	"testing"
 	"time"
@@ -20,6 +21,8 @@ func TestVariants(t *testing.T) {
 		k = 10
 	}
 	insts := benchInstances(nv, k)
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	variants := map[string]Options{
 		"default":          {},
 		"luby":             {Restarts: RestartLuby},
@@ -27,15 +30,17 @@ func TestVariants(t *testing.T) {
 		"glucose+activity": {Reduce: ReduceActivity},
 		"no-phase":         {NoPhaseSaving: true},
 		"no-minimize":      {NoMinimize: true},
+		"no-reuse":         {NoReuseTrail: true},
+		"seed=1":           {Seed: 1},
 	}
 	for name, opt := range variants {
 		var d time.Duration
 		var confl, props int64
 		for _, cls := range insts {
-			t0 := time.Now()
+			t0 := threadCPU()
 			s := newWith(nv, cls, opt)
 			s.Solve(context.Background())
-			d += time.Since(t0)
+			d += threadCPU() - t0
 			confl += s.Stats().Conflicts
 			props += s.Stats().Propagations
 		}

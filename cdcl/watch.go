@@ -1,59 +1,39 @@
 package cdcl
 
-// watcher is an entry of a long clause's watch list: the clause and a
-// blocker literal of it; when the blocker is true the clause is satisfied
-// and need not be visited.
+// watcher is an entry of a watch list. For a long clause, c is the clause
+// and blocker one of its literals (when the blocker is true the clause is
+// satisfied and is not visited). For a binary clause, c carries binFlag and
+// blocker is the other literal, so propagation never touches the clause.
 type watcher struct {
 	c       cref
 	blocker lit
 }
 
-// binWatcher is an entry of a binary clause's watch list: the other literal
-// (implied when the watched one becomes false) and the clause, kept as the
-// reason for analysis.
-type binWatcher struct {
-	other lit
-	c     cref
-}
+// binFlag marks binary-clause watchers (clause references stay below 2^31).
+const binFlag cref = 1 << 31
 
 // attach registers c in the watch lists of its first two literals.
-// watches[p] and bins[p] hold the clauses to visit when p becomes false.
+// watches[p] holds the clauses to visit when p becomes false.
 func (s *Solver) attach(c cref) {
 	lits := s.clits(c)
+	wc := c
 	if len(lits) == 2 {
-		s.bins[lits[0]] = append(s.bins[lits[0]], binWatcher{lits[1], c})
-		s.bins[lits[1]] = append(s.bins[lits[1]], binWatcher{lits[0], c})
-		return
+		wc |= binFlag
 	}
-	s.watches[lits[0]] = append(s.watches[lits[0]], watcher{c, lits[1]})
-	s.watches[lits[1]] = append(s.watches[lits[1]], watcher{c, lits[0]})
+	s.watches[lits[0]] = append(s.watches[lits[0]], watcher{wc, lits[1]})
+	s.watches[lits[1]] = append(s.watches[lits[1]], watcher{wc, lits[0]})
 }
 
-// cleanWatches drops deleted clauses from every watch list. With bins
-// false only the long-clause lists are visited (binary clauses are never
-// deleted by reduction).
-func (s *Solver) cleanWatches(bins bool) {
+// cleanWatches drops deleted clauses from every watch list.
+func (s *Solver) cleanWatches() {
 	for l, ws := range s.watches {
 		j := 0
 		for _, w := range ws {
-			if !s.deleted(w.c) {
+			if !s.deleted(w.c &^ binFlag) {
 				ws[j] = w
 				j++
 			}
 		}
 		s.watches[l] = ws[:j]
-	}
-	if !bins {
-		return
-	}
-	for l, bs := range s.bins {
-		j := 0
-		for _, b := range bs {
-			if !s.deleted(b.c) {
-				bs[j] = b
-				j++
-			}
-		}
-		s.bins[l] = bs[:j]
 	}
 }
