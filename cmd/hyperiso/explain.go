@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"strings"
 	"time"
 
@@ -14,7 +13,6 @@ import (
 
 	"github.com/hyperiso/hyperiso/check"
 	"github.com/hyperiso/hyperiso/explain"
-	"github.com/hyperiso/hyperiso/history"
 )
 
 func newExplain(stdout io.Writer) *cobra.Command {
@@ -47,13 +45,6 @@ a Graphviz DOT file and a self-contained HTML page (--dot FILE, --html FILE).
 but not proven minimal.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			lv, ok := history.ParseLevel(level)
-			if !ok {
-				return fail(exitBadInput, "--level must be one of ser, si, cc, ra, rc, strict-ser (got %q)", level)
-			}
-			if strategy != "" && !slices.Contains(check.StrategyNames(), strategy) {
-				return fail(exitBadInput, "--strategy must be one of %s (got %q)", strings.Join(check.StrategyNames(), ", "), strategy)
-			}
 			switch output {
 			case "", "text", "json", "dot", "html":
 			default:
@@ -63,21 +54,14 @@ but not proven minimal.`,
 			if err != nil {
 				return fail(exitBadInput, "--explain-budget: %v", err)
 			}
-			readStart := time.Now()
-			h, err := rf.read(args[0])
+			in, err := loadCheckInput(&rf, args[0], level, strategy, timeout)
 			if err != nil {
 				return err
 			}
-			readMS := float64(time.Since(readStart).Microseconds()) / 1000
-			ctx := context.Background()
-			if timeout > 0 {
-				var cancel context.CancelFunc
-				ctx, cancel = context.WithTimeout(ctx, timeout)
-				defer cancel()
-			}
-			rep, err := explain.Explain(ctx, h, lv, explain.Options{Strategy: strategy, Budget: b, Max: max})
+			defer in.cancel()
+			rep, err := explain.Explain(in.ctx, in.h, in.level, explain.Options{Strategy: strategy, Budget: b, Max: max})
 			if rep != nil && rep.Result != nil {
-				rep.TimingsMS["read"] = readMS
+				rep.TimingsMS["read"] = in.readMS
 			}
 			switch {
 			case errors.Is(err, check.ErrUnavailable):

@@ -86,6 +86,38 @@ func (r *readFlags) read(path string) (*history.History, error) {
 	return h, nil
 }
 
+// checkInput is what check and explain share: a validated level and
+// strategy, the history read, how long reading took, and a context bounded
+// by the timeout (cancel must be called).
+type checkInput struct {
+	level  history.Level
+	h      *history.History
+	readMS float64
+	ctx    context.Context
+	cancel context.CancelFunc
+}
+
+func loadCheckInput(rf *readFlags, path, level, strategy string, timeout time.Duration) (*checkInput, error) {
+	lv, ok := history.ParseLevel(level)
+	if !ok {
+		return nil, fail(exitBadInput, "--level must be one of ser, si, cc, ra, rc, strict-ser (got %q)", level)
+	}
+	if strategy != "" && !slices.Contains(check.StrategyNames(), strategy) {
+		return nil, fail(exitBadInput, "--strategy must be one of %s (got %q)", strings.Join(check.StrategyNames(), ", "), strategy)
+	}
+	start := time.Now()
+	h, err := rf.read(path)
+	if err != nil {
+		return nil, err
+	}
+	in := &checkInput{level: lv, h: h, readMS: float64(time.Since(start).Microseconds()) / 1000}
+	in.ctx, in.cancel = context.Background(), func() {}
+	if timeout > 0 {
+		in.ctx, in.cancel = context.WithTimeout(in.ctx, timeout)
+	}
+	return in, nil
+}
+
 func newRoot(stdout io.Writer, code *int) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "hyperiso",
@@ -114,26 +146,13 @@ func newCheck(stdout io.Writer, code *int) *cobra.Command {
 		Short: "Decide whether a history satisfies an isolation level",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			lv, ok := history.ParseLevel(level)
-			if !ok {
-				return fail(exitBadInput, "--level must be one of ser, si, cc, ra, rc, strict-ser (got %q)", level)
-			}
-			if strategy != "" && !slices.Contains(check.StrategyNames(), strategy) {
-				return fail(exitBadInput, "--strategy must be one of %s (got %q)", strings.Join(check.StrategyNames(), ", "), strategy)
-			}
-			readStart := time.Now()
-			h, err := rf.read(args[0])
+			in, err := loadCheckInput(&rf, args[0], level, strategy, timeout)
 			if err != nil {
 				return err
 			}
-			readMS := float64(time.Since(readStart).Microseconds()) / 1000
-			ctx := context.Background()
-			if timeout > 0 {
-				var cancel context.CancelFunc
-				ctx, cancel = context.WithTimeout(ctx, timeout)
-				defer cancel()
-			}
-			res, err := check.Check(ctx, h, lv, check.Options{Strategy: strategy, RealTime: realtime})
+			defer in.cancel()
+			h, lv, readMS := in.h, in.level, in.readMS
+			res, err := check.Check(in.ctx, h, lv, check.Options{Strategy: strategy, RealTime: realtime})
 			if res != nil {
 				res.TimingsMS["read"] = readMS
 			}
