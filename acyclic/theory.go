@@ -57,6 +57,10 @@ type Theory struct {
 	undo []undoMark
 	// Polarity switches Phase on (VeriStrong's order-guided polarity).
 	Polarity bool
+	// ids renames graph states to pk nodes so that pk's initial order is a
+	// topological order of the known graph: inserting the known edges then
+	// never reorders (in arbitrary order it dominated solving time).
+	ids []int32
 	// Cycle is the last cycle found, as edges, for reports.
 	Cycle []hyperpolygraph.Edge
 	// Conflicts counts the cycles reported.
@@ -74,6 +78,7 @@ func New(enc *encode.Encoding, polarity bool) (*Theory, []hyperpolygraph.Edge) {
 		n *= 2
 	}
 	t.pk = pk.New(n)
+	t.ids = t.knownOrder(n)
 	t.undo = append(t.undo, undoMark{})
 	info := func(k history.KeyID, w history.TxnID) *writerInfo {
 		wk := writerKey{k, w}
@@ -116,7 +121,7 @@ func (t *Theory) addEdge(e hyperpolygraph.Edge, l1, l2 cdcl.Lit) []cdcl.Lit {
 	r := int32(len(t.reasons))
 	t.reasons = append(t.reasons, reason{e, l1, l2})
 	try := func(u, v int32) []cdcl.Lit {
-		cyc, ok := t.pk.AddEdge(u, v, r)
+		cyc, ok := t.pk.AddEdge(t.ids[u], t.ids[v], r)
 		if ok {
 			t.undo[len(t.undo)-1].pkEdges++
 			return nil
@@ -261,7 +266,57 @@ func (t *Theory) Phase(v int32) (bool, bool) {
 
 func (t *Theory) level(x history.TxnID) int32 {
 	if t.si {
-		return t.pk.Level(2*x + 1)
+		return t.pk.Level(t.ids[2*x+1])
 	}
-	return t.pk.Level(x)
+	return t.pk.Level(t.ids[x])
+}
+
+// knownOrder returns, for each of the n graph states, its position in a
+// topological order of the known edges (Kahn's algorithm); with a cycle the
+// remaining states keep their relative order and pk reports the cycle.
+func (t *Theory) knownOrder(n int) []int32 {
+	indeg := make([]int32, n)
+	adj := make([][]int32, n)
+	arc := func(u, v int32) {
+		adj[u] = append(adj[u], v)
+		indeg[v]++
+	}
+	for _, e := range t.g.Known {
+		switch {
+		case !t.si:
+			arc(e.From, e.To)
+		case e.Rel == hyperpolygraph.RW:
+			arc(2*e.From+1, 2*e.To)
+		default:
+			arc(2*e.From, 2*e.To+1)
+			arc(2*e.From+1, 2*e.To+1)
+		}
+	}
+	ids := make([]int32, n)
+	placed := make([]bool, n)
+	next := int32(0)
+	var queue []int32
+	for v := range n {
+		if indeg[v] == 0 {
+			queue = append(queue, int32(v))
+		}
+	}
+	for len(queue) > 0 {
+		v := queue[len(queue)-1]
+		queue = queue[:len(queue)-1]
+		ids[v], placed[v] = next, true
+		next++
+		for _, w := range adj[v] {
+			if indeg[w]--; indeg[w] == 0 {
+				queue = append(queue, w)
+			}
+		}
+	}
+	for v := range n {
+		if !placed[v] {
+			ids[v] = next
+			next++
+		}
+	}
+	return ids
 }
