@@ -16,6 +16,7 @@ import (
 	"os"
 	"unicode/utf8"
 
+	"github.com/hyperiso/hyperiso/formats/internal/lineio"
 	"github.com/hyperiso/hyperiso/history"
 )
 
@@ -85,7 +86,7 @@ func Parse(r io.Reader, name string, opt Options) (*history.History, error) {
 	br := bufio.NewReaderSize(r, maxLine)
 	lineNo := 0
 	for {
-		line, tooLong, err := readLine(br)
+		line, tooLong, err := lineio.ReadLine(br)
 		if err == io.EOF {
 			break
 		}
@@ -109,30 +110,6 @@ func Parse(r io.Reader, name string, opt Options) (*history.History, error) {
 	semanticWarnings(h, p.w)
 	h.Warnings = append(h.Warnings, p.w.Done()...)
 	return h, nil
-}
-
-func readLine(br *bufio.Reader) (line []byte, tooLong bool, err error) {
-	line, err = br.ReadSlice('\n')
-	if err == bufio.ErrBufferFull {
-		line = append([]byte(nil), line[:200]...)
-		tooLong = true
-		for err == bufio.ErrBufferFull {
-			_, err = br.ReadSlice('\n')
-		}
-	}
-	switch {
-	case err == io.EOF && (len(line) > 0 || tooLong):
-		err = nil
-	case err != nil:
-		return nil, false, err
-	}
-	if n := len(line); n > 0 && line[n-1] == '\n' {
-		line = line[:n-1]
-	}
-	if n := len(line); n > 0 && line[n-1] == '\r' {
-		line = line[:n-1]
-	}
-	return line, tooLong, nil
 }
 
 func isSpace(c byte) bool {

@@ -14,6 +14,7 @@ import (
 	"os"
 	"unicode/utf8"
 
+	"github.com/hyperiso/hyperiso/formats/internal/lineio"
 	"github.com/hyperiso/hyperiso/history"
 )
 
@@ -59,7 +60,7 @@ func Parse(r io.Reader, name string, opt Options) (*history.History, error) {
 	br := bufio.NewReaderSize(r, maxLine)
 	lineNo := 0
 	for {
-		line, tooLong, err := readLine(br)
+		line, tooLong, err := lineio.ReadLine(br)
 		if err == io.EOF {
 			break
 		}
@@ -80,34 +81,6 @@ func Parse(r io.Reader, name string, opt Options) (*history.History, error) {
 		p.w.Add("empty", pos, "empty file")
 	}
 	return p.finish(), nil
-}
-
-// readLine returns the next line without its terminator ("\n" or "\r\n").
-// A line longer than maxLine is truncated and reported as tooLong. At the
-// end of input it returns io.EOF; a last line without a terminator is a line.
-func readLine(br *bufio.Reader) (line []byte, tooLong bool, err error) {
-	line, err = br.ReadSlice('\n')
-	if err == bufio.ErrBufferFull {
-		// Keep a copy of the start for the message and skip the rest.
-		line = append([]byte(nil), line[:200]...)
-		tooLong = true
-		for err == bufio.ErrBufferFull {
-			_, err = br.ReadSlice('\n')
-		}
-	}
-	switch {
-	case err == io.EOF && (len(line) > 0 || tooLong):
-		err = nil
-	case err != nil:
-		return nil, false, err
-	}
-	if n := len(line); n > 0 && line[n-1] == '\n' {
-		line = line[:n-1]
-		if n := len(line); n > 0 && line[n-1] == '\r' {
-			line = line[:n-1]
-		}
-	}
-	return line, tooLong, nil
 }
 
 // txnState tracks one committed transaction while reading.
