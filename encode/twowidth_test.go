@@ -12,42 +12,18 @@ import (
 	"github.com/hyperiso/hyperiso/formats/dbcop"
 	"github.com/hyperiso/hyperiso/history"
 	"github.com/hyperiso/hyperiso/hyperpolygraph"
+	"github.com/hyperiso/hyperiso/internal/histtest"
 	"github.com/hyperiso/hyperiso/internal/shared"
 	"github.com/hyperiso/hyperiso/prune"
 )
 
-type op struct {
-	read bool
-	x, v int64
-}
-
-func r(x, v int64) op { return op{true, x, v} }
-func w(x, v int64) op { return op{false, x, v} }
-
-type tx struct {
-	s   int64
-	ops []op
-}
-
-func T(s int64, ops ...op) tx { return tx{s, ops} }
-
-// hist builds T1, T2, … in order; every key starts at 0.
-func hist(txns ...tx) *history.History {
-	b := history.NewBuilder("test", "test")
-	b.SetInit(history.InitImplicit, 0)
-	b.InitAllKeys(0)
-	for i, t := range txns {
-		id := b.Begin(b.Session(t.s), int64(i+1), history.Committed, history.Pos{})
-		for _, o := range t.ops {
-			if o.read {
-				b.Read(id, o.x, o.v)
-			} else {
-				b.Write(id, o.x, o.v)
-			}
-		}
-	}
-	return b.Finish()
-}
+// Compact hand-made histories (see package histtest).
+var (
+	r    = histtest.R
+	w    = histtest.W
+	T    = histtest.T
+	hist = histtest.Build
+)
 
 func pruned(t *testing.T, h *history.History, level history.Level) (*hyperpolygraph.Graph, *prune.Reach) {
 	t.Helper()

@@ -8,43 +8,21 @@ import (
 
 	"github.com/hyperiso/hyperiso/history"
 	"github.com/hyperiso/hyperiso/hyperpolygraph"
+	"github.com/hyperiso/hyperiso/internal/histtest"
 )
 
-// Compact hand-made histories: T_i is the i-th transaction given (TxnID i),
-// every key starts at 0 (written by T⊥).
+// Compact hand-made histories (see package histtest).
+type (
+	op = histtest.Op
+	tx = histtest.Txn
+)
 
-type op struct {
-	read bool
-	x, v int64
-}
-
-func r(x, v int64) op { return op{true, x, v} }
-func w(x, v int64) op { return op{false, x, v} }
-
-type tx struct {
-	s   int64
-	ops []op
-	st  history.Status
-}
-
-func T(s int64, ops ...op) tx { return tx{s: s, ops: ops} }
-
-func hist(txns ...tx) *history.History {
-	b := history.NewBuilder("test", "test")
-	b.SetInit(history.InitImplicit, 0)
-	b.InitAllKeys(0)
-	for i, x := range txns {
-		id := b.Begin(b.Session(x.s), int64(i+1), x.st, history.Pos{})
-		for _, o := range x.ops {
-			if o.read {
-				b.Read(id, o.x, o.v)
-			} else {
-				b.Write(id, o.x, o.v)
-			}
-		}
-	}
-	return b.Finish()
-}
+var (
+	r    = histtest.R
+	w    = histtest.W
+	T    = histtest.T
+	hist = histtest.Build
+)
 
 // genHistory makes a small random history with few values (so many
 // duplicates), several sessions, some aborted and unknown transactions, and

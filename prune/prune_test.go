@@ -206,7 +206,7 @@ func TestLimits(t *testing.T) {
 
 func TestExcludedTransactions(t *testing.T) {
 	// An aborted and an unknown transaction take no part.
-	h := hist(T(1, w(x, 1)), tx{s: 2, ops: []op{w(x, 2)}, st: history.Aborted}, tx{s: 3, ops: []op{w(x, 3)}, st: history.Unknown}, T(1, r(x, 1)))
+	h := hist(T(1, w(x, 1)), tx{Session: 2, Ops: []op{w(x, 2)}, Status: history.Aborted}, tx{Session: 3, Ops: []op{w(x, 3)}, Status: history.Unknown}, T(1, r(x, 1)))
 	g, st, r, c := run(t, h, history.SI)
 	require.Nil(t, c)
 	require.Equal(t, 3, st.Nodes)
