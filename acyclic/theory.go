@@ -5,6 +5,10 @@
 // literals behind its edges, and suggests decision polarities from the
 // order. For SI the graph is the doubled graph whose acyclicity is that of
 // the induced graph (SO ∪ WR ∪ WW) ; RW?.
+//
+// Optionally it also propagates: around each edge it inserts, a budgeted
+// cone search finds unassigned literals whose own edge would close a cycle,
+// and implies their negation (see Options.PropBudget).
 package acyclic
 
 import (
@@ -42,7 +46,27 @@ type writerInfo struct {
 	wrLits       []cdcl.Lit      // WR literals with candidate t on k
 }
 
-// Theory implements cdcl.Theory for one encoding.
+// Options configures a Theory.
+type Options struct {
+	// Polarity switches Phase on (VeriStrong's order-guided polarity).
+	Polarity bool
+	// PropBudget, if positive, switches theory propagation on: after each
+	// edge u→v the theory inserts, it looks for unassigned literals whose own
+	// edge x→y would close a cycle y ⇝ u → v ⇝ x, searching at most
+	// PropBudget nodes forward from v and as many backward from u.
+	PropBudget int
+}
+
+// candArc is an arc x→y (pk nodes) that literal lit would insert directly.
+type candArc struct {
+	to  int32
+	lit cdcl.Lit
+}
+
+// pendingEdge is a pk edge inserted since the last Propagate call.
+type pendingEdge struct{ u, v, reason int32 }
+
+// Theory implements cdcl.Theory and cdcl.TheoryPropagator for one encoding.
 type Theory struct {
 	enc     *encode.Encoding
 	g       *hyperpolygraph.Graph
@@ -55,8 +79,7 @@ type Theory struct {
 	// undo[i] records what the i-th Assign inserted, for LIFO undo; undo[0]
 	// stands for the certain edges and is never undone.
 	undo []undoMark
-	// Polarity switches Phase on (VeriStrong's order-guided polarity).
-	Polarity bool
+	opt Options
 	// ids renames graph states to pk nodes so that pk's initial order is a
 	// topological order of the known graph: inserting the known edges then
 	// never reorders (in arbitrary order it dominated solving time).
@@ -65,14 +88,29 @@ type Theory struct {
 	Cycle []hyperpolygraph.Edge
 	// Conflicts counts the cycles reported.
 	Conflicts int64
+	// Implied counts the implications returned by Propagate.
+	Implied int64
+
+	// Theory propagation (PropBudget > 0). cands[x] lists the arcs out of
+	// pk node x that some literal would insert; pending holds the edges to
+	// explore; impl holds implication clauses found but not yet returned,
+	// clause i being impl[implEnd[i-1]:implEnd[i]]. Unassign empties all
+	// three, since removed edges may explain them.
+	cands    [][]candArc
+	pending  []pendingEdge
+	impl     []cdcl.Lit
+	implEnd  []int32
+	implHead int
+	pathBuf  []int32
+	seen     map[cdcl.Lit]bool
 }
 
 // New builds the theory for enc; the known graph must be acyclic (pruning
 // guarantees it; otherwise New returns the cycle).
-func New(enc *encode.Encoding, polarity bool) (*Theory, []hyperpolygraph.Edge) {
+func New(enc *encode.Encoding, opt Options) (*Theory, []hyperpolygraph.Edge) {
 	g := enc.G
 	t := &Theory{enc: enc, g: g, si: g.Level == history.SI, writers: map[writerKey]*writerInfo{},
-		value: make([]int8, enc.NumVars+1), Polarity: polarity}
+		value: make([]int8, enc.NumVars+1), opt: opt, seen: map[cdcl.Lit]bool{}}
 	n := g.N()
 	if t.si {
 		n *= 2
@@ -112,7 +150,39 @@ func New(enc *encode.Encoding, polarity bool) (*Theory, []hyperpolygraph.Edge) {
 			return nil, t.Cycle
 		}
 	}
+	if opt.PropBudget > 0 {
+		t.indexCandidates(n)
+	}
 	return t, nil
+}
+
+// indexCandidates fills cands with the arcs of every literal's own edge
+// (a WW literal orders its pair, a positive WR literal adds its read-from);
+// derived RW edges depend on other literals and are left out.
+func (t *Theory) indexCandidates(n int) {
+	t.cands = make([][]candArc, n)
+	add := func(e hyperpolygraph.Edge, l cdcl.Lit) {
+		arc := func(u, v int32) {
+			u, v = t.ids[u], t.ids[v]
+			t.cands[u] = append(t.cands[u], candArc{v, l})
+		}
+		if !t.si {
+			arc(e.From, e.To)
+			return
+		}
+		arc(2*e.From, 2*e.To+1)
+		arc(2*e.From+1, 2*e.To+1)
+	}
+	for i, p := range t.g.WW {
+		v := cdcl.Lit(t.enc.WWVar[i])
+		add(hyperpolygraph.Edge{From: p.A, To: p.B}, v)
+		add(hyperpolygraph.Edge{From: p.B, To: p.A}, -v)
+	}
+	for i, s := range t.g.WR {
+		for j, c := range s.Cands {
+			add(hyperpolygraph.Edge{From: c, To: s.Reader}, cdcl.Lit(t.enc.WRBase[i]+int32(j)))
+		}
+	}
 }
 
 // addEdge inserts e (two pk edges for a non-RW edge of the doubled graph)
@@ -121,9 +191,13 @@ func (t *Theory) addEdge(e hyperpolygraph.Edge, l1, l2 cdcl.Lit) []cdcl.Lit {
 	r := int32(len(t.reasons))
 	t.reasons = append(t.reasons, reason{e, l1, l2})
 	try := func(u, v int32) []cdcl.Lit {
-		cyc, ok := t.pk.AddEdge(t.ids[u], t.ids[v], r)
+		pu, pv := t.ids[u], t.ids[v]
+		cyc, ok := t.pk.AddEdge(pu, pv, r)
 		if ok {
 			t.undo[len(t.undo)-1].pkEdges++
+			if t.cands != nil && len(t.undo) > 1 {
+				t.pending = append(t.pending, pendingEdge{pu, pv, r})
+			}
 			return nil
 		}
 		return t.explain(append(cyc, r))
@@ -252,12 +326,88 @@ func (t *Theory) Unassign(l cdcl.Lit) {
 	}
 	t.reasons = t.reasons[:m.reasons]
 	t.value[l.Var()] = 0
+	t.pending = t.pending[:0]
+	t.impl, t.implEnd, t.implHead = t.impl[:0], t.implEnd[:0], 0
+}
+
+// Propagate returns the next implication clause: the negation of an
+// unassigned literal whose own edge would close a cycle, followed by the
+// negated literals behind that cycle's other edges. It explores the
+// pending edges one at a time until one yields implications.
+func (t *Theory) Propagate() []cdcl.Lit {
+	for {
+		for t.implHead < len(t.implEnd) {
+			start := int32(0)
+			if t.implHead > 0 {
+				start = t.implEnd[t.implHead-1]
+			}
+			cl := t.impl[start:t.implEnd[t.implHead]]
+			t.implHead++
+			if t.value[cl[0].Var()] == 0 {
+				t.Implied++
+				return cl
+			}
+		}
+		t.impl, t.implEnd, t.implHead = t.impl[:0], t.implEnd[:0], 0
+		if len(t.pending) == 0 {
+			return nil
+		}
+		e := t.pending[len(t.pending)-1]
+		t.pending = t.pending[:len(t.pending)-1]
+		t.explore(e)
+	}
+}
+
+// open reports whether x has a candidate arc that could close a cycle: an
+// unassigned literal's arc going back in the order.
+func (t *Theory) open(x int32) bool {
+	lx := t.pk.Level(x)
+	for _, a := range t.cands[x] {
+		if t.value[a.lit.Var()] == 0 && t.pk.Level(a.to) < lx {
+			return true
+		}
+	}
+	return false
+}
+
+// explore queues an implication for every unassigned literal whose arc
+// x→y closes a cycle y ⇝ e.u → e.v ⇝ x found by a cone around e.
+func (t *Theory) explore(e pendingEdge) {
+	fwd := t.pk.Cone(e.u, e.v, t.opt.PropBudget, func(fwd []int32) bool {
+		for _, x := range fwd {
+			if t.open(x) {
+				return false
+			}
+		}
+		return true
+	})
+	for _, x := range fwd {
+		lx := t.pk.Level(x)
+		for _, a := range t.cands[x] {
+			if t.value[a.lit.Var()] != 0 || t.pk.Level(a.to) >= lx || !t.pk.InCone(a.to) {
+				continue
+			}
+			t.pathBuf = append(t.pk.ConePath(t.pathBuf[:0], a.to, x), e.reason)
+			t.impl = append(t.impl, -a.lit)
+			clear(t.seen)
+			for _, ri := range t.pathBuf {
+				r := t.reasons[ri]
+				for _, l := range [2]cdcl.Lit{r.l1, r.l2} {
+					if l != 0 && !t.seen[l] {
+						t.seen[l] = true
+						t.impl = append(t.impl, -l)
+					}
+				}
+			}
+			t.implEnd = append(t.implEnd, int32(len(t.impl)))
+		}
+	}
 }
 
 // Phase picks a decision's polarity so that the edge it adds agrees with
 // the current topological order.
 func (t *Theory) Phase(v int32) (bool, bool) {
-	if !t.Polarity {
+	if !t.opt.Polarity {
 		return false, false
 	}
 	e, _ := t.enc.EdgeOf(encode.Lit(v))

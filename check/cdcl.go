@@ -19,7 +19,7 @@ var errTheory = errors.New("internal error: the solver's model has a cycle")
 // keeps the chosen graph acyclic; polarity turns on order-guided phases.
 func cdclSolve(polarity bool) func(ctx context.Context, enc *encode.Encoding, out *solveOutcome) error {
 	return func(ctx context.Context, enc *encode.Encoding, out *solveOutcome) error {
-		th, cyc := acyclic.New(enc, polarity)
+		th, cyc := acyclic.New(enc, acyclic.Options{Polarity: polarity})
 		if cyc != nil {
 			out.sat, out.lastCycle = false, cyc
 			return nil

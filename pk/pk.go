@@ -77,6 +77,10 @@ type Graph struct {
 	bits  []uint64 // bitmap over a window of positions, all zero between calls
 	path  []int32  // returned cycle / path buffer
 
+	// The last Cone's edge u→v, and whether its backward search ran.
+	coneU, coneV int32
+	coneBack     bool
+
 	stats Stats
 }
 
@@ -88,6 +92,8 @@ type Stats struct {
 	Refused   int64 // insertions refused because they would close a cycle
 	Moved     int64 // nodes in the reordered regions (|δB ∪ δF| summed)
 	Visited   int64 // nodes visited by the bounded searches of AddEdge, both directions
+	// ConeVisited counts the nodes the searches of Cone collected.
+	ConeVisited int64
 }
 
 // New returns a graph over nodes 0..n-1 with no edges and the identity order.
@@ -463,4 +469,87 @@ func (g *Graph) extract(src, dst int32) []int32 {
 	slices.Reverse(path)
 	g.path = path
 	return path
+}
+
+// Cone explores around a present edge u→v for theory propagation: a
+// breadth-first search forward from v collects up to budget nodes that v
+// reaches (v first) and returns them; then, unless stop says the forward
+// nodes are of no interest, a breadth-first search backward from u marks up
+// to budget nodes that reach u (u included), which InCone then reports.
+// With x returned and InCone(y), an edge x→y would close the cycle
+// y ⇝ u → v ⇝ x, whose paths ConePath gives. The searches ignore the order
+// (a cone is not bounded by positions), hence the budget. The returned slice
+// is owned by the Graph and valid until the next search of any kind.
+func (g *Graph) Cone(u, v int32, budget int, stop func(fwd []int32) bool) []int32 {
+	g.nextEpoch()
+	nodes := g.nodes
+	ep := g.epoch
+	fwd := append(g.fwd[:0], v)
+	nodes[v].mark = ep
+	nodes[v].parent = -1
+	for head := 0; head < len(fwd) && len(fwd) < budget; head++ {
+		for _, a := range nodes[fwd[head]].out {
+			nx := &nodes[a.node]
+			if nx.mark == ep {
+				continue
+			}
+			nx.mark, nx.parent = ep, a.edge
+			if fwd = append(fwd, a.node); len(fwd) >= budget {
+				break
+			}
+		}
+	}
+	g.fwd = fwd
+	g.stats.ConeVisited += int64(len(fwd))
+	if stop != nil && stop(fwd) {
+		g.coneBack = false
+		return fwd
+	}
+	// The backward search may not mark nodes of the forward cone: with u→v
+	// present they are disjoint anyway (a common node would be on a cycle).
+	epB := ep + 1
+	bwd := append(g.bwd[:0], u)
+	nodes[u].mark = epB
+	nodes[u].parent = -1
+	for head := 0; head < len(bwd) && len(bwd) < budget; head++ {
+		for _, a := range nodes[bwd[head]].in {
+			nx := &nodes[a.node]
+			if nx.mark == epB || nx.mark == ep {
+				continue
+			}
+			nx.mark, nx.parent = epB, a.edge
+			if bwd = append(bwd, a.node); len(bwd) >= budget {
+				break
+			}
+		}
+	}
+	g.bwd = bwd
+	g.stats.ConeVisited += int64(len(bwd))
+	g.coneU, g.coneV, g.coneBack = u, v, true
+	return fwd
+}
+
+// InCone reports whether the backward search of the last Cone reached y.
+func (g *Graph) InCone(y int32) bool {
+	return g.coneBack && g.nodes[y].mark == g.epoch+1
+}
+
+// ConePath appends to dst the reasons of the edges of the path y ⇝ u found
+// by the last Cone's backward search (InCone(y) must hold), then those of
+// the path v ⇝ x found by its forward search (x must be one of the nodes
+// Cone returned), each in path order; the edge u→v itself is not included.
+func (g *Graph) ConePath(dst []int32, y, x int32) []int32 {
+	for z := y; z != g.coneU; {
+		e := g.edges[g.nodes[z].parent]
+		dst = append(dst, e.reason)
+		z = e.to
+	}
+	start := len(dst)
+	for z := x; z != g.coneV; {
+		e := g.edges[g.nodes[z].parent]
+		dst = append(dst, e.reason)
+		z = e.from
+	}
+	slices.Reverse(dst[start:])
+	return dst
 }

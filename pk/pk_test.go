@@ -307,7 +307,7 @@ func levels(g *Graph, dst []int32) []int32 {
 }
 
 type propCounts struct {
-	runs, adds, forward, reordered, refused, removes, queries int
+	runs, adds, forward, reordered, refused, removes, queries, cones int
 }
 
 // runProperty performs one random run and returns an error describing the
@@ -444,6 +444,12 @@ func runProperty(seed uint64, c *propCounts) error {
 			if err := checkGraph(g, m); err != nil {
 				return wrap(err)
 			}
+			if r.IntN(3) == 0 {
+				c.cones++
+				if err := checkCone(g, m, u, v, 1+r.IntN(n+1)); err != nil {
+					return wrap(err)
+				}
+			}
 		}
 
 		// Reachability queries against the model.
@@ -471,6 +477,56 @@ func runProperty(seed uint64, c *propCounts) error {
 	return nil
 }
 
+// checkCone runs Cone around the present edge u→v and checks it against
+// the model: the forward nodes are distinct, reachable from v and all of
+// them when the budget allows; InCone holds only for nodes that reach u,
+// and for all of them when the budget allows; the paths are real.
+func checkCone(g *Graph, m *model, u, v int32, budget int) error {
+	fromV, toU := m.reach(v), m.reachBack(u)
+	fwd := slices.Clone(g.Cone(u, v, budget, nil))
+	if len(fwd) == 0 || fwd[0] != v || len(fwd) > max(budget, 1) {
+		return fmt.Errorf("Cone(%d,%d,%d) forward nodes %v", u, v, budget, fwd)
+	}
+	seen := map[int32]bool{}
+	for _, x := range fwd {
+		if seen[x] || !fromV[x] {
+			return fmt.Errorf("Cone(%d,%d) forward node %d repeated or not reachable from v", u, v, x)
+		}
+		seen[x] = true
+	}
+	nReach, nBack, nIn := 0, 0, 0
+	for x := range m.n {
+		if fromV[x] {
+			nReach++
+		}
+		if toU[x] {
+			nBack++
+		}
+	}
+	for y := range int32(m.n) {
+		if !g.InCone(y) {
+			continue
+		}
+		nIn++
+		if !toU[y] {
+			return fmt.Errorf("Cone(%d,%d): InCone(%d) but it does not reach u", u, v, y)
+		}
+		if err := checkPath(m, y, u, g.ConePath(nil, y, v)); err != nil {
+			return fmt.Errorf("Cone(%d,%d) backward path from %d: %w", u, v, y, err)
+		}
+	}
+	for _, x := range fwd {
+		if err := checkPath(m, v, x, g.ConePath(nil, u, x)); err != nil {
+			return fmt.Errorf("Cone(%d,%d) forward path to %d: %w", u, v, x, err)
+		}
+	}
+	if budget > m.n && (len(fwd) != nReach || nIn != nBack) {
+		return fmt.Errorf("Cone(%d,%d) with budget %d found %d forward / %d backward, want %d / %d",
+			u, v, budget, len(fwd), nIn, nReach, nBack)
+	}
+	return nil
+}
+
 func TestPropertyAgainstDFS(t *testing.T) {
 	modes := []struct {
 		name         string
@@ -494,10 +550,11 @@ func TestPropertyAgainstDFS(t *testing.T) {
 				err := runProperty(uint64(i)+1, &c)
 				require.NoError(t, err)
 			}
-			t.Logf("runs %d: %d insertions (%d forward, %d reordered, %d refused), %d removals, %d reachability queries",
-				c.runs, c.adds, c.forward, c.reordered, c.refused, c.removes, c.queries)
+			t.Logf("runs %d: %d insertions (%d forward, %d reordered, %d refused), %d removals, %d reachability queries, %d cones",
+				c.runs, c.adds, c.forward, c.reordered, c.refused, c.removes, c.queries, c.cones)
 			require.Positive(t, c.reordered)
 			require.Positive(t, c.refused)
+			require.Positive(t, c.cones)
 		})
 	}
 }
