@@ -79,7 +79,7 @@ type Theory struct {
 	// undo[i] records what the i-th Assign inserted, for LIFO undo; undo[0]
 	// stands for the certain edges and is never undone.
 	undo []undoMark
-	opt Options
+	opt  Options
 	// ids renames graph states to pk nodes so that pk's initial order is a
 	// topological order of the known graph: inserting the known edges then
 	// never reorders (in arbitrary order it dominated solving time).
