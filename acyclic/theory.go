@@ -12,6 +12,9 @@
 package acyclic
 
 import (
+	"cmp"
+	"slices"
+
 	"github.com/hyperiso/hyperiso/cdcl"
 	"github.com/hyperiso/hyperiso/encode"
 	"github.com/hyperiso/hyperiso/history"
@@ -63,6 +66,12 @@ type candArc struct {
 	lit cdcl.Lit
 }
 
+// pairLit chains the literals that share an arc.
+type pairLit struct {
+	lit  cdcl.Lit
+	next int32
+}
+
 // pendingEdge is a pk edge inserted since the last Propagate call.
 type pendingEdge struct{ u, v, reason int32 }
 
@@ -96,8 +105,16 @@ type Theory struct {
 	// explore; impl holds implication clauses found but not yet returned,
 	// clause i being impl[implEnd[i-1]:implEnd[i]]. Unassign empties all
 	// three, since removed edges may explain them.
-	cands    [][]candArc
+	cands [][]candArc
+	open  []int32 // open[x]: arcs in cands[x] of unassigned literals
+	// byPair finds the literals of an arc x→y: pairHead[x<<32|y] is the
+	// first index into pairLits, chained by next (-1 ends).
+	pairHead map[uint64]int32
+	pairLits []pairLit
+	varSrc   [][]int32
+	us       []int32
 	pending  []pendingEdge
+	sorted   bool // pending is sorted by head
 	impl     []cdcl.Lit
 	implEnd  []int32
 	implHead int
@@ -161,10 +178,22 @@ func New(enc *encode.Encoding, opt Options) (*Theory, []hyperpolygraph.Edge) {
 // derived RW edges depend on other literals and are left out.
 func (t *Theory) indexCandidates(n int) {
 	t.cands = make([][]candArc, n)
+	t.open = make([]int32, n)
+	t.pairHead = map[uint64]int32{}
+	t.varSrc = make([][]int32, t.enc.NumVars+1)
 	add := func(e hyperpolygraph.Edge, l cdcl.Lit) {
 		arc := func(u, v int32) {
 			u, v = t.ids[u], t.ids[v]
 			t.cands[u] = append(t.cands[u], candArc{v, l})
+			key := uint64(u)<<32 | uint64(uint32(v))
+			head, ok := t.pairHead[key]
+			if !ok {
+				head = -1
+			}
+			t.pairHead[key] = int32(len(t.pairLits))
+			t.pairLits = append(t.pairLits, pairLit{l, head})
+			t.open[u]++
+			t.varSrc[l.Var()] = append(t.varSrc[l.Var()], u)
 		}
 		if !t.si {
 			arc(e.From, e.To)
@@ -197,6 +226,7 @@ func (t *Theory) addEdge(e hyperpolygraph.Edge, l1, l2 cdcl.Lit) []cdcl.Lit {
 			t.undo[len(t.undo)-1].pkEdges++
 			if t.cands != nil && len(t.undo) > 1 {
 				t.pending = append(t.pending, pendingEdge{pu, pv, r})
+				t.sorted = false
 			}
 			return nil
 		}
@@ -244,6 +274,11 @@ func (t *Theory) Assign(l cdcl.Lit) []cdcl.Lit {
 		t.value[v] = 1
 	} else {
 		t.value[v] = -1
+	}
+	if t.open != nil {
+		for _, x := range t.varSrc[v] {
+			t.open[x]--
+		}
 	}
 	if i, ok := t.enc.IsWW(v); ok {
 		p := t.g.WW[i]
@@ -326,6 +361,11 @@ func (t *Theory) Unassign(l cdcl.Lit) {
 	}
 	t.reasons = t.reasons[:m.reasons]
 	t.value[l.Var()] = 0
+	if t.open != nil {
+		for _, x := range t.varSrc[l.Var()] {
+			t.open[x]++
+		}
+	}
 	t.pending = t.pending[:0]
 	t.impl, t.implEnd, t.implHead = t.impl[:0], t.implEnd[:0], 0
 }
@@ -333,7 +373,8 @@ func (t *Theory) Unassign(l cdcl.Lit) {
 // Propagate returns the next implication clause: the negation of an
 // unassigned literal whose own edge would close a cycle, followed by the
 // negated literals behind that cycle's other edges. It explores the
-// pending edges one at a time until one yields implications.
+// pending edges, a group with a common head at a time, until one group
+// yields implications.
 func (t *Theory) Propagate() []cdcl.Lit {
 	for {
 		for t.implHead < len(t.implEnd) {
@@ -352,56 +393,96 @@ func (t *Theory) Propagate() []cdcl.Lit {
 		if len(t.pending) == 0 {
 			return nil
 		}
-		e := t.pending[len(t.pending)-1]
-		t.pending = t.pending[:len(t.pending)-1]
-		t.explore(e)
-	}
-}
-
-// open reports whether x has a candidate arc that could close a cycle: an
-// unassigned literal's arc going back in the order.
-func (t *Theory) open(x int32) bool {
-	lx := t.pk.Level(x)
-	for _, a := range t.cands[x] {
-		if t.value[a.lit.Var()] == 0 && t.pk.Level(a.to) < lx {
-			return true
+		if !t.sorted {
+			slices.SortFunc(t.pending, func(a, b pendingEdge) int { return cmp.Compare(a.v, b.v) })
+			t.sorted = true
 		}
+		i := len(t.pending) - 1
+		for i > 0 && t.pending[i-1].v == t.pending[i].v {
+			i--
+		}
+		t.explore(t.pending[i:])
+		t.pending = t.pending[:i]
 	}
-	return false
 }
 
 // explore queues an implication for every unassigned literal whose arc
-// x→y closes a cycle y ⇝ e.u → e.v ⇝ x found by a cone around e.
-func (t *Theory) explore(e pendingEdge) {
-	fwd := t.pk.Cone(e.u, e.v, t.opt.PropBudget, func(fwd []int32) bool {
+// x→y closes a cycle y ⇝ u → v ⇝ x found by a cone around the edges u→v of
+// group (which share v).
+func (t *Theory) explore(group []pendingEdge) {
+	t.us = t.us[:0]
+	for _, e := range group {
+		t.us = append(t.us, e.u)
+	}
+	fwd := t.pk.Cone(t.us, group[0].v, t.opt.PropBudget, func(fwd []int32) bool {
 		for _, x := range fwd {
-			if t.open(x) {
+			if t.open[x] > 0 {
 				return false
 			}
 		}
 		return true
 	})
+	// Either scan the candidate arcs of the forward nodes, or look up each
+	// (forward, backward) pair, whichever touches fewer entries.
+	scan := 0
 	for _, x := range fwd {
-		lx := t.pk.Level(x)
-		for _, a := range t.cands[x] {
-			if t.value[a.lit.Var()] != 0 || t.pk.Level(a.to) >= lx || !t.pk.InCone(a.to) {
-				continue
-			}
-			t.pathBuf = append(t.pk.ConePath(t.pathBuf[:0], a.to, x), e.reason)
-			t.impl = append(t.impl, -a.lit)
-			clear(t.seen)
-			for _, ri := range t.pathBuf {
-				r := t.reasons[ri]
-				for _, l := range [2]cdcl.Lit{r.l1, r.l2} {
-					if l != 0 && !t.seen[l] {
-						t.seen[l] = true
-						t.impl = append(t.impl, -l)
-					}
-				}
-			}
-			t.implEnd = append(t.implEnd, int32(len(t.impl)))
+		if t.open[x] > 0 {
+			scan += len(t.cands[x])
 		}
 	}
+	bwd := t.pk.ConeBack()
+	byPair := len(fwd)*len(bwd) < scan
+	for _, x := range fwd {
+		if t.open[x] == 0 {
+			continue
+		}
+		lx := t.pk.Level(x)
+		if byPair {
+			for _, y := range bwd {
+				if t.pk.Level(y) >= lx {
+					continue
+				}
+				i, ok := t.pairHead[uint64(x)<<32|uint64(uint32(y))]
+				for ok && i >= 0 {
+					if l := t.pairLits[i].lit; t.value[l.Var()] == 0 {
+						t.queueImplication(group, l, x, y)
+					}
+					i = t.pairLits[i].next
+				}
+			}
+			continue
+		}
+		for _, a := range t.cands[x] {
+			if t.value[a.lit.Var()] == 0 && t.pk.Level(a.to) < lx && t.pk.InCone(a.to) {
+				t.queueImplication(group, a.lit, x, a.to)
+			}
+		}
+	}
+}
+
+// queueImplication queues ¬l, explained by the cycle y ⇝ u → v ⇝ x that l's
+// arc x→y would close (the paths of the last cone; u→v is in group).
+func (t *Theory) queueImplication(group []pendingEdge, l cdcl.Lit, x, y int32) {
+	var u int32
+	t.pathBuf, u = t.pk.ConePath(t.pathBuf[:0], y, x)
+	for _, e := range group {
+		if e.u == u {
+			t.pathBuf = append(t.pathBuf, e.reason)
+			break
+		}
+	}
+	t.impl = append(t.impl, -l)
+	clear(t.seen)
+	for _, ri := range t.pathBuf {
+		r := t.reasons[ri]
+		for _, rl := range [2]cdcl.Lit{r.l1, r.l2} {
+			if rl != 0 && !t.seen[rl] {
+				t.seen[rl] = true
+				t.impl = append(t.impl, -rl)
+			}
+		}
+	}
+	t.implEnd = append(t.implEnd, int32(len(t.impl)))
 }
 
 // Phase picks a decision's polarity so that the edge it adds agrees with

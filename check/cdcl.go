@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"strconv"
 
 	"github.com/hyperiso/hyperiso/acyclic"
 	"github.com/hyperiso/hyperiso/cdcl"
@@ -16,15 +18,23 @@ import (
 var errTheory = errors.New("internal error: the solver's model has a cycle")
 
 // cdclSolve solves enc with hyperiso's own CDCL(T) solver, whose theory
-// keeps the chosen graph acyclic; polarity turns on order-guided phases.
-func cdclSolve(polarity bool) func(ctx context.Context, enc *encode.Encoding, out *solveOutcome) error {
+// keeps the chosen graph acyclic (and, as opt says, guides polarities and
+// propagates).
+func cdclSolve(opt acyclic.Options) func(ctx context.Context, enc *encode.Encoding, out *solveOutcome) error {
 	return func(ctx context.Context, enc *encode.Encoding, out *solveOutcome) error {
-		th, cyc := acyclic.New(enc, acyclic.Options{Polarity: polarity})
+		if b := os.Getenv("HYPERISO_TP"); b != "" { // TEMPORARY: budget sweep
+			opt.PropBudget, _ = strconv.Atoi(b)
+		}
+		th, cyc := acyclic.New(enc, opt)
 		if cyc != nil {
 			out.sat, out.lastCycle = false, cyc
 			return nil
 		}
-		s := cdcl.New(enc.NumVars, cdcl.Options{Theory: th, NoTheoryPhase: !polarity})
+		var theory cdcl.Theory = th
+		if opt.PropBudget == 0 {
+			theory = noPropagate{th} // spare the solver the empty Propagate calls
+		}
+		s := cdcl.New(enc.NumVars, cdcl.Options{Theory: theory, NoTheoryPhase: !opt.Polarity})
 		buf := make([]cdcl.Lit, 0, 8)
 		for _, c := range enc.Clauses {
 			buf = buf[:0]
@@ -45,6 +55,7 @@ func cdclSolve(polarity bool) func(ctx context.Context, enc *encode.Encoding, ou
 			"learned":          st.Learned,
 			"restarts":         st.Restarts,
 			"theory_conflicts": th.Conflicts,
+			"theory_implied":   th.Implied,
 		}
 		switch r {
 		case cdcl.Unsat:
@@ -70,3 +81,10 @@ func cdclSolve(polarity bool) func(ctx context.Context, enc *encode.Encoding, ou
 		return nil
 	}
 }
+
+// noPropagate hides the theory's Propagate method from the solver.
+type noPropagate struct{ *acyclic.Theory }
+
+func (t noPropagate) Assign(l cdcl.Lit) []cdcl.Lit { return t.Theory.Assign(l) }
+func (t noPropagate) Unassign(l cdcl.Lit)          { t.Theory.Unassign(l) }
+func (t noPropagate) Phase(v int32) (bool, bool)   { return t.Theory.Phase(v) }

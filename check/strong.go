@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hyperiso/hyperiso/acyclic"
 	"github.com/hyperiso/hyperiso/anomaly"
 	"github.com/hyperiso/hyperiso/encode"
 	"github.com/hyperiso/hyperiso/formats/elle"
@@ -44,11 +45,12 @@ type solveOutcome struct {
 // Strategies lists the selectable strategies for SER and SI; the first is
 // the default.
 var Strategies = []Strategy{
-	{Name: "veristrong", Prune: true, TwoWidth: true, solve: cdclSolve(true)},
-	{Name: "no-polarity", Prune: true, TwoWidth: true, solve: cdclSolve(false)},
-	{Name: "no-2width", Prune: true, TwoWidth: false, solve: cdclSolve(true)},
+	{Name: "veristrong", Prune: true, TwoWidth: true, solve: cdclSolve(acyclic.Options{Polarity: true})},
+	{Name: "no-polarity", Prune: true, TwoWidth: true, solve: cdclSolve(acyclic.Options{})},
+	{Name: "no-2width", Prune: true, TwoWidth: false, solve: cdclSolve(acyclic.Options{Polarity: true})},
 	// Without pruning there is no reachability, hence no width-two clauses.
-	{Name: "no-prune", Prune: false, TwoWidth: false, solve: cdclSolve(true)},
+	{Name: "no-prune", Prune: false, TwoWidth: false, solve: cdclSolve(acyclic.Options{Polarity: true})},
+	{Name: "theory-prop", Prune: true, TwoWidth: true, solve: cdclSolve(acyclic.Options{Polarity: true, PropBudget: 64})},
 	{Name: "lazy-gini", Prune: true, TwoWidth: true, solve: func(ctx context.Context, enc *encode.Encoding, out *solveOutcome) error {
 		return lazySolve(ctx, enc, newGini(enc.NumVars), out)
 	}},

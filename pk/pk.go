@@ -77,9 +77,9 @@ type Graph struct {
 	bits  []uint64 // bitmap over a window of positions, all zero between calls
 	path  []int32  // returned cycle / path buffer
 
-	// The last Cone's edge u→v, and whether its backward search ran.
-	coneU, coneV int32
-	coneBack     bool
+	// The last Cone's head v, and whether its backward search ran.
+	coneV    int32
+	coneBack bool
 
 	stats Stats
 }
@@ -471,16 +471,17 @@ func (g *Graph) extract(src, dst int32) []int32 {
 	return path
 }
 
-// Cone explores around a present edge u→v for theory propagation: a
-// breadth-first search forward from v collects up to budget nodes that v
-// reaches (v first) and returns them; then, unless stop says the forward
-// nodes are of no interest, a breadth-first search backward from u marks up
-// to budget nodes that reach u (u included), which InCone then reports.
-// With x returned and InCone(y), an edge x→y would close the cycle
-// y ⇝ u → v ⇝ x, whose paths ConePath gives. The searches ignore the order
-// (a cone is not bounded by positions), hence the budget. The returned slice
-// is owned by the Graph and valid until the next search of any kind.
-func (g *Graph) Cone(u, v int32, budget int, stop func(fwd []int32) bool) []int32 {
+// Cone explores around present edges u→v (for each u of us) for theory
+// propagation: a breadth-first search forward from v collects up to budget
+// nodes that v reaches (v first) and returns them; then, unless stop says
+// the forward nodes are of no interest, a breadth-first search backward
+// from the nodes of us marks up to budget nodes that reach one of them (us
+// included), which InCone then reports. With x returned and InCone(y), an
+// edge x→y would close a cycle y ⇝ u → v ⇝ x, whose paths ConePath gives.
+// The searches ignore the order (a cone is not bounded by positions), hence
+// the budget. The returned slice is owned by the Graph and valid until the
+// next search of any kind.
+func (g *Graph) Cone(us []int32, v int32, budget int, stop func(fwd []int32) bool) []int32 {
 	g.nextEpoch()
 	nodes := g.nodes
 	ep := g.epoch
@@ -501,20 +502,24 @@ func (g *Graph) Cone(u, v int32, budget int, stop func(fwd []int32) bool) []int3
 	}
 	g.fwd = fwd
 	g.stats.ConeVisited += int64(len(fwd))
+	g.coneV, g.coneBack = v, false
 	if stop != nil && stop(fwd) {
-		g.coneBack = false
 		return fwd
 	}
-	// The backward search may not mark nodes of the forward cone: with u→v
-	// present they are disjoint anyway (a common node would be on a cycle).
+	// With every u→v present, no node reaching a u is reachable from v (it
+	// would be on a cycle), so the two searches cannot meet.
 	epB := ep + 1
-	bwd := append(g.bwd[:0], u)
-	nodes[u].mark = epB
-	nodes[u].parent = -1
+	bwd := g.bwd[:0]
+	for _, u := range us {
+		if nodes[u].mark != epB {
+			nodes[u].mark, nodes[u].parent = epB, -1
+			bwd = append(bwd, u)
+		}
+	}
 	for head := 0; head < len(bwd) && len(bwd) < budget; head++ {
 		for _, a := range nodes[bwd[head]].in {
 			nx := &nodes[a.node]
-			if nx.mark == epB || nx.mark == ep {
+			if nx.mark == epB {
 				continue
 			}
 			nx.mark, nx.parent = epB, a.edge
@@ -525,8 +530,17 @@ func (g *Graph) Cone(u, v int32, budget int, stop func(fwd []int32) bool) []int3
 	}
 	g.bwd = bwd
 	g.stats.ConeVisited += int64(len(bwd))
-	g.coneU, g.coneV, g.coneBack = u, v, true
+	g.coneBack = true
 	return fwd
+}
+
+// ConeBack returns the nodes the last Cone's backward search reached (nil
+// if it did not run); owned by the Graph like Cone's result.
+func (g *Graph) ConeBack() []int32 {
+	if !g.coneBack {
+		return nil
+	}
+	return g.bwd
 }
 
 // InCone reports whether the backward search of the last Cone reached y.
@@ -535,21 +549,23 @@ func (g *Graph) InCone(y int32) bool {
 }
 
 // ConePath appends to dst the reasons of the edges of the path y ⇝ u found
-// by the last Cone's backward search (InCone(y) must hold), then those of
-// the path v ⇝ x found by its forward search (x must be one of the nodes
-// Cone returned), each in path order; the edge u→v itself is not included.
-func (g *Graph) ConePath(dst []int32, y, x int32) []int32 {
-	for z := y; z != g.coneU; {
+// by the last Cone's backward search (InCone(y) must hold; u is the node of
+// us it leads to, returned), then those of the path v ⇝ x found by its
+// forward search (x must be one of the nodes Cone returned), each in path
+// order; the edge u→v itself is not included.
+func (g *Graph) ConePath(dst []int32, y, x int32) ([]int32, int32) {
+	z := y
+	for g.nodes[z].parent >= 0 {
 		e := g.edges[g.nodes[z].parent]
 		dst = append(dst, e.reason)
 		z = e.to
 	}
 	start := len(dst)
-	for z := x; z != g.coneV; {
-		e := g.edges[g.nodes[z].parent]
+	for w := x; w != g.coneV; {
+		e := g.edges[g.nodes[w].parent]
 		dst = append(dst, e.reason)
-		z = e.from
+		w = e.from
 	}
 	slices.Reverse(dst[start:])
-	return dst
+	return dst, z
 }

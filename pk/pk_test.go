@@ -446,7 +446,7 @@ func runProperty(seed uint64, c *propCounts) error {
 			}
 			if r.IntN(3) == 0 {
 				c.cones++
-				if err := checkCone(g, m, u, v, 1+r.IntN(n+1)); err != nil {
+				if err := checkCone(g, m, r, u, v, 1+r.IntN(n+1)); err != nil {
 					return wrap(err)
 				}
 			}
@@ -477,20 +477,33 @@ func runProperty(seed uint64, c *propCounts) error {
 	return nil
 }
 
-// checkCone runs Cone around the present edge u→v and checks it against
-// the model: the forward nodes are distinct, reachable from v and all of
-// them when the budget allows; InCone holds only for nodes that reach u,
-// and for all of them when the budget allows; the paths are real.
-func checkCone(g *Graph, m *model, u, v int32, budget int) error {
-	fromV, toU := m.reach(v), m.reachBack(u)
-	fwd := slices.Clone(g.Cone(u, v, budget, nil))
+// checkCone runs Cone around the present edge u→v and some other present
+// edges into v, and checks it against the model: the forward nodes are
+// distinct, reachable from v and all of them when the budget allows; InCone
+// holds only for nodes that reach one of the tails, and for all of them when
+// the budget allows; the paths are real and end where ConePath says.
+func checkCone(g *Graph, m *model, r *rand.Rand, u, v int32, budget int) error {
+	us := []int32{u}
+	for _, e := range m.all {
+		if e.present && e.to == v && r.IntN(2) == 0 {
+			us = append(us, e.from)
+		}
+	}
+	fromV := m.reach(v)
+	toU := make([]bool, m.n)
+	for _, x := range us {
+		for y, ok := range m.reachBack(x) {
+			toU[y] = toU[y] || ok
+		}
+	}
+	fwd := slices.Clone(g.Cone(us, v, budget, nil))
 	if len(fwd) == 0 || fwd[0] != v || len(fwd) > max(budget, 1) {
-		return fmt.Errorf("Cone(%d,%d,%d) forward nodes %v", u, v, budget, fwd)
+		return fmt.Errorf("Cone(%v,%d,%d) forward nodes %v", us, v, budget, fwd)
 	}
 	seen := map[int32]bool{}
 	for _, x := range fwd {
 		if seen[x] || !fromV[x] {
-			return fmt.Errorf("Cone(%d,%d) forward node %d repeated or not reachable from v", u, v, x)
+			return fmt.Errorf("Cone(%v,%d) forward node %d repeated or not reachable from v", us, v, x)
 		}
 		seen[x] = true
 	}
@@ -509,20 +522,25 @@ func checkCone(g *Graph, m *model, u, v int32, budget int) error {
 		}
 		nIn++
 		if !toU[y] {
-			return fmt.Errorf("Cone(%d,%d): InCone(%d) but it does not reach u", u, v, y)
+			return fmt.Errorf("Cone(%v,%d): InCone(%d) but it reaches no tail", us, v, y)
 		}
-		if err := checkPath(m, y, u, g.ConePath(nil, y, v)); err != nil {
-			return fmt.Errorf("Cone(%d,%d) backward path from %d: %w", u, v, y, err)
+		p, end := g.ConePath(nil, y, v)
+		if !slices.Contains(us, end) {
+			return fmt.Errorf("Cone(%v,%d) backward path from %d ends at %d", us, v, y, end)
+		}
+		if err := checkPath(m, y, end, p); err != nil {
+			return fmt.Errorf("Cone(%v,%d) backward path from %d: %w", us, v, y, err)
 		}
 	}
 	for _, x := range fwd {
-		if err := checkPath(m, v, x, g.ConePath(nil, u, x)); err != nil {
-			return fmt.Errorf("Cone(%d,%d) forward path to %d: %w", u, v, x, err)
+		p, _ := g.ConePath(nil, u, x)
+		if err := checkPath(m, v, x, p); err != nil {
+			return fmt.Errorf("Cone(%v,%d) forward path to %d: %w", us, v, x, err)
 		}
 	}
 	if budget > m.n && (len(fwd) != nReach || nIn != nBack) {
-		return fmt.Errorf("Cone(%d,%d) with budget %d found %d forward / %d backward, want %d / %d",
-			u, v, budget, len(fwd), nIn, nReach, nBack)
+		return fmt.Errorf("Cone(%v,%d) with budget %d found %d forward / %d backward, want %d / %d",
+			us, v, budget, len(fwd), nIn, nReach, nBack)
 	}
 	return nil
 }
