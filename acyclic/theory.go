@@ -6,15 +6,13 @@
 // order. For SI the graph is the doubled graph whose acyclicity is that of
 // the induced graph (SO ∪ WR ∪ WW) ; RW?.
 //
-// Optionally it also propagates: around each edge it inserts, a budgeted
-// cone search finds unassigned literals whose own edge would close a cycle,
-// and implies their negation (see Options.PropBudget).
+// It does not propagate (imply the negation of a literal whose edge would
+// close a cycle): measured with budgeted cone searches around each inserted
+// edge, that cost 3–15× the solving time on the bench histories for few
+// implications and no fewer conflicts (docs/bench/cdcl/README.md).
 package acyclic
 
 import (
-	"cmp"
-	"slices"
-
 	"github.com/hyperiso/hyperiso/cdcl"
 	"github.com/hyperiso/hyperiso/encode"
 	"github.com/hyperiso/hyperiso/history"
@@ -49,33 +47,26 @@ type writerInfo struct {
 	wrLits       []cdcl.Lit      // WR literals with candidate t on k
 }
 
-// Options configures a Theory.
-type Options struct {
-	// Polarity switches Phase on (VeriStrong's order-guided polarity).
-	Polarity bool
-	// PropBudget, if positive, switches theory propagation on: after each
-	// edge u→v the theory inserts, it looks for unassigned literals whose own
-	// edge x→y would close a cycle y ⇝ u → v ⇝ x, searching at most
-	// PropBudget nodes forward from v and as many backward from u.
-	PropBudget int
-}
+// Polarity says how Phase chooses the polarity of a decision.
+type Polarity int
 
-// candArc is an arc x→y (pk nodes) that literal lit would insert directly.
-type candArc struct {
-	to  int32
-	lit cdcl.Lit
-}
+const (
+	// NoPolarity leaves every decision to the solver's phase saving.
+	NoPolarity Polarity = iota
+	// OrderPolarity makes a decision positive iff the edge it would add
+	// agrees with the current topological order (VeriStrong's rule).
+	OrderPolarity
+	// LatestWriterPolarity is OrderPolarity for write-write variables; a
+	// read-from candidate w of reader r is chosen only if w precedes r and
+	// no other candidate still possible lies between them in the order: a
+	// read that agrees with the order is most likely from the last such
+	// writer, and taking an earlier one orders it before the writers in
+	// between, which is what order-guided read-from decisions got wrong on
+	// histories with many duplicate values.
+	LatestWriterPolarity
+)
 
-// pairLit chains the literals that share an arc.
-type pairLit struct {
-	lit  cdcl.Lit
-	next int32
-}
-
-// pendingEdge is a pk edge inserted since the last Propagate call.
-type pendingEdge struct{ u, v, reason int32 }
-
-// Theory implements cdcl.Theory and cdcl.TheoryPropagator for one encoding.
+// Theory implements cdcl.Theory for one encoding.
 type Theory struct {
 	enc     *encode.Encoding
 	g       *hyperpolygraph.Graph
@@ -88,7 +79,8 @@ type Theory struct {
 	// undo[i] records what the i-th Assign inserted, for LIFO undo; undo[0]
 	// stands for the certain edges and is never undone.
 	undo []undoMark
-	opt  Options
+	// Polarity says how Phase chooses polarities.
+	Polarity Polarity
 	// ids renames graph states to pk nodes so that pk's initial order is a
 	// topological order of the known graph: inserting the known edges then
 	// never reorders (in arbitrary order it dominated solving time).
@@ -97,37 +89,14 @@ type Theory struct {
 	Cycle []hyperpolygraph.Edge
 	// Conflicts counts the cycles reported.
 	Conflicts int64
-	// Implied counts the implications returned by Propagate.
-	Implied int64
-
-	// Theory propagation (PropBudget > 0). cands[x] lists the arcs out of
-	// pk node x that some literal would insert; pending holds the edges to
-	// explore; impl holds implication clauses found but not yet returned,
-	// clause i being impl[implEnd[i-1]:implEnd[i]]. Unassign empties all
-	// three, since removed edges may explain them.
-	cands [][]candArc
-	open  []int32 // open[x]: arcs in cands[x] of unassigned literals
-	// byPair finds the literals of an arc x→y: pairHead[x<<32|y] is the
-	// first index into pairLits, chained by next (-1 ends).
-	pairHead map[uint64]int32
-	pairLits []pairLit
-	varSrc   [][]int32
-	us       []int32
-	pending  []pendingEdge
-	sorted   bool // pending is sorted by head
-	impl     []cdcl.Lit
-	implEnd  []int32
-	implHead int
-	pathBuf  []int32
-	seen     map[cdcl.Lit]bool
 }
 
 // New builds the theory for enc; the known graph must be acyclic (pruning
 // guarantees it; otherwise New returns the cycle).
-func New(enc *encode.Encoding, opt Options) (*Theory, []hyperpolygraph.Edge) {
+func New(enc *encode.Encoding, polarity Polarity) (*Theory, []hyperpolygraph.Edge) {
 	g := enc.G
 	t := &Theory{enc: enc, g: g, si: g.Level == history.SI, writers: map[writerKey]*writerInfo{},
-		value: make([]int8, enc.NumVars+1), opt: opt, seen: map[cdcl.Lit]bool{}}
+		value: make([]int8, enc.NumVars+1), Polarity: polarity}
 	n := g.N()
 	if t.si {
 		n *= 2
@@ -167,51 +136,7 @@ func New(enc *encode.Encoding, opt Options) (*Theory, []hyperpolygraph.Edge) {
 			return nil, t.Cycle
 		}
 	}
-	if opt.PropBudget > 0 {
-		t.indexCandidates(n)
-	}
 	return t, nil
-}
-
-// indexCandidates fills cands with the arcs of every literal's own edge
-// (a WW literal orders its pair, a positive WR literal adds its read-from);
-// derived RW edges depend on other literals and are left out.
-func (t *Theory) indexCandidates(n int) {
-	t.cands = make([][]candArc, n)
-	t.open = make([]int32, n)
-	t.pairHead = map[uint64]int32{}
-	t.varSrc = make([][]int32, t.enc.NumVars+1)
-	add := func(e hyperpolygraph.Edge, l cdcl.Lit) {
-		arc := func(u, v int32) {
-			u, v = t.ids[u], t.ids[v]
-			t.cands[u] = append(t.cands[u], candArc{v, l})
-			key := uint64(u)<<32 | uint64(uint32(v))
-			head, ok := t.pairHead[key]
-			if !ok {
-				head = -1
-			}
-			t.pairHead[key] = int32(len(t.pairLits))
-			t.pairLits = append(t.pairLits, pairLit{l, head})
-			t.open[u]++
-			t.varSrc[l.Var()] = append(t.varSrc[l.Var()], u)
-		}
-		if !t.si {
-			arc(e.From, e.To)
-			return
-		}
-		arc(2*e.From, 2*e.To+1)
-		arc(2*e.From+1, 2*e.To+1)
-	}
-	for i, p := range t.g.WW {
-		v := cdcl.Lit(t.enc.WWVar[i])
-		add(hyperpolygraph.Edge{From: p.A, To: p.B}, v)
-		add(hyperpolygraph.Edge{From: p.B, To: p.A}, -v)
-	}
-	for i, s := range t.g.WR {
-		for j, c := range s.Cands {
-			add(hyperpolygraph.Edge{From: c, To: s.Reader}, cdcl.Lit(t.enc.WRBase[i]+int32(j)))
-		}
-	}
 }
 
 // addEdge inserts e (two pk edges for a non-RW edge of the doubled graph)
@@ -220,14 +145,9 @@ func (t *Theory) addEdge(e hyperpolygraph.Edge, l1, l2 cdcl.Lit) []cdcl.Lit {
 	r := int32(len(t.reasons))
 	t.reasons = append(t.reasons, reason{e, l1, l2})
 	try := func(u, v int32) []cdcl.Lit {
-		pu, pv := t.ids[u], t.ids[v]
-		cyc, ok := t.pk.AddEdge(pu, pv, r)
+		cyc, ok := t.pk.AddEdge(t.ids[u], t.ids[v], r)
 		if ok {
 			t.undo[len(t.undo)-1].pkEdges++
-			if t.cands != nil && len(t.undo) > 1 {
-				t.pending = append(t.pending, pendingEdge{pu, pv, r})
-				t.sorted = false
-			}
 			return nil
 		}
 		return t.explain(append(cyc, r))
@@ -274,11 +194,6 @@ func (t *Theory) Assign(l cdcl.Lit) []cdcl.Lit {
 		t.value[v] = 1
 	} else {
 		t.value[v] = -1
-	}
-	if t.open != nil {
-		for _, x := range t.varSrc[v] {
-			t.open[x]--
-		}
 	}
 	if i, ok := t.enc.IsWW(v); ok {
 		p := t.g.WW[i]
@@ -361,138 +276,41 @@ func (t *Theory) Unassign(l cdcl.Lit) {
 	}
 	t.reasons = t.reasons[:m.reasons]
 	t.value[l.Var()] = 0
-	if t.open != nil {
-		for _, x := range t.varSrc[l.Var()] {
-			t.open[x]++
-		}
-	}
-	t.pending = t.pending[:0]
-	t.impl, t.implEnd, t.implHead = t.impl[:0], t.implEnd[:0], 0
-}
-
-// Propagate returns the next implication clause: the negation of an
-// unassigned literal whose own edge would close a cycle, followed by the
-// negated literals behind that cycle's other edges. It explores the
-// pending edges, a group with a common head at a time, until one group
-// yields implications.
-func (t *Theory) Propagate() []cdcl.Lit {
-	for {
-		for t.implHead < len(t.implEnd) {
-			start := int32(0)
-			if t.implHead > 0 {
-				start = t.implEnd[t.implHead-1]
-			}
-			cl := t.impl[start:t.implEnd[t.implHead]]
-			t.implHead++
-			if t.value[cl[0].Var()] == 0 {
-				t.Implied++
-				return cl
-			}
-		}
-		t.impl, t.implEnd, t.implHead = t.impl[:0], t.implEnd[:0], 0
-		if len(t.pending) == 0 {
-			return nil
-		}
-		if !t.sorted {
-			slices.SortFunc(t.pending, func(a, b pendingEdge) int { return cmp.Compare(a.v, b.v) })
-			t.sorted = true
-		}
-		i := len(t.pending) - 1
-		for i > 0 && t.pending[i-1].v == t.pending[i].v {
-			i--
-		}
-		t.explore(t.pending[i:])
-		t.pending = t.pending[:i]
-	}
-}
-
-// explore queues an implication for every unassigned literal whose arc
-// x→y closes a cycle y ⇝ u → v ⇝ x found by a cone around the edges u→v of
-// group (which share v).
-func (t *Theory) explore(group []pendingEdge) {
-	t.us = t.us[:0]
-	for _, e := range group {
-		t.us = append(t.us, e.u)
-	}
-	fwd := t.pk.Cone(t.us, group[0].v, t.opt.PropBudget, func(fwd []int32) bool {
-		for _, x := range fwd {
-			if t.open[x] > 0 {
-				return false
-			}
-		}
-		return true
-	})
-	// Either scan the candidate arcs of the forward nodes, or look up each
-	// (forward, backward) pair, whichever touches fewer entries.
-	scan := 0
-	for _, x := range fwd {
-		if t.open[x] > 0 {
-			scan += len(t.cands[x])
-		}
-	}
-	bwd := t.pk.ConeBack()
-	byPair := len(fwd)*len(bwd) < scan
-	for _, x := range fwd {
-		if t.open[x] == 0 {
-			continue
-		}
-		lx := t.pk.Level(x)
-		if byPair {
-			for _, y := range bwd {
-				if t.pk.Level(y) >= lx {
-					continue
-				}
-				i, ok := t.pairHead[uint64(x)<<32|uint64(uint32(y))]
-				for ok && i >= 0 {
-					if l := t.pairLits[i].lit; t.value[l.Var()] == 0 {
-						t.queueImplication(group, l, x, y)
-					}
-					i = t.pairLits[i].next
-				}
-			}
-			continue
-		}
-		for _, a := range t.cands[x] {
-			if t.value[a.lit.Var()] == 0 && t.pk.Level(a.to) < lx && t.pk.InCone(a.to) {
-				t.queueImplication(group, a.lit, x, a.to)
-			}
-		}
-	}
-}
-
-// queueImplication queues ¬l, explained by the cycle y ⇝ u → v ⇝ x that l's
-// arc x→y would close (the paths of the last cone; u→v is in group).
-func (t *Theory) queueImplication(group []pendingEdge, l cdcl.Lit, x, y int32) {
-	var u int32
-	t.pathBuf, u = t.pk.ConePath(t.pathBuf[:0], y, x)
-	for _, e := range group {
-		if e.u == u {
-			t.pathBuf = append(t.pathBuf, e.reason)
-			break
-		}
-	}
-	t.impl = append(t.impl, -l)
-	clear(t.seen)
-	for _, ri := range t.pathBuf {
-		r := t.reasons[ri]
-		for _, rl := range [2]cdcl.Lit{r.l1, r.l2} {
-			if rl != 0 && !t.seen[rl] {
-				t.seen[rl] = true
-				t.impl = append(t.impl, -rl)
-			}
-		}
-	}
-	t.implEnd = append(t.implEnd, int32(len(t.impl)))
 }
 
 // Phase picks a decision's polarity so that the edge it adds agrees with
 // the current topological order.
 func (t *Theory) Phase(v int32) (bool, bool) {
-	if !t.opt.Polarity {
+	if t.Polarity == NoPolarity {
 		return false, false
+	}
+	if t.Polarity == LatestWriterPolarity {
+		if set, cand, ok := t.enc.WRSet(v); ok {
+			return t.latestWriter(set, cand), true
+		}
 	}
 	e, _ := t.enc.EdgeOf(encode.Lit(v))
 	return t.level(e.From) < t.level(e.To), true
+}
+
+// latestWriter reports whether candidate cand of read-from set set precedes
+// the reader with no candidate not yet ruled out between them.
+func (t *Theory) latestWriter(set, cand int) bool {
+	s := t.g.WR[set]
+	lr, lw := t.level(s.Reader), t.level(s.Cands[cand])
+	if lw >= lr {
+		return false
+	}
+	base := t.enc.WRBase[set]
+	for j, c := range s.Cands {
+		if j == cand || t.value[base+int32(j)] == -1 {
+			continue
+		}
+		if l := t.level(c); l > lw && l < lr {
+			return false
+		}
+	}
+	return true
 }
 
 func (t *Theory) level(x history.TxnID) int32 {

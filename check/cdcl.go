@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"strconv"
 
 	"github.com/hyperiso/hyperiso/acyclic"
 	"github.com/hyperiso/hyperiso/cdcl"
@@ -18,23 +16,15 @@ import (
 var errTheory = errors.New("internal error: the solver's model has a cycle")
 
 // cdclSolve solves enc with hyperiso's own CDCL(T) solver, whose theory
-// keeps the chosen graph acyclic (and, as opt says, guides polarities and
-// propagates).
-func cdclSolve(opt acyclic.Options) func(ctx context.Context, enc *encode.Encoding, out *solveOutcome) error {
+// keeps the chosen graph acyclic and, as polarity says, guides decisions.
+func cdclSolve(polarity acyclic.Polarity) func(ctx context.Context, enc *encode.Encoding, out *solveOutcome) error {
 	return func(ctx context.Context, enc *encode.Encoding, out *solveOutcome) error {
-		if b := os.Getenv("HYPERISO_TP"); b != "" { // TEMPORARY: budget sweep
-			opt.PropBudget, _ = strconv.Atoi(b)
-		}
-		th, cyc := acyclic.New(enc, opt)
+		th, cyc := acyclic.New(enc, polarity)
 		if cyc != nil {
 			out.sat, out.lastCycle = false, cyc
 			return nil
 		}
-		var theory cdcl.Theory = th
-		if opt.PropBudget == 0 {
-			theory = noPropagate{th} // spare the solver the empty Propagate calls
-		}
-		s := cdcl.New(enc.NumVars, cdcl.Options{Theory: theory, NoTheoryPhase: !opt.Polarity})
+		s := cdcl.New(enc.NumVars, cdcl.Options{Theory: th, NoTheoryPhase: polarity == acyclic.NoPolarity})
 		buf := make([]cdcl.Lit, 0, 8)
 		for _, c := range enc.Clauses {
 			buf = buf[:0]
@@ -55,7 +45,6 @@ func cdclSolve(opt acyclic.Options) func(ctx context.Context, enc *encode.Encodi
 			"learned":          st.Learned,
 			"restarts":         st.Restarts,
 			"theory_conflicts": th.Conflicts,
-			"theory_implied":   th.Implied,
 		}
 		switch r {
 		case cdcl.Unsat:
@@ -81,10 +70,3 @@ func cdclSolve(opt acyclic.Options) func(ctx context.Context, enc *encode.Encodi
 		return nil
 	}
 }
-
-// noPropagate hides the theory's Propagate method from the solver.
-type noPropagate struct{ *acyclic.Theory }
-
-func (t noPropagate) Assign(l cdcl.Lit) []cdcl.Lit { return t.Theory.Assign(l) }
-func (t noPropagate) Unassign(l cdcl.Lit)          { t.Theory.Unassign(l) }
-func (t noPropagate) Phase(v int32) (bool, bool)   { return t.Theory.Phase(v) }

@@ -45,12 +45,12 @@ type solveOutcome struct {
 // Strategies lists the selectable strategies for SER and SI; the first is
 // the default.
 var Strategies = []Strategy{
-	{Name: "veristrong", Prune: true, TwoWidth: true, solve: cdclSolve(acyclic.Options{Polarity: true})},
-	{Name: "no-polarity", Prune: true, TwoWidth: true, solve: cdclSolve(acyclic.Options{})},
-	{Name: "no-2width", Prune: true, TwoWidth: false, solve: cdclSolve(acyclic.Options{Polarity: true})},
+	{Name: "veristrong", Prune: true, TwoWidth: true, solve: cdclSolve(acyclic.LatestWriterPolarity)},
+	{Name: "order-polarity", Prune: true, TwoWidth: true, solve: cdclSolve(acyclic.OrderPolarity)},
+	{Name: "no-polarity", Prune: true, TwoWidth: true, solve: cdclSolve(acyclic.NoPolarity)},
+	{Name: "no-2width", Prune: true, TwoWidth: false, solve: cdclSolve(acyclic.LatestWriterPolarity)},
 	// Without pruning there is no reachability, hence no width-two clauses.
-	{Name: "no-prune", Prune: false, TwoWidth: false, solve: cdclSolve(acyclic.Options{Polarity: true})},
-	{Name: "theory-prop", Prune: true, TwoWidth: true, solve: cdclSolve(acyclic.Options{Polarity: true, PropBudget: 64})},
+	{Name: "no-prune", Prune: false, TwoWidth: false, solve: cdclSolve(acyclic.LatestWriterPolarity)},
 	{Name: "lazy-gini", Prune: true, TwoWidth: true, solve: func(ctx context.Context, enc *encode.Encoding, out *solveOutcome) error {
 		return lazySolve(ctx, enc, newGini(enc.NumVars), out)
 	}},

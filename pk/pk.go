@@ -77,10 +77,6 @@ type Graph struct {
 	bits  []uint64 // bitmap over a window of positions, all zero between calls
 	path  []int32  // returned cycle / path buffer
 
-	// The last Cone's head v, and whether its backward search ran.
-	coneV    int32
-	coneBack bool
-
 	stats Stats
 }
 
@@ -92,8 +88,6 @@ type Stats struct {
 	Refused   int64 // insertions refused because they would close a cycle
 	Moved     int64 // nodes in the reordered regions (|δB ∪ δF| summed)
 	Visited   int64 // nodes visited by the bounded searches of AddEdge, both directions
-	// ConeVisited counts the nodes the searches of Cone collected.
-	ConeVisited int64
 }
 
 // New returns a graph over nodes 0..n-1 with no edges and the identity order.
@@ -469,103 +463,4 @@ func (g *Graph) extract(src, dst int32) []int32 {
 	slices.Reverse(path)
 	g.path = path
 	return path
-}
-
-// Cone explores around present edges u→v (for each u of us) for theory
-// propagation: a breadth-first search forward from v collects up to budget
-// nodes that v reaches (v first) and returns them; then, unless stop says
-// the forward nodes are of no interest, a breadth-first search backward
-// from the nodes of us marks up to budget nodes that reach one of them (us
-// included), which InCone then reports. With x returned and InCone(y), an
-// edge x→y would close a cycle y ⇝ u → v ⇝ x, whose paths ConePath gives.
-// The searches ignore the order (a cone is not bounded by positions), hence
-// the budget. The returned slice is owned by the Graph and valid until the
-// next search of any kind.
-func (g *Graph) Cone(us []int32, v int32, budget int, stop func(fwd []int32) bool) []int32 {
-	g.nextEpoch()
-	nodes := g.nodes
-	ep := g.epoch
-	fwd := append(g.fwd[:0], v)
-	nodes[v].mark = ep
-	nodes[v].parent = -1
-	for head := 0; head < len(fwd) && len(fwd) < budget; head++ {
-		for _, a := range nodes[fwd[head]].out {
-			nx := &nodes[a.node]
-			if nx.mark == ep {
-				continue
-			}
-			nx.mark, nx.parent = ep, a.edge
-			if fwd = append(fwd, a.node); len(fwd) >= budget {
-				break
-			}
-		}
-	}
-	g.fwd = fwd
-	g.stats.ConeVisited += int64(len(fwd))
-	g.coneV, g.coneBack = v, false
-	if stop != nil && stop(fwd) {
-		return fwd
-	}
-	// With every u→v present, no node reaching a u is reachable from v (it
-	// would be on a cycle), so the two searches cannot meet.
-	epB := ep + 1
-	bwd := g.bwd[:0]
-	for _, u := range us {
-		if nodes[u].mark != epB {
-			nodes[u].mark, nodes[u].parent = epB, -1
-			bwd = append(bwd, u)
-		}
-	}
-	for head := 0; head < len(bwd) && len(bwd) < budget; head++ {
-		for _, a := range nodes[bwd[head]].in {
-			nx := &nodes[a.node]
-			if nx.mark == epB {
-				continue
-			}
-			nx.mark, nx.parent = epB, a.edge
-			if bwd = append(bwd, a.node); len(bwd) >= budget {
-				break
-			}
-		}
-	}
-	g.bwd = bwd
-	g.stats.ConeVisited += int64(len(bwd))
-	g.coneBack = true
-	return fwd
-}
-
-// ConeBack returns the nodes the last Cone's backward search reached (nil
-// if it did not run); owned by the Graph like Cone's result.
-func (g *Graph) ConeBack() []int32 {
-	if !g.coneBack {
-		return nil
-	}
-	return g.bwd
-}
-
-// InCone reports whether the backward search of the last Cone reached y.
-func (g *Graph) InCone(y int32) bool {
-	return g.coneBack && g.nodes[y].mark == g.epoch+1
-}
-
-// ConePath appends to dst the reasons of the edges of the path y ⇝ u found
-// by the last Cone's backward search (InCone(y) must hold; u is the node of
-// us it leads to, returned), then those of the path v ⇝ x found by its
-// forward search (x must be one of the nodes Cone returned), each in path
-// order; the edge u→v itself is not included.
-func (g *Graph) ConePath(dst []int32, y, x int32) ([]int32, int32) {
-	z := y
-	for g.nodes[z].parent >= 0 {
-		e := g.edges[g.nodes[z].parent]
-		dst = append(dst, e.reason)
-		z = e.to
-	}
-	start := len(dst)
-	for w := x; w != g.coneV; {
-		e := g.edges[g.nodes[w].parent]
-		dst = append(dst, e.reason)
-		w = e.from
-	}
-	slices.Reverse(dst[start:])
-	return dst, z
 }
