@@ -7,9 +7,10 @@
 // the induced graph (SO ∪ WR ∪ WW) ; RW?.
 //
 // It does not propagate (imply the negation of a literal whose edge would
-// close a cycle): measured with budgeted cone searches around each inserted
-// edge, that cost 3–15× the solving time on the bench histories for few
-// implications and no fewer conflicts (docs/bench/cdcl/README.md).
+// close a cycle): done with budgeted searches around each inserted edge, it
+// made the bench histories up to 7× slower and HD-10k time out, for rare
+// implications that saved conflicts only where the searches cost far more
+// (docs/bench/cdcl/README.md).
 package acyclic
 
 import (
@@ -278,8 +279,9 @@ func (t *Theory) Unassign(l cdcl.Lit) {
 	t.value[l.Var()] = 0
 }
 
-// Phase picks a decision's polarity so that the edge it adds agrees with
-// the current topological order.
+// Phase picks a decision's polarity as t.Polarity says: so that the edge it
+// adds agrees with the current topological order, and for LatestWriter
+// choosing only the latest read-from candidate before the reader.
 func (t *Theory) Phase(v int32) (bool, bool) {
 	if t.Polarity == NoPolarity {
 		return false, false
