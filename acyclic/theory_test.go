@@ -29,17 +29,8 @@ func TestTheoryMatchesCycleSearch(t *testing.T) {
 	for range 3000 {
 		h := oracle.Generate(rng, opts)
 		for _, level := range []history.Level{history.SER, history.SI} {
-			g, viol := hyperpolygraph.Build(h, level, func(history.TxnID) bool { return false })
-			if viol != nil {
-				continue
-			}
-			_, reach, conflict, err := prune.Prune(context.Background(), g, prune.Options{})
-			require.NoError(t, err)
-			if conflict != nil {
-				continue
-			}
-			enc := encode.Encode(g, reach, encode.Options{})
-			if enc.NumVars > 10 {
+			g, enc := encodeSmall(t, h, level)
+			if enc == nil || enc.NumVars > 10 {
 				continue
 			}
 			th, cyc := New(enc, Polarity(rng.IntN(3)))
@@ -86,6 +77,21 @@ func TestTheoryMatchesCycleSearch(t *testing.T) {
 	t.Logf("encodings checked: %v, conflicts verified: %d", checked, conflicts)
 }
 
+// encodeSmall builds, prunes and encodes h at level; enc is nil when the
+// history is already rejected by building or pruning.
+func encodeSmall(t *testing.T, h *history.History, level history.Level) (*hyperpolygraph.Graph, *encode.Encoding) {
+	g, viol := hyperpolygraph.Build(h, level, func(history.TxnID) bool { return false })
+	if viol != nil {
+		return g, nil
+	}
+	_, reach, conflict, err := prune.Prune(context.Background(), g, prune.Options{})
+	require.NoError(t, err)
+	if conflict != nil {
+		return g, nil
+	}
+	return g, encode.Encode(g, reach, encode.Options{})
+}
+
 // assignment decodes mask into an Assignment; ok is false when a read-from
 // set does not get exactly one writer.
 func assignment(enc *encode.Encoding, mask int) (hyperpolygraph.Assignment, bool) {
@@ -122,16 +128,10 @@ func TestPhaseFollowsOrder(t *testing.T) {
 	for range 5000 {
 		h := oracle.Generate(rng, opts)
 		for _, level := range []history.Level{history.SER, history.SI} {
-			g, viol := hyperpolygraph.Build(h, level, func(history.TxnID) bool { return false })
-			if viol != nil {
+			g, enc := encodeSmall(t, h, level)
+			if enc == nil || len(g.WR) == 0 {
 				continue
 			}
-			_, reach, conflict, err := prune.Prune(context.Background(), g, prune.Options{})
-			require.NoError(t, err)
-			if conflict != nil || len(g.WR) == 0 {
-				continue
-			}
-			enc := encode.Encode(g, reach, encode.Options{})
 			for _, pol := range []Polarity{OrderPolarity, LatestWriterPolarity} {
 				th, cyc := New(enc, pol)
 				require.Nil(t, cyc)
