@@ -14,6 +14,8 @@
 package acyclic
 
 import (
+	"slices"
+
 	"github.com/hyperiso/hyperiso/cdcl"
 	"github.com/hyperiso/hyperiso/encode"
 	"github.com/hyperiso/hyperiso/history"
@@ -22,7 +24,8 @@ import (
 )
 
 // reason explains one edge: the literals (up to two) that put it in the
-// graph; 0 marks an unused slot. Certain edges have reason index -1.
+// graph; 0 marks an unused slot. Certain edges have no reason record: the
+// pk reason -(i+1) stands for g.Known[i] (there can be tens of millions).
 type reason struct {
 	edge hyperpolygraph.Edge
 	l1   cdcl.Lit
@@ -124,7 +127,7 @@ func New(enc *encode.Encoding, polarity Polarity) (*Theory, []hyperpolygraph.Edg
 			wi.wrLits = append(wi.wrLits, cdcl.Lit(enc.WRBase[i]+int32(j)))
 		}
 	}
-	for _, e := range g.Known {
+	for i, e := range g.Known {
 		switch e.Rel {
 		case hyperpolygraph.WW:
 			wi := info(e.Key, e.From)
@@ -133,18 +136,24 @@ func New(enc *encode.Encoding, polarity Polarity) (*Theory, []hyperpolygraph.Edg
 			wi := info(e.Key, e.From)
 			wi.knownReaders = append(wi.knownReaders, e.To)
 		}
-		if cyc := t.addEdge(e, 0, 0); cyc != nil {
+		if cyc := t.insert(e, -int32(i)-1); cyc != nil {
 			return nil, t.Cycle
 		}
 	}
 	return t, nil
 }
 
-// addEdge inserts e (two pk edges for a non-RW edge of the doubled graph)
-// and returns the conflict clause if it closes a cycle.
+// addEdge inserts e, put there by literals l1 and l2, and returns the
+// conflict clause if it closes a cycle.
 func (t *Theory) addEdge(e hyperpolygraph.Edge, l1, l2 cdcl.Lit) []cdcl.Lit {
 	r := int32(len(t.reasons))
 	t.reasons = append(t.reasons, reason{e, l1, l2})
+	return t.insert(e, r)
+}
+
+// insert adds e with pk reason r (two pk edges for a non-RW edge of the
+// doubled graph) and returns the conflict clause if it closes a cycle.
+func (t *Theory) insert(e hyperpolygraph.Edge, r int32) []cdcl.Lit {
 	try := func(u, v int32) []cdcl.Lit {
 		cyc, ok := t.pk.AddEdge(t.ids[u], t.ids[v], r)
 		if ok {
@@ -172,6 +181,10 @@ func (t *Theory) explain(cyc []int32) []cdcl.Lit {
 	var clause []cdcl.Lit
 	seen := map[cdcl.Lit]bool{}
 	for _, ri := range cyc {
+		if ri < 0 {
+			t.Cycle = append(t.Cycle, t.g.Known[-ri-1])
+			continue
+		}
 		r := t.reasons[ri]
 		t.Cycle = append(t.Cycle, r.edge)
 		for _, l := range [2]cdcl.Lit{r.l1, r.l2} {
@@ -324,14 +337,66 @@ func (t *Theory) level(x history.TxnID) int32 {
 
 // knownOrder returns, for each of the n graph states, its position in a
 // topological order of the known edges (Kahn's algorithm); with a cycle the
-// remaining states keep their relative order and pk reports the cycle.
+// remaining states keep their relative order and pk reports the cycle. It
+// also reserves pk's room for the known edges, whose degrees it counts.
 func (t *Theory) knownOrder(n int) []int32 {
+	// The known arcs in compressed rows: the successors of state u are
+	// succ[off[u]:off[u+1]].
+	off := make([]int32, n+1)
 	indeg := make([]int32, n)
-	adj := make([][]int32, n)
-	arc := func(u, v int32) {
-		adj[u] = append(adj[u], v)
+	t.knownArcs(func(u, v int32) {
+		off[u+1]++
 		indeg[v]++
+	})
+	for u := range n {
+		off[u+1] += off[u]
 	}
+	succ := make([]int32, off[n])
+	next := slices.Clone(off[:n])
+	t.knownArcs(func(u, v int32) {
+		succ[next[u]] = v
+		next[u]++
+	})
+	inCount := slices.Clone(indeg)
+
+	ids := make([]int32, n)
+	placed := make([]bool, n)
+	pos := int32(0)
+	queue := next[:0] // next is spent; reuse it as the stack of ready states
+	for v := range n {
+		if indeg[v] == 0 {
+			queue = append(queue, int32(v))
+		}
+	}
+	for len(queue) > 0 {
+		v := queue[len(queue)-1]
+		queue = queue[:len(queue)-1]
+		ids[v], placed[v] = pos, true
+		pos++
+		for _, w := range succ[off[v]:off[v+1]] {
+			if indeg[w]--; indeg[w] == 0 {
+				queue = append(queue, w)
+			}
+		}
+	}
+	for v := range n {
+		if !placed[v] {
+			ids[v] = pos
+			pos++
+		}
+	}
+
+	out, in := make([]int32, n), make([]int32, n)
+	for v := range n {
+		out[ids[v]], in[ids[v]] = off[v+1]-off[v], inCount[v]
+	}
+	t.pk.Reserve(int(off[n]), out, in)
+	return ids
+}
+
+// knownArcs calls arc for every arc (between graph states) of the known
+// edges, as insert would add them.
+func (t *Theory) knownArcs(arc func(u, v int32)) {
 	for _, e := range t.g.Known {
 		switch {
 		case !t.si:
@@ -343,31 +408,4 @@ func (t *Theory) knownOrder(n int) []int32 {
 			arc(2*e.From+1, 2*e.To+1)
 		}
 	}
-	ids := make([]int32, n)
-	placed := make([]bool, n)
-	next := int32(0)
-	var queue []int32
-	for v := range n {
-		if indeg[v] == 0 {
-			queue = append(queue, int32(v))
-		}
-	}
-	for len(queue) > 0 {
-		v := queue[len(queue)-1]
-		queue = queue[:len(queue)-1]
-		ids[v], placed[v] = next, true
-		next++
-		for _, w := range adj[v] {
-			if indeg[w]--; indeg[w] == 0 {
-				queue = append(queue, w)
-			}
-		}
-	}
-	for v := range n {
-		if !placed[v] {
-			ids[v] = next
-			next++
-		}
-	}
-	return ids
 }

@@ -194,6 +194,33 @@ func (g *Graph) push(u, v, reason int32) {
 	g.stats.Inserted++
 }
 
+// Reserve makes room for edges more edges and, for each node v, out[v]
+// more out-arcs and in[v] more in-arcs (out or in may be nil), in one
+// allocation each, so that inserting many edges at once (a large known
+// graph) does not grow the stack and every list by repeated copying.
+func (g *Graph) Reserve(edges int, out, in []int32) {
+	g.edges = slices.Grow(g.edges, edges)
+	carve := func(extra []int32, list func(*node) *[]arc) {
+		if extra == nil {
+			return
+		}
+		total := 0
+		for v := range g.nodes {
+			total += len(*list(&g.nodes[v])) + int(extra[v])
+		}
+		backing := make([]arc, total)
+		off := 0
+		for v := range g.nodes {
+			l := list(&g.nodes[v])
+			k := len(*l) + int(extra[v])
+			*l = append(backing[off:off:off+k], *l...)
+			off += k
+		}
+	}
+	carve(out, func(x *node) *[]arc { return &x.out })
+	carve(in, func(x *node) *[]arc { return &x.in })
+}
+
 // RemoveLast removes the most recently added edge that is still present.
 // It panics if there is none. The order stays valid and is not changed.
 func (g *Graph) RemoveLast() {

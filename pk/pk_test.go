@@ -357,6 +357,10 @@ func runProperty(seed uint64, c *propCounts) error {
 			continue
 		}
 
+		if r.IntN(40) == 0 {
+			reserveRandom(g, r)
+		}
+
 		var u, v int32
 		switch x := r.Float64(); {
 		case x < 0.02:
@@ -469,6 +473,22 @@ func runProperty(seed uint64, c *propCounts) error {
 		}
 	}
 	return nil
+}
+
+// reserveRandom reserves random room; the property checks then show that
+// the arcs already present survive and later insertions use the room.
+func reserveRandom(g *Graph, r *rand.Rand) {
+	degrees := func() []int32 {
+		if r.IntN(4) == 0 {
+			return nil
+		}
+		d := make([]int32, g.NumNodes())
+		for i := range d {
+			d[i] = int32(r.IntN(4))
+		}
+		return d
+	}
+	g.Reserve(r.IntN(100), degrees(), degrees())
 }
 
 func TestPropertyAgainstDFS(t *testing.T) {
