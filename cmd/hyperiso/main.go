@@ -55,7 +55,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	if err := root.Execute(); err != nil {
+	err := root.Execute()
+	stopCPUProfile()
+	if err != nil {
 		fmt.Fprintln(stderr, "hyperiso:", err)
 		var ee *exitError
 		if errors.As(err, &ee) {
@@ -134,7 +136,6 @@ func newRoot(stdout io.Writer, code *int) *cobra.Command {
 	var cpuProfile string
 	root.PersistentFlags().StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the command to this file")
 	_ = root.PersistentFlags().MarkHidden("cpuprofile")
-	var profFile *os.File
 	root.PersistentPreRunE = func(*cobra.Command, []string) error {
 		if cpuProfile == "" {
 			return nil
@@ -143,16 +144,28 @@ func newRoot(stdout io.Writer, code *int) *cobra.Command {
 		if err != nil {
 			return fail(exitBadInput, "--cpuprofile: %v", err)
 		}
-		profFile = f
-		return pprof.StartCPUProfile(f)
-	}
-	root.PersistentPostRun = func(*cobra.Command, []string) {
-		if profFile != nil {
-			pprof.StopCPUProfile()
-			profFile.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			f.Close()
+			return fail(exitBadInput, "--cpuprofile: %v", err)
 		}
+		profileFile = f
+		return nil
 	}
 	return root
+}
+
+// profileFile is the CPU profile being written, if any. The profiler is
+// global to the process, and so is this.
+var profileFile *os.File
+
+// stopCPUProfile finishes the profile; run calls it whatever the command
+// returned, since cobra skips post-run hooks after an error.
+func stopCPUProfile() {
+	if profileFile != nil {
+		pprof.StopCPUProfile()
+		profileFile.Close()
+		profileFile = nil
+	}
 }
 
 func newCheck(stdout io.Writer, code *int) *cobra.Command {

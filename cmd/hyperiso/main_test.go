@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -188,4 +189,28 @@ func TestElleHistories(t *testing.T) {
 	require.Contains(t, out, "-rt->")
 	code, _, _ = runCLI(t, "check", "--level", "ser", "--realtime", stale)
 	require.Equal(t, exitViolated, code)
+}
+
+// TestCPUProfile checks the hidden --cpuprofile flag: a profile is written
+// (gzip-compressed, as pprof writes them) whether the command succeeds or
+// fails, and an unwritable path is bad input.
+func TestCPUProfile(t *testing.T) {
+	dir := t.TempDir()
+	for i, args := range [][]string{
+		{"check", "--level", "ser", "../../testdata/strong/write-skew.jsonl"},
+		{"check", "--level", "ser", filepath.Join(dir, "missing.jsonl")},
+		{"check", "--level", "si", "../../testdata/strong/write-skew.jsonl"},
+	} {
+		prof := filepath.Join(dir, fmt.Sprintf("cpu%d.prof", i))
+		code, _, errs := runCLI(t, append(args, "--cpuprofile", prof)...)
+		if i == 0 {
+			require.Equal(t, exitViolated, code, errs)
+		}
+		data, err := os.ReadFile(prof)
+		require.NoError(t, err, "run %d (exit %d) wrote no profile", i, code)
+		require.True(t, len(data) > 2 && data[0] == 0x1f && data[1] == 0x8b, "run %d: not a gzip-compressed profile", i)
+	}
+	code, _, errs := runCLI(t, "check", "--level", "ser", "--cpuprofile", filepath.Join(dir, "no", "such", "dir", "p"), "../../testdata/bank.jsonl")
+	require.Equal(t, exitBadInput, code)
+	require.Contains(t, errs, "--cpuprofile")
 }
