@@ -151,27 +151,37 @@ func (t *Theory) addEdge(e hyperpolygraph.Edge, l1, l2 cdcl.Lit) []cdcl.Lit {
 	return t.insert(e, r)
 }
 
-// insert adds e with pk reason r (two pk edges for a non-RW edge of the
-// doubled graph) and returns the conflict clause if it closes a cycle.
+// insert adds e with pk reason r and returns the conflict clause if it
+// closes a cycle.
 func (t *Theory) insert(e hyperpolygraph.Edge, r int32) []cdcl.Lit {
-	try := func(u, v int32) []cdcl.Lit {
-		cyc, ok := t.pk.AddEdge(t.ids[u], t.ids[v], r)
-		if ok {
-			t.undo[len(t.undo)-1].pkEdges++
-			return nil
-		}
-		return t.explain(append(cyc, r))
-	}
-	if !t.si {
-		return try(e.From, e.To)
-	}
-	if e.Rel == hyperpolygraph.RW {
-		return try(2*e.From+1, 2*e.To)
-	}
-	if c := try(2*e.From, 2*e.To+1); c != nil {
+	u1, v1, u2, v2, two := t.arcs(e)
+	if c := t.insertArc(u1, v1, r); c != nil || !two {
 		return c
 	}
-	return try(2*e.From+1, 2*e.To+1)
+	return t.insertArc(u2, v2, r)
+}
+
+// insertArc adds the pk edge of arc u→v between graph states.
+func (t *Theory) insertArc(u, v, r int32) []cdcl.Lit {
+	cyc, ok := t.pk.AddEdge(t.ids[u], t.ids[v], r)
+	if !ok {
+		return t.explain(append(cyc, r))
+	}
+	t.undo[len(t.undo)-1].pkEdges++
+	return nil
+}
+
+// arcs returns the arcs between graph states that edge e stands for: the
+// edge itself at SER; in SI's doubled graph one arc for an RW edge and two
+// (two=true) for any other.
+func (t *Theory) arcs(e hyperpolygraph.Edge) (u1, v1, u2, v2 int32, two bool) {
+	switch {
+	case !t.si:
+		return e.From, e.To, 0, 0, false
+	case e.Rel == hyperpolygraph.RW:
+		return 2*e.From + 1, 2 * e.To, 0, 0, false
+	}
+	return 2 * e.From, 2*e.To + 1, 2*e.From + 1, 2*e.To + 1, true
 }
 
 // explain turns a cycle of reasons into a clause of negated literals.
@@ -362,7 +372,7 @@ func (t *Theory) knownOrder(n int) []int32 {
 	ids := make([]int32, n)
 	placed := make([]bool, n)
 	pos := int32(0)
-	queue := next[:0] // next is spent; reuse it as the stack of ready states
+	var queue []int32
 	for v := range n {
 		if indeg[v] == 0 {
 			queue = append(queue, int32(v))
@@ -395,17 +405,13 @@ func (t *Theory) knownOrder(n int) []int32 {
 }
 
 // knownArcs calls arc for every arc (between graph states) of the known
-// edges, as insert would add them.
+// edges, as insert adds them.
 func (t *Theory) knownArcs(arc func(u, v int32)) {
 	for _, e := range t.g.Known {
-		switch {
-		case !t.si:
-			arc(e.From, e.To)
-		case e.Rel == hyperpolygraph.RW:
-			arc(2*e.From+1, 2*e.To)
-		default:
-			arc(2*e.From, 2*e.To+1)
-			arc(2*e.From+1, 2*e.To+1)
+		u1, v1, u2, v2, two := t.arcs(e)
+		arc(u1, v1)
+		if two {
+			arc(u2, v2)
 		}
 	}
 }
