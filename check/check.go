@@ -16,6 +16,48 @@ import (
 // ErrUnavailable is returned for a level whose checker does not exist yet.
 var ErrUnavailable = errors.New("not available yet")
 
+// ErrInput is wrapped by every error that refuses a history rather than
+// judging it: nothing left to check, or a level that needs information the
+// history does not hold. Front ends report it as bad input (exit 2), never
+// as a verdict.
+var ErrInput = errors.New("cannot be checked")
+
+// inputError refuses h with a message; it wraps ErrInput.
+func inputError(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrInput, fmt.Sprintf(format, args...))
+}
+
+// refuse says why h cannot be checked at level with opt, or nil. A history
+// with no transaction that may have committed would be satisfied by every
+// level vacuously; a real-time level on a history without timing would
+// silently be the plain level.
+func refuse(h *history.History, level history.Level, opt Options) error {
+	s := h.Stats()
+	if s.Committed+s.Unknown == 0 {
+		skipped := ""
+		if n := len(h.Warnings); n > 0 {
+			skipped = fmt.Sprintf("; the reader skipped or changed input %d times (first: %s)", n, h.Warnings[0])
+		}
+		return inputError("nothing to check: %d transactions read, none committed or of unknown outcome%s", s.Transactions, skipped)
+	}
+	if level == history.StrictSER || opt.RealTime {
+		timed := 0
+		for t := 1; t < len(h.Txns); t++ {
+			if h.Txns[t].Timed {
+				timed++
+			}
+		}
+		if timed == 0 {
+			what := "--realtime"
+			if level == history.StrictSER {
+				what = "strict-ser"
+			}
+			return inputError("%s needs real-time order, but no transaction of %s has invocation and completion times (Jepsen :index or :time, JSONL \"start\"/\"end\")", what, h.Source)
+		}
+	}
+	return nil
+}
+
 // Options tune a check.
 type Options struct {
 	// Strategy names the solver strategy for strong levels ("" = default).
@@ -47,6 +89,9 @@ func Check(ctx context.Context, h *history.History, level history.Level, opt Opt
 	}
 	for _, w := range h.Warnings {
 		res.Warnings = append(res.Warnings, w.String())
+	}
+	if err := refuse(h, level, opt); err != nil {
+		return res, err
 	}
 	start := time.Now()
 	res.Stage = "validate"

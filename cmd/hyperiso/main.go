@@ -193,7 +193,7 @@ func newCheck(stdout io.Writer, code *int) *cobra.Command {
 				res.TimingsMS["read"] = readMS
 			}
 			switch {
-			case errors.Is(err, check.ErrUnavailable):
+			case errors.Is(err, check.ErrUnavailable), errors.Is(err, check.ErrInput):
 				return fail(exitBadInput, "%s: %v", args[0], err)
 			case errors.Is(err, context.DeadlineExceeded):
 				res.Verdict, res.Reason = check.Unknown, fmt.Sprintf("timeout after %s during %s", timeout, res.Stage)
