@@ -213,7 +213,7 @@ func (r *Reasoner) Why(a, b history.TxnID, k history.KeyID) string {
 		return fmt.Sprintf("%s precedes %s in session %d", name(h, a), name(h, b), h.SessionOf(a))
 	}
 	if va, vb := finalWrite(h, a, k), finalWrite(h, b, k); va >= 0 && vb >= 0 {
-		for _, vh := range h.VersionHints {
+		for _, vh := range h.HintsAt(r.level) {
 			if vh.Key == k && vh.Before == va && vh.After == vb {
 				return fmt.Sprintf("a read of the list at key %s shows %s's element before %s's", h.KeyString(k), name(h, a), name(h, b))
 			}

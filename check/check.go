@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/hyperiso/hyperiso/formats/elle"
 	"github.com/hyperiso/hyperiso/history"
 )
 
@@ -102,13 +101,11 @@ func Check(ctx context.Context, h *history.History, level history.Level, opt Opt
 			res.Anomalies = append(res.Anomalies, FindingAnomaly(h, f))
 		}
 	}
-	if len(h.Lists) > 0 {
-		// List reads say more than their last element: every element was
-		// appended, in that order (Elle's inference).
-		for _, f := range elle.Analyze(h).Findings {
-			if f.ForbiddenAt(level) && !f.Last {
-				res.Anomalies = append(res.Anomalies, listAnomaly(h, f))
-			}
+	// List reads say more than their last element: every element was
+	// appended, in that order (Elle's inference).
+	for _, f := range h.ListFacts().Findings {
+		if f.ForbiddenAt(level) && !f.Last {
+			res.Anomalies = append(res.Anomalies, listAnomaly(h, f))
 		}
 	}
 	if len(res.Anomalies) > 0 {

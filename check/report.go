@@ -1,7 +1,6 @@
 package check
 
 import (
-	"github.com/hyperiso/hyperiso/formats/elle"
 	"github.com/hyperiso/hyperiso/history"
 )
 
@@ -91,7 +90,7 @@ func indexOf(tx *history.Txn) int {
 }
 
 // listAnomaly converts a list-append finding into a report anomaly.
-func listAnomaly(h *history.History, f elle.Finding) Anomaly {
+func listAnomaly(h *history.History, f history.ListFinding) Anomaly {
 	key := h.Key(f.Key)
 	a := Anomaly{Type: f.Kind.String(), Class: f.Kind.Class(), Description: f.Describe(h), Key: &key}
 	for _, t := range f.Txns {

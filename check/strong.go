@@ -12,7 +12,6 @@ import (
 	"github.com/hyperiso/hyperiso/acyclic"
 	"github.com/hyperiso/hyperiso/anomaly"
 	"github.com/hyperiso/hyperiso/encode"
-	"github.com/hyperiso/hyperiso/formats/elle"
 	"github.com/hyperiso/hyperiso/history"
 	"github.com/hyperiso/hyperiso/hyperpolygraph"
 	"github.com/hyperiso/hyperiso/prune"
@@ -90,10 +89,7 @@ func strongPipeline(ctx context.Context, h *history.History, opt Options, res *R
 		return err
 	}
 	level, _ := history.ParseLevel(res.Level)
-	var needOne [][]history.TxnID
-	if len(h.Lists) > 0 {
-		needOne = elle.UnknownAppenders(h)
-	}
+	needOne := h.ListFacts().UnknownAppenders
 	forced, optional, viol := planUnknown(h, level, needOne)
 	if viol != nil {
 		res.Verdict = Violated
@@ -273,8 +269,8 @@ func solveOnce(ctx context.Context, h *history.History, level history.Level, opt
 		})
 		return nil
 	}
-	if len(h.VersionHints) > 0 {
-		if cyc := g.ApplyVersionHints(); cyc != nil {
+	if hints := h.HintsAt(level); len(hints) > 0 {
+		if cyc := g.ApplyVersionHints(hints); cyc != nil {
 			res.TimingsMS["build"] = ms(time.Since(t0))
 			res.Verdict = Violated
 			res.Anomalies = append(res.Anomalies, cycleAnomaly(h, level, cyc, "the version orders the observed lists state form a cycle"))

@@ -63,8 +63,9 @@ func weakAnomaly(h *history.History, level history.Level, v weak.Violation) Anom
 		Type:        v.Kind.String(),
 		Description: fmt.Sprintf("%s violation: %s", strings.ToUpper(level.String()), v.Describe(h)),
 	}
-	if v.Kind == weak.G1c {
-		a.Class = "G1c"
+	switch v.Kind {
+	case weak.G1c, weak.G0:
+		a.Class = v.Kind.String()
 	}
 	// The cycle's transactions, then the readers whose reads forced its
 	// inferred edges.

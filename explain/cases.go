@@ -62,7 +62,7 @@ func proveCases(ctx context.Context, h *history.History, level history.Level, ma
 	if viol != nil {
 		return nil, false
 	}
-	if c := g.ApplyVersionHints(); c != nil {
+	if c := g.ApplyVersionHints(h.HintsAt(level)); c != nil {
 		p.leaf(nil, g.Known)
 		return p.cases, p.complete
 	}

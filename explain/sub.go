@@ -109,7 +109,9 @@ func NewSub(h *history.History, keep []bool, force map[OpRef]bool) *Sub {
 			b.AbortedWrite(h.Key(w.Key), h.Value(w.Key, w.Value))
 		}
 	}
-	for _, vh := range h.VersionHints {
+	// The list reads the sub-history leaves out still order its versions;
+	// those of the reads it keeps it derives itself.
+	for _, vh := range h.HintsAt(history.RC) {
 		if used[vh.Key] {
 			b.VersionHint(h.Key(vh.Key), h.Value(vh.Key, vh.Before), h.Value(vh.Key, vh.After))
 		}

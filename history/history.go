@@ -124,6 +124,11 @@ func (l Level) String() string {
 	return fmt.Sprintf("Level(%d)", l)
 }
 
+// Atomic reports whether l's transactions install their writes at once on
+// the version they read (SI, SER, strict-SER): what a list read after the
+// reader's own append shows about other transactions holds only there.
+func (l Level) Atomic() bool { return l == SI || l == SER || l == StrictSER }
+
 // ParseLevel accepts the lower-case names used on the command line and in
 // files ("ser", "si", "cc", "ra", "rc") and a few common spellings.
 func ParseLevel(s string) (Level, bool) {
@@ -256,13 +261,14 @@ type History struct {
 	// AbortedWrites are writes known not to have taken effect that belong
 	// to no transaction of the history.
 	AbortedWrites []Version
-	// VersionHints are version orders the input states outright (list-append
-	// reads: consecutive elements of an observed list).
+	// VersionHints are version orders stated outright, beyond what the
+	// list reads say (ListFacts derives those; HintsAt returns both).
 	VersionHints []VersionHint
 	Warnings     []Warning
 	Meta         map[string]string
 
 	index lazyIndex
+	lists lazyListFacts
 }
 
 // NumKeys returns the number of distinct keys.

@@ -8,18 +8,9 @@ import (
 	"github.com/hyperiso/hyperiso/history"
 )
 
-// ApplyVersionHints makes the version orders the history states outright
-// (History.VersionHints: consecutive elements of list-append reads, and
-// appends missing from a read list) known. A hint on key x from version a to
-// version b becomes the known edge A →ww(x) B when a and b each have exactly
-// one writer, A and B, and both are included, A ≠ B. The writer of a
-// version is a transaction that wrote it, finally or not (an intermediate
-// element of a list stands for its transaction: transactions install their
-// writes at once). A version with several writers (a value appended twice)
-// leaves its hints out: those orders stay uncertain. Writers are counted
-// among the included transactions and the unknown-status ones left out
-// alike, so that leaving an unknown transaction out never makes another
-// writer unique: it only removes constraints, as everywhere else.
+// ApplyVersionHints makes the version orders hints state known (those that
+// hold at the level checked: History.HintsAt). Each order between writers
+// that History.HintEdges draws from them becomes a known edge A →ww(x) B.
 //
 // Each new edge replaces its pair in g.WW, so every pair of writers of a key
 // is still either known or in g.WW exactly once, and the RW edges it derives
@@ -31,53 +22,20 @@ import (
 // transactions interleaved in one list). The cycle is in g.Known too, so
 // pruning reports it as well; it is returned, in path order, so that the
 // caller can name it.
-func (g *Graph) ApplyVersionHints() (conflict []Edge) {
+func (g *Graph) ApplyVersionHints(hints []history.VersionHint) (conflict []Edge) {
 	h := g.H
-	if len(h.VersionHints) == 0 {
+	if len(hints) == 0 {
 		return nil
-	}
-	ix := h.Index()
-	const none, many history.TxnID = -1, -2
-	writer := make([]history.TxnID, ix.NumVersions())
-	for i := range writer {
-		writer[i] = none
-	}
-	for t, in := range g.Included {
-		if !in && h.Txns[t].Status != history.Unknown {
-			continue
-		}
-		for _, op := range h.Txns[t].Ops {
-			if !op.Kind.IsWrite() {
-				continue
-			}
-			ver := ix.Ver(op.Key, op.Value)
-			switch w := writer[ver]; {
-			case w == none:
-				writer[ver] = history.TxnID(t)
-			case w != history.TxnID(t):
-				writer[ver] = many
-			}
-		}
 	}
 	type trip struct {
 		k    history.KeyID
 		a, b history.TxnID
 	}
-	seen := map[trip]bool{}
 	touched := map[history.KeyID]bool{}
 	var add []Edge
-	for _, vh := range h.VersionHints {
-		a, b := writer[ix.Ver(vh.Key, vh.Before)], writer[ix.Ver(vh.Key, vh.After)]
-		if a < 0 || b < 0 || a == b || !g.Included[a] || !g.Included[b] {
-			continue
-		}
-		tr := trip{vh.Key, a, b}
-		if seen[tr] {
-			continue
-		}
-		seen[tr] = true
-		touched[vh.Key] = true
-		add = append(add, Edge{From: a, To: b, Rel: WW, Key: vh.Key})
+	for _, e := range h.HintEdges(hints, func(t history.TxnID) bool { return g.Included[t] }) {
+		touched[e.Key] = true
+		add = append(add, Edge{From: e.From, To: e.To, Rel: WW, Key: e.Key})
 	}
 	if len(add) == 0 {
 		return nil

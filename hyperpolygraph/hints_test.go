@@ -67,14 +67,14 @@ func TestApplyVersionHints(t *testing.T) {
 	require.Nil(t, viol)
 	require.Len(t, g.WW, 3) // pairs of T1, T2, T3
 	before := len(g.Known)
-	require.Nil(t, g.ApplyVersionHints())
+	require.Nil(t, g.ApplyVersionHints(h.HintsAt(history.SER)))
 	// T1 < T2 and T2 < T3 become known, deduplicated; T1 < T3 stays a pair
 	// (pruning orients it); T4 read T1's version, overwritten by T2; T5 read
 	// T2's, overwritten by T3.
 	require.Equal(t, []string{"1-ww(0)->2", "2-ww(0)->3", "4-rw(0)->2", "5-rw(0)->3"}, edgeSet(g.Known[before:]))
 	require.Equal(t, []WWPair{{Key: 0, A: 1, B: 3}}, g.WW)
 	// Applying again changes nothing.
-	require.Nil(t, g.ApplyVersionHints())
+	require.Nil(t, g.ApplyVersionHints(h.HintsAt(history.SER)))
 	require.Len(t, g.Known, before+4)
 	require.Len(t, g.WW, 1)
 }
@@ -86,13 +86,13 @@ func TestApplyVersionHintsSkipsUncertainVersions(t *testing.T) {
 		[][]string{{"w 1 1"}, {"w 1 2"}, {"w 1 2"}, {"w 1 6"}, {"w 1 7"}})
 	g, _ := Build(h, history.SER, nil)
 	n, ww := len(g.Known), len(g.WW)
-	require.Nil(t, g.ApplyVersionHints())
+	require.Nil(t, g.ApplyVersionHints(h.HintsAt(history.SER)))
 	require.Equal(t, n, len(g.Known))
 	require.Equal(t, ww, len(g.WW))
 	// With T5 included, 1 < 7 orders T1 before T5.
 	g, _ = Build(h, history.SER, func(tx history.TxnID) bool { return tx == 5 })
 	n = len(g.Known)
-	require.Nil(t, g.ApplyVersionHints())
+	require.Nil(t, g.ApplyVersionHints(h.HintsAt(history.SER)))
 	require.Equal(t, []string{"1-ww(0)->5"}, edgeSet(g.Known[n:]))
 }
 
@@ -100,23 +100,23 @@ func TestApplyVersionHintsConflict(t *testing.T) {
 	// [1 2] and [2 1]: a cycle of hints.
 	h := mkHinted([]string{"1 1<2", "1 2<1"}, "", [][]string{{"w 1 1"}, {"w 1 2"}})
 	g, _ := Build(h, history.SER, nil)
-	c := g.ApplyVersionHints()
+	c := g.ApplyVersionHints(h.HintsAt(history.SER))
 	require.Equal(t, []string{"1-ww(0)->2", "2-ww(0)->1"}, edgeSet(c))
 	require.Empty(t, g.WW)
 	// A hint against T⊥'s version, which comes first.
 	h = mkHinted([]string{"1 1<0"}, "", [][]string{{"w 1 1"}})
 	g, _ = Build(h, history.SER, nil)
-	require.Equal(t, []string{"0-ww(0)->1", "1-ww(0)->0"}, edgeSet(g.ApplyVersionHints()))
+	require.Equal(t, []string{"0-ww(0)->1", "1-ww(0)->0"}, edgeSet(g.ApplyVersionHints(h.HintsAt(history.SER))))
 	// A hint that agrees with T⊥ adds nothing.
 	h = mkHinted([]string{"1 0<1"}, "", [][]string{{"w 1 1"}})
 	g, _ = Build(h, history.SER, nil)
 	n := len(g.Known)
-	require.Nil(t, g.ApplyVersionHints())
+	require.Nil(t, g.ApplyVersionHints(h.HintsAt(history.SER)))
 	require.Len(t, g.Known, n)
 	// A cycle through two keys is a cycle all the same (G0).
 	h = mkHinted([]string{"1 1<2", "2 2<1"}, "", [][]string{{"w 1 1", "w 2 1"}, {"w 1 2", "w 2 2"}})
 	g, _ = Build(h, history.SER, nil)
-	require.Equal(t, []string{"1-ww(0)->2", "2-ww(1)->1"}, edgeSet(g.ApplyVersionHints()))
+	require.Equal(t, []string{"1-ww(0)->2", "2-ww(1)->1"}, edgeSet(g.ApplyVersionHints(h.HintsAt(history.SER))))
 }
 
 // mkTimed builds n transactions in the given sessions with the given

@@ -16,9 +16,13 @@ const (
 	WR
 	// CO is an ordering the level's axiom forces.
 	CO
+	// WW is a version order the history states: a list read showed From's
+	// element before To's, or without To's (History.HintsAt). Every level
+	// keeps one version order per key, so co′ contains it.
+	WW
 )
 
-var relNames = [...]string{"so", "wr", "co"}
+var relNames = [...]string{"so", "wr", "co", "ww"}
 
 func (r Rel) String() string {
 	if int(r) < len(relNames) {
@@ -70,6 +74,8 @@ func (e Edge) Reason(h *history.History) string {
 		return fmt.Sprintf("%s precedes %s in session %d", from, to, h.SessionOf(e.From))
 	case WR:
 		return fmt.Sprintf("%s read key %s = %d from %s", to, h.KeyString(e.Key), h.Value(e.Key, finalWrite(h, e.From, e.Key)), from)
+	case WW:
+		return fmt.Sprintf("a read of the list at key %s shows %s's append before %s's", h.KeyString(e.Key), from, to)
 	}
 	x, rd := h.KeyString(e.Key), h.TxnString(e.Reader)
 	var premise string
@@ -113,9 +119,13 @@ const (
 	CausalityViolation
 	// CommitCycle: any other co′ cycle (RC orderings only).
 	CommitCycle
+	// G0: a cycle of version orders (and session order) alone: the writes
+	// of its transactions interleave on several keys (write cycle). It
+	// violates every level.
+	G0
 )
 
-var kindNames = [...]string{"G1c", "fractured-read", "causality-violation", "cycle"}
+var kindNames = [...]string{"G1c", "fractured-read", "causality-violation", "cycle", "G0"}
 
 // String returns the stable name used in reports.
 func (k Kind) String() string {
@@ -156,7 +166,21 @@ func (v Violation) Txns() []history.TxnID {
 // Describe explains the violation in one line.
 func (v Violation) Describe(h *history.History) string {
 	size := fmt.Sprintf("a cycle of %d edges (%d inferred)", len(v.Cycle), v.Inferred())
-	if v.Kind == G1c {
+	ww, so := 0, ""
+	for _, e := range v.Cycle {
+		switch e.Rel {
+		case WW:
+			ww++
+		case SO:
+			so = " with session order"
+		}
+	}
+	switch {
+	case v.Kind == G0:
+		return fmt.Sprintf("write cycle: the version orders the lists show (%d of the %d edges)%s form a cycle through %d transactions, which no commit order can contain", ww, len(v.Cycle), so, len(v.Cycle))
+	case v.Kind == G1c && ww > 0:
+		return fmt.Sprintf("dependency cycle: read dependencies and the version orders the lists show (%d of the %d edges) form a cycle through %d transactions, which no commit order can contain", ww, len(v.Cycle), len(v.Cycle))
+	case v.Kind == G1c:
 		return fmt.Sprintf("causality cycle: so ∪ wr has a cycle through %d transactions, which no commit order can contain", len(v.Cycle))
 	}
 	var key *Edge
@@ -187,10 +211,14 @@ func (v Violation) Describe(h *history.History) string {
 	return what + "; the commit order would need " + size
 }
 
-// classify names a cycle by the premises of its inferred edges.
+// classify names a cycle by the premises of its inferred edges: without
+// any, G0 if it has no read dependency, else G1c (Adya).
 func classify(cyc []Edge) Kind {
-	kind := G1c
+	kind := G0
 	for _, e := range cyc {
+		if e.Rel == WR && kind == G0 {
+			kind = G1c
+		}
 		if e.Rel != CO {
 			continue
 		}
@@ -200,7 +228,7 @@ func classify(cyc []Edge) Kind {
 		case RuleSession, RuleCausal:
 			kind = CausalityViolation
 		default:
-			if kind == G1c {
+			if kind == G1c || kind == G0 {
 				kind = CommitCycle
 			}
 		}

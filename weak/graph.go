@@ -4,10 +4,14 @@ import (
 	"github.com/hyperiso/hyperiso/history"
 )
 
-// Edge references in the graph: so, wr, or an index into checker.inferred.
+// Edge references in the graph: so, wr, an index into checker.inferred,
+// or (refWW-i) the version order checker.ww[i]. Every negative reference is
+// a fact of the history, not an inference: cycles of facts alone are G0 or
+// G1c, found first.
 const (
 	refSO int32 = -1
 	refWR int32 = -2
+	refWW int32 = -3
 )
 
 // graph is co′ (or so ∪ wr) in compressed adjacency form: the edges out of
@@ -46,6 +50,9 @@ func (c *checker) buildGraph(inferred bool) *graph {
 		if inferred {
 			for i, e := range c.inferred {
 				add(e.From, e.To, int32(i))
+			}
+			for i, e := range c.ww {
+				add(e.From, e.To, refWW-int32(i))
 			}
 		}
 	}
@@ -302,6 +309,9 @@ func (c *checker) edge(g *graph, from history.TxnID, e int32) Edge {
 		}
 		return ed
 	}
+	if ref <= refWW {
+		return c.ww[refWW-ref]
+	}
 	return c.inferred[ref]
 }
 
@@ -420,7 +430,7 @@ func (c *checker) cycles(res *Result, maxCycles int) error {
 		if len(zeroIn[ci]) > 0 {
 			for _, zi := range zeroIn[ci] {
 				if cyc := c.zeroCycle(g, pf, zcomp, zi, zcomps[zi][0]); cyc != nil {
-					report(Violation{Kind: G1c, Cycle: cyc})
+					report(Violation{Kind: classify(cyc), Cycle: cyc})
 				}
 			}
 			continue

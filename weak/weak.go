@@ -85,11 +85,19 @@ type Duplicates struct {
 	Key     history.KeyID
 	Value   history.ValueID
 	Writers []history.TxnID
+	// Elements counts list elements (not last in their list) that only
+	// several unknown-status transactions appended: one of them committed,
+	// which one is uncertain.
+	Elements int
 }
 
 // Reason says in one line why the level was not decided.
 func (d *Duplicates) Reason(h *history.History) string {
 	var b strings.Builder
+	if d.Reads == 0 {
+		fmt.Fprintf(&b, "%d list elements were appended only by several transactions of unknown outcome; the weak checkers need to know which one committed; use --level ser/si", d.Elements)
+		return b.String()
+	}
 	fmt.Fprintf(&b, "duplicate values: %d read", d.Reads)
 	if d.Reads == 1 {
 		b.WriteString(" has")
@@ -164,7 +172,7 @@ func Check(ctx context.Context, h *history.History, level history.Level, opt Opt
 	if err := ctx.Err(); err != nil {
 		return res, err
 	}
-	if c.dups.Reads > 0 {
+	if c.dups.Reads > 0 || c.dups.Elements > 0 {
 		// The reads with a unique writer still force their orderings
 		// whatever the others read from, so a cycle among them is a
 		// violation; no cycle decides nothing.
@@ -185,6 +193,7 @@ func Check(ctx context.Context, h *history.History, level history.Level, opt Opt
 	}
 	res.Timings["saturate"] = time.Since(t1)
 	res.Counters["co_inferred"] = int64(len(c.inferred))
+	res.Counters["ww_edges"] = int64(c.addVersionOrders())
 	if err != nil {
 		return res, err
 	}
@@ -244,7 +253,9 @@ type checker struct {
 	sess [][]history.TxnID
 	// inferred are the co′ edges the axiom forced.
 	inferred []Edge
-	nWR      int
+	// ww are the version orders the history states (Rel WW).
+	ww  []Edge
+	nWR int
 	// wkeys[wkLo[t]:wkLo[t+1]] are the keys t writes, ascending (RC, RA).
 	wkeys []history.KeyID
 	wkLo  []int32
@@ -298,6 +309,19 @@ func (c *checker) resolve() {
 			c.in[t] = true
 			c.nIn++
 			queue = append(queue, history.TxnID(t))
+		}
+	}
+	// A list element that only unknown-status transactions appended needs
+	// one of them committed, even when it is not the list's last element
+	// (the value the read events see).
+	for _, set := range h.ListFacts().UnknownAppenders {
+		switch {
+		case len(set) > 1:
+			c.dups.Elements++
+		case !c.in[set[0]]:
+			c.in[set[0]] = true
+			c.nIn++
+			queue = append(queue, set[0])
 		}
 	}
 	take := func(t history.TxnID, r history.ExtRead) {
@@ -421,6 +445,17 @@ func (c *checker) soBefore(a, b history.TxnID) bool {
 	}
 	ta, tb := &c.h.Txns[a], &c.h.Txns[b]
 	return ta.Session == tb.Session && ta.Index < tb.Index
+}
+
+// addVersionOrders adds to co′ the version orders the history states at
+// the level (list reads) between transactions taken as committed, and
+// returns how many. Like so and wr they are facts, not inferences.
+func (c *checker) addVersionOrders() int {
+	edges := c.h.HintEdges(c.h.HintsAt(c.level), func(t history.TxnID) bool { return c.in[t] })
+	for _, e := range edges {
+		c.ww = append(c.ww, Edge{From: e.From, To: e.To, Rel: WW, Key: e.Key, Via: -1})
+	}
+	return len(edges)
 }
 
 // infer records the co′ edge from → to with its premise.

@@ -52,7 +52,7 @@ func BenchmarkHints100k(b *testing.B) {
 	for b.Loop() {
 		g, viol := hyperpolygraph.Build(h, history.SER, func(history.TxnID) bool { return true })
 		require.Nil(b, viol)
-		require.Nil(b, g.ApplyVersionHints())
+		require.Nil(b, g.ApplyVersionHints(h.HintsAt(history.SER)))
 		g.AddRealTime()
 		_, _, c, err := prune.Prune(context.Background(), g, prune.Options{})
 		require.NoError(b, err)

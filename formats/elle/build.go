@@ -100,9 +100,9 @@ func (p *parser) build() (*history.History, error) {
 	return p.finishHistory()
 }
 
-// finishHistory adds T⊥ (the empty list, or nil, on every key), the
-// warnings about repeated values, and for list-append the version hints and
-// findings of Analyze.
+// finishHistory adds T⊥ (the empty list, or nil, on every key) and the
+// warnings about repeated values. What the lists of a list-append history
+// mean is the model's (History.ListFacts), not the reader's.
 func (p *parser) finishHistory() (*history.History, error) {
 	initID := int64(0)
 	for p.ids[initID] {
@@ -121,18 +121,6 @@ func (p *parser) finishHistory() (*history.History, error) {
 	p.b.SetMeta("syntax", p.syntax.String())
 	p.b.SetMeta("clock", clockNames[p.clock])
 	h := p.b.Finish()
-	if p.workload == ListAppend {
-		a := analyze(h)
-		h.VersionHints = a.Hints
-		for _, f := range a.Findings {
-			t := f.Txns[len(f.Txns)-1]
-			pos := h.Txns[t].Pos
-			if l := p.compLine[t]; l > 0 {
-				pos = p.pos(l)
-			}
-			p.warn(f.Kind.String(), pos, f.Describe(h))
-		}
-	}
 	h.Warnings = append(h.Warnings, p.w.Done()...)
 	return h, nil
 }

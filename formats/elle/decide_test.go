@@ -2,6 +2,7 @@ package elle_test
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -44,7 +45,7 @@ func hintDecide(t testing.TB, h *history.History, level history.Level, realtime 
 			return verdict{decided: true, why: f.Kind.String()}
 		}
 	}
-	for _, f := range elle.Analyze(h).Findings {
+	for _, f := range h.ListFacts().Findings {
 		if f.ForbiddenAt(level) {
 			return verdict{decided: true, why: f.Kind.String()}
 		}
@@ -59,7 +60,7 @@ func hintDecide(t testing.TB, h *history.History, level history.Level, realtime 
 		return verdict{}
 	}
 	out := verdict{decided: true}
-	needed := elle.UnknownAppenders(h)
+	needed := h.ListFacts().UnknownAppenders
 masks:
 	for mask := 0; mask < 1<<len(unknown); mask++ {
 		in := map[history.TxnID]bool{}
@@ -87,7 +88,7 @@ masks:
 		if viol != nil {
 			continue
 		}
-		if c := g.ApplyVersionHints(); c != nil {
+		if c := g.ApplyVersionHints(h.HintsAt(history.SER)); c != nil {
 			out.cycle = c
 			continue
 		}
@@ -148,6 +149,12 @@ masks:
 func checkVerdict(t testing.TB, h *history.History, level history.Level) *check.Result {
 	t.Helper()
 	res, err := check.Check(context.Background(), h, level, check.Options{})
+	if errors.Is(err, check.ErrInput) && h.Stats().Committed+h.Stats().Unknown == 0 {
+		// Refused as nothing to check; the references call it vacuously
+		// satisfied.
+		res.Verdict = check.Satisfied
+		return res
+	}
 	require.NoError(t, err)
 	return res
 }

@@ -292,8 +292,8 @@ func TestDifferential(t *testing.T) {
 			st.dups++
 		}
 		compatible := true
-		for _, f := range elle.Analyze(h).Findings {
-			if f.Kind == elle.IncompatibleOrder {
+		for _, f := range h.ListFacts().Findings {
+			if f.Kind == history.IncompatibleOrder {
 				compatible = false
 			}
 		}
@@ -380,8 +380,8 @@ func TestDifferentialLarger(t *testing.T) {
 		require.NoError(t, err)
 		dups := hasDuplicates(h)
 		compatible := true
-		for _, f := range elle.Analyze(h).Findings {
-			compatible = compatible && f.Kind != elle.IncompatibleOrder
+		for _, f := range h.ListFacts().Findings {
+			compatible = compatible && f.Kind != history.IncompatibleOrder
 		}
 		for _, level := range []history.Level{history.SER, history.SI} {
 			v := hintDecide(t, h, level, mode == simSerial && level == history.SER)

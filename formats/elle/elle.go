@@ -6,10 +6,9 @@
 // and reads both Elle transactional workloads: rw-register ([:r k v],
 // [:w k v]) and list-append ([:append k v], [:r k [..]]).
 //
-// For list-append it keeps the whole list of every read (OpReadList) and
-// derives, with Analyze, what the lists say about the version order
-// (History.VersionHints) and the anomalies visible in the lists alone
-// (incompatible orders, duplicate, garbage and aborted elements).
+// For list-append it keeps the whole list of every read (OpReadList); what
+// the lists say (version orders, anomalies visible in the lists alone) is
+// derived by the model, History.ListFacts, the same for every format.
 //
 // The EDN syntax is decoded by olympos.io/encoding/edn; this package only
 // walks the top-level forms to keep line numbers for its messages.

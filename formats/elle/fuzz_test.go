@@ -66,7 +66,7 @@ func FuzzParse(f *testing.F) {
 			return
 		}
 		require.NoError(t, h.CheckInvariants())
-		for _, vh := range h.VersionHints {
+		for _, vh := range h.HintsAt(history.SER) {
 			require.True(t, vh.Key >= 0 && int(vh.Key) < len(h.Keys))
 			require.True(t, vh.Before >= 0 && int(vh.Before) < len(h.Values[vh.Key]))
 			require.True(t, vh.After >= 0 && int(vh.After) < len(h.Values[vh.Key]))
@@ -78,15 +78,15 @@ func FuzzParse(f *testing.F) {
 			require.Equal(t, describe(h), describe(hl))
 			require.Equal(t, h.Warnings, hl.Warnings)
 		}
-		a := elle.Analyze(h)
+		a := h.ListFacts()
 		for _, fd := range a.Findings {
 			_ = fd.Describe(h)
 		}
-		elle.UnknownAppenders(h)
+		_ = a.UnknownAppenders
 		if len(h.Txns) <= 200 {
 			g, viol := hyperpolygraph.Build(h, history.SER, func(history.TxnID) bool { return true })
 			if viol == nil {
-				g.ApplyVersionHints()
+				g.ApplyVersionHints(h.HintsAt(history.SER))
 				g.AddRealTime()
 			}
 		}

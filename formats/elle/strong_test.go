@@ -74,7 +74,7 @@ func TestPaperExample(t *testing.T) {
 	g, viol := hyperpolygraph.Build(h, history.SER, nil)
 	require.Nil(t, viol)
 	ww := len(g.WW)
-	require.Nil(t, g.ApplyVersionHints())
+	require.Nil(t, g.ApplyVersionHints(h.HintsAt(history.SER)))
 	require.Less(t, len(g.WW), ww)
 
 	res := checkVerdict(t, h, history.SER)
@@ -107,7 +107,7 @@ func TestRealTimeViolation(t *testing.T) {
 	}
 	g, viol := hyperpolygraph.Build(h, history.SER, nil)
 	require.Nil(t, viol)
-	g.ApplyVersionHints()
+	g.ApplyVersionHints(h.HintsAt(history.SER))
 	rt := g.AddRealTime()
 	var got []string
 	for _, e := range rt {
@@ -151,7 +151,7 @@ func TestTestdataVerdicts(t *testing.T) {
 	// The incompatible order is a cycle of version-order hints.
 	h := readTestdata(t, "incompatible-order.edn")
 	g, _ := hyperpolygraph.Build(h, history.SER, nil)
-	require.Equal(t, []string{"T0-ww(1)->T2", "T2-ww(1)->T0"}, rotate(h, g.ApplyVersionHints()))
+	require.Equal(t, []string{"T0-ww(1)->T2", "T2-ww(1)->T0"}, rotate(h, g.ApplyVersionHints(h.HintsAt(history.SER))))
 	// The crashed process's append was observed: its transaction committed.
 	h = readTestdata(t, "crashed-process.edn")
 	require.Equal(t, history.Unknown, h.Txns[2].Status)

@@ -72,18 +72,21 @@ const (
 	fLevel
 	fOps
 	fAborted
+	fTime
+	fOrder
 )
 
 var fieldNames = map[uint32]string{
 	fHyperiso: "hyperiso", fInit: "init", fMeta: "meta", fSessions: "sessions", fKeyNames: "key_names",
-	fID: "id", fSession: "session", fStatus: "status", fLevel: "level", fOps: "ops", fAborted: "aborted_writes",
+	fID: "id", fSession: "session", fStatus: "status", fLevel: "level", fOps: "ops", fAborted: "aborted_writes", fTime: "time", fOrder: "version_order",
 }
 
 const (
 	headerFields  = fHyperiso | fInit | fMeta | fSessions | fKeyNames
 	initFields    = fInit | fID | fOps
-	txnFields     = fID | fSession | fStatus | fLevel | fOps
+	txnFields     = fID | fSession | fStatus | fLevel | fOps | fTime
 	abortedFields = fAborted
+	orderFields   = fOrder
 )
 
 // rawOp is one parsed operation; a list read's elements are
@@ -110,6 +113,8 @@ type fields struct {
 	session    int64
 	status     history.Status
 	level      history.Level
+	time       []int64
+	order      []int64
 	ops        []rawOp
 	lists      []int64
 	aborted    []kv
@@ -253,6 +258,14 @@ func (p *parser) parseLine(line []byte) *history.InputError {
 		}
 		for _, w := range f.aborted {
 			p.b.AbortedWrite(w.key, w.val)
+		}
+		return nil
+	case f.has&fOrder != 0:
+		if err := p.allowed(orderFields, "a version_order line"); err != nil {
+			return err
+		}
+		for i := 0; i+2 < len(f.order); i += 3 {
+			p.b.VersionHint(f.order[i], f.order[i+1], f.order[i+2])
 		}
 		return nil
 	}
@@ -418,6 +431,9 @@ func (p *parser) txn() *history.InputError {
 	t := b.Begin(b.Session(f.session), id, f.status, p.pos)
 	if f.level != history.LevelNone {
 		b.SetLevel(t, f.level)
+	}
+	if f.has&fTime != 0 {
+		b.SetInterval(t, f.time[0], f.time[1])
 	}
 	track := p.kind == initZero
 	for _, op := range f.ops {
@@ -592,6 +608,10 @@ func fieldBit(name []byte) uint32 {
 		return fOps
 	case "aborted_writes":
 		return fAborted
+	case "time":
+		return fTime
+	case "version_order":
+		return fOrder
 	}
 	return 0
 }
@@ -641,6 +661,25 @@ func (p *parser) value(bit uint32) bool {
 				sc.i = start
 				return sc.fail(`"level": unknown level %q (want "ser", "si", "cc", "ra" or "rc")`, s)
 			}
+		}
+	case fOrder:
+		f.order = f.order[:0]
+		ok = p.array(`"version_order"`, func(int) bool {
+			n := len(f.order)
+			if !p.intArray(`"version_order" triple`, &f.order) {
+				return false
+			}
+			if len(f.order)-n != 3 {
+				return sc.fail(`"version_order": want triples [key, earlier value, later value]`)
+			}
+			return true
+		})
+	case fTime:
+		start := sc.i
+		f.time = f.time[:0]
+		if ok = p.intArray(`"time"`, &f.time); ok && (len(f.time) != 2 || f.time[0] > f.time[1]) {
+			sc.i = start
+			return sc.fail(`"time": want [invocation, completion] with invocation <= completion`)
 		}
 	case fOps:
 		ok = p.ops()

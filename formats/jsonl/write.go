@@ -56,6 +56,23 @@ func Write(w io.Writer, h *history.History) error {
 			return err
 		}
 	}
+	// Version orders stated beyond the lists (ListFacts re-derives those).
+	for i := 0; i < len(h.VersionHints); i += abortedPerLine {
+		buf = append(buf[:0], `{"version_order":[`...)
+		for j, vh := range h.VersionHints[i:min(i+abortedPerLine, len(h.VersionHints))] {
+			if j > 0 {
+				buf = append(buf, ',')
+			}
+			buf = appendPair(buf, h.Key(vh.Key), h.Value(vh.Key, vh.Before))
+			buf = append(buf[:len(buf)-1], ',')
+			buf = strconv.AppendInt(buf, h.Value(vh.Key, vh.After), 10)
+			buf = append(buf, ']')
+		}
+		buf = append(buf, "]}\n"...)
+		if _, err := bw.Write(buf); err != nil {
+			return err
+		}
+	}
 	return bw.Flush()
 }
 
@@ -132,6 +149,9 @@ func initPlan(h *history.History) (zero bool, line []history.Op) {
 		}
 	}
 	for _, v := range h.AbortedWrites {
+		use[v.Key] |= mentioned
+	}
+	for _, v := range h.VersionHints {
 		use[v.Key] |= mentioned
 	}
 	for k, name := range h.KeyNames {
@@ -292,6 +312,10 @@ func appendTxn(buf []byte, h *history.History, t history.TxnID) []byte {
 		buf = append(buf, `,"level":"`...)
 		buf = append(buf, tx.Level.String()...)
 		buf = append(buf, '"')
+	}
+	if tx.Timed {
+		buf = append(buf, `,"time":`...)
+		buf = appendPair(buf, tx.Start, tx.End)
 	}
 	buf = append(buf, `,"ops":[`...)
 	for i, op := range tx.Ops {
