@@ -65,6 +65,13 @@ type Cycle struct {
 	Forbidden bool
 	// Lost is set for a lost update.
 	Lost *Lost
+	// Deduced counts the ww and wr edges of a cycle without rw edges that
+	// the history does not state, only the level's search chose: the order
+	// of two writes with no list, session or initial state behind it, or a
+	// read with several candidate writers. Such a cycle is no G0 or G1c
+	// (another choice avoids it, at the price of an anti-dependency), so it
+	// is named as if each deduced edge were one.
+	Deduced int
 }
 
 // Lost is a lost update: A and B both read version Value of Key, installed
@@ -157,7 +164,14 @@ func Classify(h *history.History, level history.Level, cyc []hyperpolygraph.Edge
 	}
 	c := count(cyc)
 	c.Forbidden = ForbiddenAt(level, cyc)
+	if c.RW == 0 && c.WW+c.WR > 0 {
+		c.Deduced = deduced(h, cyc)
+	}
 	switch {
+	case c.Deduced == 1:
+		c.Class = GSingle
+	case c.Deduced > 1:
+		c.Class = G2Item
 	case c.RW == 1:
 		c.Class = GSingle
 	case c.RW > 1:
@@ -172,6 +186,91 @@ func Classify(h *history.History, level history.Level, cyc []hyperpolygraph.Edge
 		c.Class = G1c
 	}
 	return c
+}
+
+// deduced counts the edges of cyc that Cycle.Deduced describes. A ww edge
+// A → B is stated when A is T⊥ or reaches B through what the history
+// states at every level: session order, reads with one candidate writer,
+// and the version orders of list reads (History.HintsAt); a wr edge when
+// its read has one candidate writer.
+func deduced(h *history.History, cyc []hyperpolygraph.Edge) int {
+	var succ [][]history.TxnID
+	n := 0
+	for _, e := range cyc {
+		switch e.Rel {
+		case hyperpolygraph.WW:
+			if e.From == history.InitTxn {
+				continue
+			}
+			if succ == nil {
+				succ = statedGraph(h)
+			}
+			if !reaches(succ, e.From, e.To) {
+				n++
+			}
+		case hyperpolygraph.WR:
+			if !singleWriter(h, e) {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// statedGraph returns the successors of each transaction in session order,
+// single-candidate read-from and list version orders.
+func statedGraph(h *history.History) [][]history.TxnID {
+	ix := h.Index()
+	succ := make([][]history.TxnID, len(h.Txns))
+	for _, s := range h.Sessions {
+		for i := 1; i < len(s.Txns); i++ {
+			succ[s.Txns[i-1]] = append(succ[s.Txns[i-1]], s.Txns[i])
+		}
+	}
+	for t := 1; t < len(h.Txns); t++ {
+		for _, r := range ix.Reads(history.TxnID(t)) {
+			if c := ix.Candidates(history.TxnID(t), r); len(c) == 1 {
+				succ[c[0]] = append(succ[c[0]], history.TxnID(t))
+			}
+		}
+	}
+	for _, he := range h.HintEdges(h.HintsAt(history.RC), func(history.TxnID) bool { return true }) {
+		succ[he.From] = append(succ[he.From], he.To)
+	}
+	return succ
+}
+
+// reaches reports whether a path leads from a to b in succ.
+func reaches(succ [][]history.TxnID, a, b history.TxnID) bool {
+	seen := map[history.TxnID]bool{a: true}
+	stack := []history.TxnID{a}
+	for len(stack) > 0 {
+		u := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		for _, v := range succ[u] {
+			if v == b {
+				return true
+			}
+			if !seen[v] {
+				seen[v] = true
+				stack = append(stack, v)
+			}
+		}
+	}
+	return false
+}
+
+// singleWriter reports whether the read behind wr edge e has e.From as its
+// only candidate writer.
+func singleWriter(h *history.History, e hyperpolygraph.Edge) bool {
+	ix := h.Index()
+	for _, r := range ix.Reads(e.To) {
+		if r.Key == e.Key {
+			c := ix.Candidates(e.To, r)
+			return len(c) == 1 && c[0] == e.From
+		}
+	}
+	return true
 }
 
 func count(cyc []hyperpolygraph.Edge) Cycle {
@@ -243,6 +342,15 @@ func FindLostUpdate(h *history.History, txns []history.TxnID) (Lost, bool) {
 // transactions.
 func (c Cycle) Describe(h *history.History, level history.Level) string {
 	var b strings.Builder
+	switch {
+	case c.Deduced > 0:
+		fmt.Fprintf(&b, "%s: a cycle of %s, %d of them deduced rather than stated (the order of two writes, or which write a read saw); the alternatives close cycles of their own, so every choice needs an anti-dependency: no G0 or G1c, but %s",
+			c.Class, relList(c), c.Deduced, map[string]string{GSingle: "read skew (G-single)", G2Item: "an anti-dependency cycle (G2-item)"}[c.Class])
+		if c.SO > 0 {
+			b.WriteString(" (through session order)")
+		}
+		return b.String()
+	}
 	switch c.Class {
 	case LostUpdate:
 		l := c.Lost

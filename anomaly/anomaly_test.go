@@ -58,9 +58,11 @@ func TestClassify(t *testing.T) {
 		class string
 		forb  bool
 	}{
-		{"G0", history.SER, []hp.Edge{ww(t1, t2, x), ww(t2, t1, y)}, G0, true},
-		{"G0 with session order", history.SER, []hp.Edge{ww(t1, t2, x), so(t2, t1)}, G0, true},
-		{"G1c", history.SER, []hp.Edge{wr(t1, t2, x), ww(t2, t1, x)}, G1c, true},
+		// Orders the history does not state are deduced: such a cycle is
+		// no G0 or G1c (the statedCases below are).
+		{"deduced G0", history.SER, []hp.Edge{ww(t1, t2, x), ww(t2, t1, y)}, GSingle, true},
+		{"deduced G1c", history.SER, []hp.Edge{wr(t1, t2, x), ww(t2, t1, x)}, GSingle, true},
+		{"deduced G1c with two orders", history.SER, []hp.Edge{ww(t2, t3, x), ww(t3, t1, x), wr(t1, t2, x)}, G2Item, true},
 		{"G-single", history.SER, []hp.Edge{rw(t2, t1, y), wr(t1, t2, x)}, GSingle, true},
 		{"G2-item", history.SER, []hp.Edge{rw(t2, t1, y), rw(t1, t2, x)}, G2Item, true},
 		{"write skew at SI", history.SI, []hp.Edge{rw(t2, t1, y), rw(t1, t2, x)}, G2Item, false},
@@ -75,6 +77,29 @@ func TestClassify(t *testing.T) {
 		require.True(t, IsCycle(got.Edges), c.name)
 		require.NotEmpty(t, got.Describe(h, c.level), c.name)
 		require.NotEmpty(t, got.Story(h, c.level), c.name)
+	}
+	// Session order, reads and list reads state the orders of G0 and G1c:
+	// T2, T4 and T1 in session 1, T3 reads x = [1 2] and y = [2 1], T4
+	// reads x = [1].
+	hl := parse(t,
+		`{"session":1,"id":2,"ops":[["append",1,2],["append",2,2]]}`,
+		`{"session":1,"id":4,"ops":[["r",1,[1]]]}`,
+		`{"session":1,"id":1,"ops":[["append",1,1],["append",2,1]]}`,
+		`{"session":2,"id":3,"ops":[["r",1,[1,2]],["r",2,[2,1]]]}`)
+	l1, l2, l4 := txn(hl, 1), txn(hl, 2), txn(hl, 4)
+	lx, ly := key(hl, 1), key(hl, 2)
+	for _, c := range []struct {
+		name  string
+		cyc   []hp.Edge
+		class string
+	}{
+		{"G0", []hp.Edge{ww(l1, l2, lx), ww(l2, l1, ly)}, G0},
+		{"G0 with session order", []hp.Edge{ww(l1, l2, lx), so(l2, l1)}, G0},
+		{"G1c", []hp.Edge{wr(l1, l4, lx), so(l4, l1)}, G1c},
+	} {
+		got := Classify(hl, history.SER, c.cyc)
+		require.Equal(t, c.class, got.Class, c.name)
+		require.Zero(t, got.Deduced, c.name)
 	}
 	// The lost update keeps a given ww+rw orientation.
 	got := Classify(h, history.SI, []hp.Edge{ww(t4, t3, x), rw(t3, t4, x)})

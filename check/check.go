@@ -51,7 +51,7 @@ func refuse(h *history.History, level history.Level, opt Options) error {
 			if level == history.StrictSER {
 				what = "strict-ser"
 			}
-			return inputError("%s needs real-time order, but no transaction of %s has invocation and completion times (Jepsen :index or :time, JSONL \"start\"/\"end\")", what, h.Source)
+			return inputError("%s needs real-time order, but no transaction of %s has invocation and completion times (Jepsen :index or :time, JSONL \"time\")", what, h.Source)
 		}
 	}
 	return nil

@@ -43,6 +43,9 @@ type genCfg struct {
 	// rotate, when positive, retires a key after that many appends and
 	// puts a fresh one in its slot (Jepsen's :max-writes-per-key).
 	rotate int
+	// json writes elle-cli's JSON rendering instead of EDN (the same
+	// history for the same random source).
+	json bool
 }
 
 type simOp struct {
@@ -100,6 +103,11 @@ func generate(rng *rand.Rand, cfg genCfg) string {
 	var sb strings.Builder
 	index := 0
 	emit := func(typ string, proc int, ops []simOp, withReads bool) {
+		if cfg.json {
+			emitJSON(&sb, typ, proc, ops, withReads, index)
+			index++
+			return
+		}
 		fmt.Fprintf(&sb, "{:type :%s, :f :txn, :value [", typ)
 		for i, op := range ops {
 			if i > 0 {
@@ -207,6 +215,32 @@ func generate(rng *rand.Rand, cfg genCfg) string {
 		}
 	}
 	return sb.String()
+}
+
+// emitJSON writes one operation as elle-cli's JSON, one object per line.
+func emitJSON(sb *strings.Builder, typ string, proc int, ops []simOp, withReads bool, index int) {
+	fmt.Fprintf(sb, `{"type":%q,"f":"txn","value":[`, typ)
+	for i, op := range ops {
+		if i > 0 {
+			sb.WriteByte(',')
+		}
+		switch {
+		case !op.read:
+			fmt.Fprintf(sb, `["append",%d,%d]`, op.key, op.val)
+		case !withReads:
+			fmt.Fprintf(sb, `["r",%d,null]`, op.key)
+		default:
+			fmt.Fprintf(sb, `["r",%d,[`, op.key)
+			for j, x := range op.list {
+				if j > 0 {
+					sb.WriteByte(',')
+				}
+				fmt.Fprint(sb, x)
+			}
+			sb.WriteString("]]")
+		}
+	}
+	fmt.Fprintf(sb, `],"process":%d,"time":%d,"index":%d}`+"\n", proc, index*10, index)
 }
 
 func anyBusy(b []*simTxn) bool {
