@@ -43,19 +43,53 @@ func historyPaths(t *testing.T, root string) []string {
 	return out
 }
 
-// outcome is what a check says: the verdict, and whether anomalies back a
-// violation. Which anomaly a check names first may depend on the order in
-// which a reader interned values (both are true of the history), so the
-// types are not compared.
-func outcome(t *testing.T, h *history.History, level history.Level) string {
+// outcome checks h at level; nil when it is refused.
+func outcome(t *testing.T, h *history.History, level history.Level) *Result {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	res, err := Check(ctx, h, level, Options{})
 	if errors.Is(err, ErrInput) {
-		return "refused"
+		return nil
 	}
 	require.NoError(t, err, "%s at %v", h.Source, level)
+	return res
+}
+
+// same is what two readings of a history must share: the verdict, and
+// whether anomalies back a violation. Which anomaly a check names first may
+// depend on the order in which a reader interned values (both are true of
+// the history), so the types are not compared.
+func same(res *Result) string {
+	if res == nil {
+		return "refused"
+	}
 	return fmt.Sprintf("%s (anomalies: %v)", res.Verdict, len(res.Anomalies) > 0)
+}
+
+// checkHierarchy checks that a level satisfied implies every weaker one
+// satisfied or unknown (strict-ser ⇒ SER ⇒ SI ⇒ CC ⇒ RA ⇒ RC), and that a
+// G0 or G1c found at SER is found at RC too.
+func checkHierarchy(t *testing.T, name string, res map[history.Level]*Result) {
+	order := []history.Level{history.StrictSER, history.SER, history.SI, history.CC, history.RA, history.RC}
+	for i := range len(order) - 1 {
+		a, b := res[order[i]], res[order[i+1]]
+		if a != nil && b != nil && a.Verdict == Satisfied {
+			require.NotEqual(t, Violated, b.Verdict, "%s: %v satisfied, %v violated", name, order[i], order[i+1])
+		}
+	}
+	ser, rc := res[history.SER], res[history.RC]
+	if ser == nil || rc == nil || rc.Verdict == Unknown {
+		return
+	}
+	for _, a := range ser.Anomalies {
+		if a.Class == "G0" || a.Class == "G1c" {
+			found := false
+			for _, b := range rc.Anomalies {
+				found = found || b.Class == "G0" || b.Class == "G1c"
+			}
+			require.True(t, found, "%s: SER reports %s, RC does not (%s)", name, a.Class, rc.Verdict)
+		}
+	}
 }
 
 // levelsOf are the levels h can be checked at: all of them, strict-ser
@@ -71,9 +105,10 @@ func levelsOf(h *history.History) []history.Level {
 }
 
 // TestConvertKeepsVerdicts: every shared history and every testdata
-// history, converted to JSONL and read back, gets the same verdict and the
-// same anomalies at every level it can be checked at (the 10k bench
-// histories and those over 5,000 transactions only with -large).
+// history, converted to JSONL and read back, gets the same verdict at every
+// level it can be checked at, and its verdicts obey the hierarchy of levels
+// (the 10k bench histories and those over 5,000 transactions only with
+// -large).
 func TestConvertKeepsVerdicts(t *testing.T) {
 	paths := historyPaths(t, shared.Datasets(t))
 	paths = append(paths, historyPaths(t, filepath.Join("..", "testdata"))...)
@@ -93,10 +128,13 @@ func TestConvertKeepsVerdicts(t *testing.T) {
 		h2, err := jsonl.Parse(bytes.NewReader(buf.Bytes()), p+".jsonl", jsonl.Options{})
 		require.NoError(t, err, p)
 		require.Equal(t, levelsOf(h), levelsOf(h2), p)
+		results := map[history.Level]*Result{}
 		for _, l := range levelsOf(h) {
-			require.Equal(t, outcome(t, h, l), outcome(t, h2, l), "%s at %v, before and after convert", p, l)
+			results[l] = outcome(t, h, l)
+			require.Equal(t, same(results[l]), same(outcome(t, h2, l)), "%s at %v, before and after convert", p, l)
 			checked++
 		}
+		checkHierarchy(t, p, results)
 	}
 	t.Logf("%d histories, %d checks compared, %d histories skipped", len(paths), checked, skipped)
 	require.Greater(t, checked, 3000)

@@ -47,10 +47,12 @@ func TestWeakAgreesWithOracle(t *testing.T) {
 		}
 		h := oracle.Generate(rng, opt)
 		got := map[history.Level]Verdict{}
+		results := map[history.Level]*Result{}
 		for _, level := range hierarchy {
 			res, err := Check(context.Background(), h, level, Options{})
 			require.NoError(t, err)
 			got[level] = res.Verdict
+			results[level] = res
 			if level == history.SER || level == history.SI {
 				continue
 			}
@@ -86,6 +88,7 @@ func TestWeakAgreesWithOracle(t *testing.T) {
 				hierarchyChecked++
 			}
 		}
+		checkHierarchy(t, fmt.Sprintf("history %d\n%s", i, oracle.Format(h)), results)
 		if got[history.RA] == Satisfied && got[history.CC] == Violated {
 			counts["ra-but-not-cc"]++
 		}
