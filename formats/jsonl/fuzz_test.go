@@ -24,6 +24,7 @@ func FuzzParse(f *testing.F) {
 		"{\"hyperiso\":1,\"init\":\"implicit\"}\n{\"init\":true,\"ops\":[[\"w\",1,9221111406453585911]]}\n{\"session\":0,\"ops\":[[\"r\",1,[]]],\"x\":[1.5e3,{\"y\":null}]}",
 		`{"session":1,"ops":[["w",1,1e3]]}`,
 		"\ufeff{\"session\":1,\"ops\":[]}",
+		"{\"session\":1,\"time\":[3,9223372036854775807],\"status\":\"unknown\",\"ops\":[[\"append\",1,2]]}\n{\"version_order\":[[1,2,3],[1,3,2]]}\n{\"session\":2,\"time\":[-5,-5],\"ops\":[[\"r\",1,[2,3]]]}\n",
 	} {
 		f.Add([]byte(s), false)
 		f.Add([]byte(s), true)

@@ -36,7 +36,8 @@ func diff(a, b *history.History) string {
 	}
 	for t := range a.Txns {
 		x, y := &a.Txns[t], &b.Txns[t]
-		if x.ID != y.ID || x.Session != y.Session || x.Index != y.Index || x.Status != y.Status || x.Level != y.Level {
+		if x.ID != y.ID || x.Session != y.Session || x.Index != y.Index || x.Status != y.Status || x.Level != y.Level ||
+			x.Timed != y.Timed || x.Start != y.Start || x.End != y.End {
 			add("txn %d: %+v vs %+v", t, *x, *y)
 		}
 		if ox, oy := opsString(a, x.Ops), opsString(b, y.Ops); ox != oy {
@@ -52,6 +53,16 @@ func diff(a, b *history.History) string {
 	}
 	if x, y := aw(a), aw(b); x != y {
 		add("aborted writes: %s vs %s", x, y)
+	}
+	hints := func(h *history.History) string {
+		var s []string
+		for _, v := range h.VersionHints {
+			s = append(s, fmt.Sprintf("%d:%d<%d", h.Key(v.Key), h.Value(v.Key, v.Before), h.Value(v.Key, v.After)))
+		}
+		return strings.Join(s, " ")
+	}
+	if x, y := hints(a), hints(b); x != y {
+		add("version orders: %s vs %s", x, y)
 	}
 	if !maps.Equal(a.Meta, b.Meta) {
 		add("meta %v vs %v", a.Meta, b.Meta)
