@@ -255,8 +255,10 @@ type listScan struct {
 	h    *History
 	base []int32
 	// appended counts, per version, the appends by transactions that may
-	// have committed; aborted marks versions only aborted writes made.
+	// have committed, and writers those transactions; aborted marks
+	// versions only aborted writes made.
 	appended []int32
+	writers  []int32
 	aborted  []bool
 	mark     []int32
 	stamp    int32
@@ -275,7 +277,9 @@ func analyzeLists(h *History) *ListFacts {
 	}
 	nv := s.base[nk]
 	s.appended = make([]int32, nv)
+	s.writers = make([]int32, nv)
 	s.aborted = make([]bool, nv)
+	lastWriter := make([]TxnID, nv)
 	s.mark = make([]int32, nv)
 	reads := make([][]listRead, nk)
 	wrote := make([]TxnID, nk) // t+1 when t wrote the key already
@@ -285,10 +289,15 @@ func analyzeLists(h *History) *ListFacts {
 			k := op.Key
 			switch {
 			case op.Kind.IsWrite():
+				ver := s.base[k] + op.Value
 				if tx.Status == Aborted {
-					s.aborted[s.base[k]+op.Value] = true
+					s.aborted[ver] = true
 				} else {
-					s.appended[s.base[k]+op.Value]++
+					s.appended[ver]++
+					if lastWriter[ver] != TxnID(t) {
+						lastWriter[ver] = TxnID(t)
+						s.writers[ver]++
+					}
 				}
 				wrote[k] = TxnID(t + 1)
 			case op.Kind == OpReadList && tx.Status == Committed:
@@ -310,19 +319,21 @@ func analyzeLists(h *History) *ListFacts {
 		for _, r := range rs {
 			s.elementFindings(lf, kid, r, wantWriters)
 		}
-		branches := s.branches(lf, kid, rs, true)
-		all := s.hints(nil, kid, rs, branches)
 		external = external[:0]
 		for _, r := range rs {
 			if !r.internal {
 				external = append(external, r)
 			}
 		}
+		// Incompatible orders between lists read before any own append
+		// are forbidden everywhere; those involving a later read only at
+		// atomic levels, so each pair is reported in its pass.
+		ext := s.hints(nil, kid, external, s.branches(lf, kid, external, false))
 		if len(external) == len(rs) {
-			lf.Hints = append(lf.Hints, all...)
+			lf.Hints = append(lf.Hints, ext...)
 			continue
 		}
-		ext := s.hints(nil, kid, external, s.branches(lf, kid, external, false))
+		all := s.hints(nil, kid, rs, s.branches(lf, kid, rs, true))
 		lf.Hints = append(lf.Hints, ext...)
 		// The atomic-only hints are those the external lists do not give.
 		clear(s.seen)
@@ -416,8 +427,10 @@ func (s *listScan) onlyLaterOwn(r listRead, k KeyID, v ValueID) bool {
 }
 
 // branches returns the indices into rs of the maximal lists (at most
-// maxBranches), reporting incompatible orders when report is set.
-func (s *listScan) branches(lf *ListFacts, k KeyID, rs []listRead, report bool) []int {
+// maxBranches), reporting the incompatible orders of lists none of which
+// is a prefix of another: all of them, or with onlyInternal those where a
+// list read after its reader's own append is involved.
+func (s *listScan) branches(lf *ListFacts, k KeyID, rs []listRead, onlyInternal bool) []int {
 	h := s.h
 	var branches []int
 	for ri, r := range rs {
@@ -441,7 +454,7 @@ func (s *listScan) branches(lf *ListFacts, k KeyID, rs []listRead, report bool) 
 		if related {
 			continue
 		}
-		if len(branches) > 0 && report {
+		if len(branches) > 0 && (!onlyInternal || rs[branches[0]].internal || r.internal) {
 			o := rs[branches[0]]
 			lf.Findings = append(lf.Findings, ListFinding{Kind: IncompatibleOrder, Key: k,
 				Txns: []TxnID{o.t, r.t}, Ops: []int32{o.op, r.op}, Value: -1,
@@ -469,15 +482,15 @@ func (s *listScan) hints(out []VersionHint, k KeyID, rs []listRead, branches []i
 	}
 	for _, b := range branches {
 		m := h.Lists[rs[b].list]
-		// Consecutive elements; across values appended more than once
-		// (whose writer is uncertain) also the unique elements on either
-		// side.
+		// Consecutive elements; across values with several appenders
+		// (whose writer is uncertain) also the elements with one appender
+		// on either side.
 		lastUnique := ValueID(-1)
 		for i, v := range m {
 			if i > 0 {
 				hint(m[i-1], v)
 			}
-			if s.appended[s.base[k]+v] <= 1 {
+			if s.writers[s.base[k]+v] <= 1 {
 				if lastUnique >= 0 && (i == 0 || m[i-1] != lastUnique) {
 					hint(lastUnique, v)
 				}

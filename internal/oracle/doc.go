@@ -76,5 +76,9 @@
 // topological orders as co. The tests compare this against a literal
 // enumeration of every total order on small histories.
 //
+// List reads (OpReadList) add, at the weak levels, what lists.go says:
+// findings the lists show alone, an appender in C for every element, and
+// the version orders the lists state, as further pairs co must contain.
+//
 // On every history SER ⇒ SI ⇒ CC ⇒ RA ⇒ RC.
 package oracle
