@@ -43,37 +43,41 @@ func Write(w io.Writer, h *history.History) error {
 			return err
 		}
 	}
-	for i := 0; i < len(h.AbortedWrites); i += abortedPerLine {
-		buf = append(buf[:0], `{"aborted_writes":[`...)
-		for j, v := range h.AbortedWrites[i:min(i+abortedPerLine, len(h.AbortedWrites))] {
-			if j > 0 {
-				buf = append(buf, ',')
-			}
-			buf = appendPair(buf, h.Key(v.Key), h.Value(v.Key, v.Value))
-		}
-		buf = append(buf, "]}\n"...)
-		if _, err := bw.Write(buf); err != nil {
-			return err
-		}
+	err := chunked(bw, buf, `{"aborted_writes":[`, len(h.AbortedWrites), func(buf []byte, i int) []byte {
+		v := h.AbortedWrites[i]
+		return appendTuple(buf, h.Key(v.Key), h.Value(v.Key, v.Value))
+	})
+	if err != nil {
+		return err
 	}
 	// Version orders stated beyond the lists (ListFacts re-derives those).
-	for i := 0; i < len(h.VersionHints); i += abortedPerLine {
-		buf = append(buf[:0], `{"version_order":[`...)
-		for j, vh := range h.VersionHints[i:min(i+abortedPerLine, len(h.VersionHints))] {
-			if j > 0 {
+	err = chunked(bw, buf, `{"version_order":[`, len(h.VersionHints), func(buf []byte, i int) []byte {
+		vh := h.VersionHints[i]
+		return appendTuple(buf, h.Key(vh.Key), h.Value(vh.Key, vh.Before), h.Value(vh.Key, vh.After))
+	})
+	if err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+// chunked writes n items as lines of at most abortedPerLine array elements,
+// each line opened by open and closed by "]}".
+func chunked(bw *bufio.Writer, buf []byte, open string, n int, item func([]byte, int) []byte) error {
+	for i := 0; i < n; i += abortedPerLine {
+		buf = append(buf[:0], open...)
+		for j := i; j < min(i+abortedPerLine, n); j++ {
+			if j > i {
 				buf = append(buf, ',')
 			}
-			buf = appendPair(buf, h.Key(vh.Key), h.Value(vh.Key, vh.Before))
-			buf = append(buf[:len(buf)-1], ',')
-			buf = strconv.AppendInt(buf, h.Value(vh.Key, vh.After), 10)
-			buf = append(buf, ']')
+			buf = item(buf, j)
 		}
 		buf = append(buf, "]}\n"...)
 		if _, err := bw.Write(buf); err != nil {
 			return err
 		}
 	}
-	return bw.Flush()
+	return nil
 }
 
 func writable(h *history.History) error {
@@ -315,7 +319,7 @@ func appendTxn(buf []byte, h *history.History, t history.TxnID) []byte {
 	}
 	if tx.Timed {
 		buf = append(buf, `,"time":`...)
-		buf = appendPair(buf, tx.Start, tx.End)
+		buf = appendTuple(buf, tx.Start, tx.End)
 	}
 	buf = append(buf, `,"ops":[`...)
 	for i, op := range tx.Ops {
@@ -345,11 +349,15 @@ func appendTxn(buf []byte, h *history.History, t history.TxnID) []byte {
 	return append(buf, "]}\n"...)
 }
 
-func appendPair(buf []byte, a, b int64) []byte {
+// appendTuple writes the integers as a JSON array.
+func appendTuple(buf []byte, xs ...int64) []byte {
 	buf = append(buf, '[')
-	buf = strconv.AppendInt(buf, a, 10)
-	buf = append(buf, ',')
-	buf = strconv.AppendInt(buf, b, 10)
+	for i, x := range xs {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = strconv.AppendInt(buf, x, 10)
+	}
 	return append(buf, ']')
 }
 
