@@ -29,7 +29,7 @@ func newExplain(stdout io.Writer) *cobra.Command {
 		max      int
 	)
 	c := &cobra.Command{
-		Use:   "explain [--level L] [--format F] [--output text|json|dot|html] [--json] [--html FILE] [--dot FILE] [--explain-budget N] PATH",
+		Use:   "explain [--level L] [--format F] [--output text|json|dot|html] [--json] [--html FILE] [--dot FILE] [--explain-budget N] PATH|-",
 		Short: "Check a history and explain each violation with a minimal counterexample",
 		Long: `explain checks the history like "check" and, when it violates the level,
 finds the smallest set of transactions that still violates it on its own

@@ -50,8 +50,17 @@ func main() {
 
 // run executes the CLI and returns its exit status.
 func run(args []string, stdout, stderr io.Writer) int {
+	return runIn(args, nil, stdout, stderr)
+}
+
+// runIn is run with stdin as standard input (the path "-"); nil means
+// os.Stdin.
+func runIn(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	code := exitSatisfied
 	root := newRoot(stdout, &code)
+	if stdin != nil {
+		root.SetIn(stdin)
+	}
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
@@ -73,16 +82,18 @@ type readFlags struct {
 	format  string
 	flavour string
 	lenient bool
+	cmd     *cobra.Command // for its standard input, which "-" reads
 }
 
 func (r *readFlags) register(c *cobra.Command) {
+	r.cmd = c
 	c.Flags().StringVar(&r.format, "format", "auto", "input format: "+strings.Join(formats.Names, "|"))
 	c.Flags().StringVar(&r.flavour, "cobra-flavour", "auto", "Cobra log reading: auto|unique|universal")
 	c.Flags().BoolVar(&r.lenient, "lenient", false, "turn recoverable format errors into warnings")
 }
 
 func (r *readFlags) read(path string) (*history.History, error) {
-	h, err := formats.Read(path, formats.Options{Format: r.format, Lenient: r.lenient, CobraFlavour: r.flavour})
+	h, err := formats.Read(path, formats.Options{Format: r.format, Lenient: r.lenient, CobraFlavour: r.flavour, Stdin: r.cmd.InOrStdin()})
 	if err != nil {
 		return nil, &exitError{code: exitBadInput, err: err}
 	}
@@ -178,7 +189,7 @@ func newCheck(stdout io.Writer, code *int) *cobra.Command {
 		realtime bool
 	)
 	c := &cobra.Command{
-		Use:   "check --level ser|si|cc|ra|rc|strict-ser [flags] PATH",
+		Use:   "check --level ser|si|cc|ra|rc|strict-ser [flags] PATH|-",
 		Short: "Decide whether a history satisfies an isolation level",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
@@ -281,7 +292,7 @@ func newConvert(stdout io.Writer) *cobra.Command {
 		out string
 	)
 	c := &cobra.Command{
-		Use:   "convert [flags] PATH",
+		Use:   "convert [flags] PATH|-",
 		Short: "Convert a history in any supported format to hyperiso's JSON Lines",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
@@ -315,7 +326,7 @@ func newStats(stdout io.Writer) *cobra.Command {
 		asJSON bool
 	)
 	c := &cobra.Command{
-		Use:   "stats [flags] PATH",
+		Use:   "stats [flags] PATH|-",
 		Short: "Print a history's size, statuses and duplicate-value degree",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
