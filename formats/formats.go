@@ -211,7 +211,12 @@ func detectDir(dir string) (string, error) {
 		switch {
 		case e.Name() == "history.bincode" && !e.IsDir():
 			return "dbcop", nil
-		case strings.HasSuffix(e.Name(), ".log") && !e.IsDir():
+		case strings.HasSuffix(e.Name(), ".log"):
+			// Checked before the head of one is read: a FIFO would block,
+			// and an entry the reader cannot read is an error, not a skip.
+			if err := cobra.CheckLogFile(filepath.Join(dir, e.Name())); err != nil {
+				return "", err
+			}
 			logs = append(logs, e.Name())
 		}
 	}
