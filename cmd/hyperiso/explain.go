@@ -64,7 +64,9 @@ but not proven minimal.`,
 				rep.TimingsMS["read"] = in.readMS
 			}
 			switch {
-			case errors.Is(err, check.ErrUnavailable):
+			case errors.Is(err, check.ErrUnavailable), errors.Is(err, check.ErrInput):
+				// As for check: a history refused (nothing left to check,
+				// strict-ser without timing) is bad input, not a verdict.
 				return fail(exitBadInput, "%s: %v", args[0], err)
 			case errors.Is(err, context.DeadlineExceeded) && rep != nil && rep.Result != nil && rep.Explanation == nil:
 				rep.Verdict, rep.Reason = check.Unknown, fmt.Sprintf("timeout after %s during %s", timeout, rep.Stage)
