@@ -67,11 +67,19 @@ but not proven minimal.`,
 			case errors.Is(err, check.ErrUnavailable), errors.Is(err, check.ErrInput):
 				// As for check: a history refused (nothing left to check,
 				// strict-ser without timing) is bad input, not a verdict.
+				printWarnings(c.ErrOrStderr(), in.h, seeStats)
 				return fail(exitBadInput, "%s: %v", args[0], err)
 			case errors.Is(err, context.DeadlineExceeded) && rep != nil && rep.Result != nil && rep.Explanation == nil:
 				rep.Verdict, rep.Reason = check.Unknown, fmt.Sprintf("timeout after %s during %s", timeout, rep.Stage)
 			case err != nil:
+				printWarnings(c.ErrOrStderr(), in.h, seeStats)
 				return fail(exitUnknown, "%s: %v", args[0], err)
+			}
+			if asJSON {
+				output = "json"
+			}
+			if output != "json" {
+				printWarnings(c.ErrOrStderr(), in.h, seeStats)
 			}
 			toStdout := false
 			for _, o := range []struct {
@@ -91,9 +99,6 @@ but not proven minimal.`,
 				if err := writeFile(o.path, rep, o.write); err != nil {
 					return fail(exitBadInput, "%v", err)
 				}
-			}
-			if asJSON {
-				output = "json"
 			}
 			switch {
 			case output == "json":

@@ -205,11 +205,16 @@ func newCheck(stdout io.Writer, code *int) *cobra.Command {
 			}
 			switch {
 			case errors.Is(err, check.ErrUnavailable), errors.Is(err, check.ErrInput):
+				printWarnings(c.ErrOrStderr(), h, seeStats)
 				return fail(exitBadInput, "%s: %v", args[0], err)
 			case errors.Is(err, context.DeadlineExceeded):
 				res.Verdict, res.Reason = check.Unknown, fmt.Sprintf("timeout after %s during %s", timeout, res.Stage)
 			case err != nil:
+				printWarnings(c.ErrOrStderr(), h, seeStats)
 				return fail(exitUnknown, "%s: %v", args[0], err)
+			}
+			if !asJSON {
+				printWarnings(c.ErrOrStderr(), h, seeReport)
 			}
 			if asJSON {
 				enc := json.NewEncoder(stdout)
@@ -239,6 +244,33 @@ func newCheck(stdout io.Writer, code *int) *cobra.Command {
 	c.Flags().BoolVar(&asJSON, "json", false, "print the JSON report instead of text")
 	_ = c.MarkFlagRequired("level")
 	return c
+}
+
+// shownWarnings is how many reader warnings text output lists.
+const shownWarnings = 5
+
+// Where printWarnings says the full list of warnings is.
+const (
+	seeReport = "in the --json report"
+	seeStats  = "with hyperiso stats --json"
+)
+
+// printWarnings writes to w (standard error) how many warnings the reader
+// gave about h, the first few, and where to see them all: text output must
+// not hide that the input was not read as it stands.
+func printWarnings(w io.Writer, h *history.History, where string) {
+	n := len(h.Warnings)
+	if n == 0 {
+		return
+	}
+	if n <= shownWarnings {
+		fmt.Fprintf(w, "hyperiso: %d warning(s) reading %s:\n", n, h.Source)
+	} else {
+		fmt.Fprintf(w, "hyperiso: %d warnings reading %s, the first %d (all of them %s):\n", n, h.Source, shownWarnings, where)
+	}
+	for _, x := range h.Warnings[:min(n, shownWarnings)] {
+		fmt.Fprintf(w, "  %s\n", x)
+	}
 }
 
 func printResult(w io.Writer, res *check.Result) {
@@ -300,6 +332,8 @@ func newConvert(stdout io.Writer) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			// The JSONL written carries no warnings: they are said here.
+			printWarnings(c.ErrOrStderr(), h, seeStats)
 			w := stdout
 			if out != "" && out != "-" {
 				f, err := os.Create(out)
@@ -338,13 +372,19 @@ func newStats(stdout io.Writer) *cobra.Command {
 			if asJSON {
 				enc := json.NewEncoder(stdout)
 				enc.SetIndent("", "  ")
+				msgs := make([]string, len(h.Warnings))
+				for i, w := range h.Warnings {
+					msgs[i] = w.String()
+				}
 				return enc.Encode(struct {
 					Source string `json:"source"`
 					Format string `json:"format"`
 					history.Stats
-					Warnings int `json:"warnings"`
-				}{h.Source, h.Format, st, len(h.Warnings)})
+					Warnings        int      `json:"warnings"`
+					WarningMessages []string `json:"warning_messages,omitempty"`
+				}{h.Source, h.Format, st, len(h.Warnings), msgs})
 			}
+			printWarnings(c.ErrOrStderr(), h, seeStats)
 			fmt.Fprintf(stdout, "source              %s\nformat              %s\n", h.Source, h.Format)
 			fmt.Fprintf(stdout, "sessions            %d\ntransactions        %d\n  committed         %d\n  aborted           %d\n  unknown           %d\n",
 				st.Sessions, st.Transactions, st.Committed, st.Aborted, st.Unknown)
