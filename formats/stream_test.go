@@ -35,6 +35,7 @@ func sameReading(t *testing.T, a *history.History, aErr error, b *history.Histor
 	require.Equal(t, a.Format, b.Format, msg)
 	require.Equal(t, a.Warnings, b.Warnings, msg)
 	require.Equal(t, a.Source, b.Source, msg)
+	require.Equal(t, a.Dropped, b.Dropped, msg)
 }
 
 // streamSamples are small histories of every format a stream can hold.
@@ -119,5 +120,8 @@ func FuzzReadStream(f *testing.F) {
 		h, err := Read(path, opt)
 		hs, errS := ReadStream(iotest.HalfReader(bytes.NewReader(data)), path, opt)
 		sameReading(t, h, err, hs, errS, "")
+		if err == nil && !lenient {
+			require.False(t, h.Dropped.Any(), "strict reading dropped %v", h.Dropped)
+		}
 	})
 }

@@ -262,6 +262,9 @@ type History struct {
 	Warnings     []Warning
 	Meta         map[string]string
 
+	// Dropped counts what lenient reading skipped of the input.
+	Dropped Dropped
+
 	index lazyIndex
 }
 

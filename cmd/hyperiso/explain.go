@@ -62,6 +62,7 @@ but not proven minimal.`,
 			rep, err := explain.Explain(in.ctx, in.h, in.level, explain.Options{Strategy: strategy, Budget: b, Max: max})
 			if rep != nil && rep.Result != nil {
 				rep.TimingsMS["read"] = in.readMS
+				rep.Dropped = droppedOf(in.h)
 			}
 			switch {
 			case errors.Is(err, check.ErrUnavailable), errors.Is(err, check.ErrInput):
@@ -115,13 +116,19 @@ but not proven minimal.`,
 			}
 			// The exit status follows "check"; its one-line reason goes to
 			// standard error.
+			// (The text report's verdict line is explain's; what lenient
+			// reading dropped is said here and with the warnings.)
+			note := ""
+			if rep.Dropped != nil {
+				note = " (" + droppedNote(*rep.Dropped) + ")"
+			}
 			switch rep.Verdict {
 			case check.Satisfied:
 				return nil
 			case check.Violated:
-				return &exitError{code: exitViolated, err: fmt.Errorf("%s violated: %s", strings.ToUpper(rep.Level), summaryLine(rep))}
+				return &exitError{code: exitViolated, err: fmt.Errorf("%s violated: %s%s", strings.ToUpper(rep.Level), summaryLine(rep), note)}
 			}
-			return &exitError{code: exitUnknown, err: fmt.Errorf("%s unknown: %s", strings.ToUpper(rep.Level), rep.Reason)}
+			return &exitError{code: exitUnknown, err: fmt.Errorf("%s unknown: %s%s", strings.ToUpper(rep.Level), rep.Reason, note)}
 		},
 	}
 	rf.register(c)

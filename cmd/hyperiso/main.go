@@ -202,6 +202,7 @@ func newCheck(stdout io.Writer, code *int) *cobra.Command {
 			res, err := check.Check(in.ctx, h, lv, check.Options{Strategy: strategy, RealTime: realtime})
 			if res != nil {
 				res.TimingsMS["read"] = readMS
+				res.Dropped = droppedOf(h)
 			}
 			switch {
 			case errors.Is(err, check.ErrUnavailable), errors.Is(err, check.ErrInput):
@@ -259,6 +260,9 @@ const (
 // gave about h, the first few, and where to see them all: text output must
 // not hide that the input was not read as it stands.
 func printWarnings(w io.Writer, h *history.History, where string) {
+	if h.Dropped.Any() {
+		fmt.Fprintf(w, "hyperiso: %s: %s\n", h.Source, droppedNote(h.Dropped))
+	}
 	n := len(h.Warnings)
 	if n == 0 {
 		return
@@ -273,6 +277,22 @@ func printWarnings(w io.Writer, h *history.History, where string) {
 	}
 }
 
+// droppedOf is what the report says lenient reading dropped: nil if
+// nothing.
+func droppedOf(h *history.History) *history.Dropped {
+	if !h.Dropped.Any() {
+		return nil
+	}
+	d := h.Dropped
+	return &d
+}
+
+// droppedNote qualifies a verdict reached without what lenient reading
+// dropped.
+func droppedNote(d history.Dropped) string {
+	return "lenient reading dropped " + d.String() + "; see warnings"
+}
+
 func printResult(w io.Writer, res *check.Result) {
 	s := res.History
 	fmt.Fprintf(w, "history %s (%s): %d sessions, %d transactions (%d committed, %d aborted, %d unknown), %d operations, %d keys\n",
@@ -282,8 +302,15 @@ func printResult(w io.Writer, res *check.Result) {
 			s.MultiWriterReads, s.ExternalReads, s.MaxCandidates)
 	}
 	fmt.Fprintf(w, "%s: %s", strings.ToUpper(res.Level), strings.ToUpper(string(res.Verdict)))
+	var notes []string
 	if res.Reason != "" {
-		fmt.Fprintf(w, " (%s)", res.Reason)
+		notes = append(notes, res.Reason)
+	}
+	if res.Dropped != nil {
+		notes = append(notes, droppedNote(*res.Dropped))
+	}
+	if len(notes) > 0 {
+		fmt.Fprintf(w, " (%s)", strings.Join(notes, "; "))
 	}
 	fmt.Fprintln(w)
 	for _, a := range res.Anomalies {
@@ -380,9 +407,10 @@ func newStats(stdout io.Writer) *cobra.Command {
 					Source string `json:"source"`
 					Format string `json:"format"`
 					history.Stats
-					Warnings        int      `json:"warnings"`
-					WarningMessages []string `json:"warning_messages,omitempty"`
-				}{h.Source, h.Format, st, len(h.Warnings), msgs})
+					Warnings        int              `json:"warnings"`
+					WarningMessages []string         `json:"warning_messages,omitempty"`
+					Dropped         *history.Dropped `json:"dropped,omitempty"`
+				}{h.Source, h.Format, st, len(h.Warnings), msgs, droppedOf(h)})
 			}
 			printWarnings(c.ErrOrStderr(), h, seeStats)
 			fmt.Fprintf(stdout, "source              %s\nformat              %s\n", h.Source, h.Format)
@@ -392,6 +420,9 @@ func newStats(stdout io.Writer) *cobra.Command {
 				st.Operations, st.Reads, st.Writes, st.Keys, st.InitWrites, h.InitKind)
 			fmt.Fprintf(stdout, "external reads      %d\nmulti-writer reads  %d (max %d candidates)\nduplicate versions  %d\naborted writes      %d\nwarnings            %d\n",
 				st.ExternalReads, st.MultiWriterReads, st.MaxCandidates, st.DuplicateVersions, st.AbortedWrites, len(h.Warnings))
+			if h.Dropped.Any() {
+				fmt.Fprintf(stdout, "lenient drops       %s\n", h.Dropped)
+			}
 			return nil
 		},
 	}
