@@ -38,6 +38,9 @@ type Result struct {
 	Witness []TxnRef `json:"witness,omitempty"`
 	// Warnings are the reader's non-fatal findings.
 	Warnings []string `json:"warnings,omitempty"`
+	// Dropped is what lenient reading skipped of the input, if anything:
+	// the verdict is about the history without it.
+	Dropped *history.Dropped `json:"dropped,omitempty"`
 }
 
 // TxnRef names a transaction the way the input does.

@@ -35,10 +35,47 @@ type Options struct {
 	Lenient bool
 	// CobraFlavour is "auto", "unique" or "universal" (FORMATS.md §3.4).
 	CobraFlavour string
+	// Stdin is what the path "-" reads; nil means os.Stdin.
+	Stdin io.Reader
 }
 
-// Read reads the history at path.
+// StdinPath is the path that names standard input.
+const StdinPath = "-"
+
+// StdinName names standard input in positions, messages and History.Source.
+const StdinName = "<stdin>"
+
+// headSize is how many first bytes detection looks at, in a file and in a
+// stream alike, so that both detect the same format.
+const headSize = 512
+
+// Read reads the history at path: a file, a directory (Cobra logs or a dbcop
+// history.bincode), "-" for standard input, or any other path that is
+// neither a regular file nor a directory (a pipe, a FIFO, /dev/stdin,
+// /dev/fd/N, a character device), which is read as a stream.
 func Read(path string, opt Options) (*history.History, error) {
+	if path == StdinPath {
+		in := opt.Stdin
+		if in == nil {
+			in = os.Stdin
+		}
+		return ReadStream(in, StdinName, opt)
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() && !st.IsDir() {
+		// Opened once and read once: a second open would miss what the
+		// first read took from a pipe, and block on a FIFO whose writer
+		// has finished.
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		return ReadStream(f, path, opt)
+	}
 	format := opt.Format
 	if format == "" || format == "auto" {
 		f, err := Detect(path)
@@ -53,12 +90,9 @@ func Read(path string, opt Options) (*history.History, error) {
 	case "dbcop":
 		return dbcop.Read(path, dbcop.Options{Lenient: opt.Lenient})
 	case "cobra":
-		fl := cobra.Auto
-		if opt.CobraFlavour != "" {
-			var ok bool
-			if fl, ok = cobra.ParseFlavour(opt.CobraFlavour); !ok {
-				return nil, fmt.Errorf("unknown Cobra flavour %q (want auto, unique or universal)", opt.CobraFlavour)
-			}
+		fl, err := cobraFlavour(opt)
+		if err != nil {
+			return nil, err
 		}
 		return cobra.Read(path, cobra.Options{Lenient: opt.Lenient, Flavour: fl})
 	case "text":
@@ -68,13 +102,74 @@ func Read(path string, opt Options) (*history.History, error) {
 	case "elle":
 		return elle.Read(path, elle.Options{Lenient: opt.Lenient})
 	}
-	return nil, fmt.Errorf("unknown format %q (want one of %s)", format, strings.Join(Names, ", "))
+	return nil, unknownFormat(format)
+}
+
+// ReadStream reads a history from r, which is read once, from its current
+// position to its end; name is used in positions and messages, and its
+// extension counts for detection as a file's does. The first bytes that
+// detection looks at are read through the same buffer the reader then
+// reads, so none is lost.
+func ReadStream(r io.Reader, name string, opt Options) (*history.History, error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	format := opt.Format
+	if format == "" || format == "auto" {
+		head, err := br.Peek(headSize)
+		if err != nil && err != io.EOF {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		if format, err = detectFile(name, head); err != nil {
+			return nil, err
+		}
+	}
+	switch format {
+	case "jsonl":
+		return jsonl.Parse(br, name, jsonl.Options{Lenient: opt.Lenient})
+	case "dbcop":
+		// Buffered whole: with its size known the reader refuses a length
+		// prefix larger than the rest of the input before allocating, and
+		// says so as it does for a file.
+		data, err := io.ReadAll(br)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		return dbcop.Parse(bytes.NewReader(data), name, int64(len(data)), dbcop.Options{Lenient: opt.Lenient})
+	case "cobra":
+		if _, err := cobraFlavour(opt); err != nil {
+			return nil, err
+		}
+		return nil, fmt.Errorf("%s: a Cobra history is a directory of T<n>.log files and cannot be read from a stream", name)
+	case "text":
+		return text.Parse(br, name, text.Options{Lenient: opt.Lenient})
+	case "awdit":
+		return awdit.Parse(br, name, awdit.Options{Lenient: opt.Lenient})
+	case "elle":
+		return elle.Parse(br, name, elle.Options{Lenient: opt.Lenient})
+	}
+	return nil, unknownFormat(format)
+}
+
+func cobraFlavour(opt Options) (cobra.Flavour, error) {
+	if opt.CobraFlavour == "" {
+		return cobra.Auto, nil
+	}
+	fl, ok := cobra.ParseFlavour(opt.CobraFlavour)
+	if !ok {
+		return fl, fmt.Errorf("unknown Cobra flavour %q (want auto, unique or universal)", opt.CobraFlavour)
+	}
+	return fl, nil
+}
+
+func unknownFormat(format string) error {
+	return fmt.Errorf("unknown format %q (want one of %s)", format, strings.Join(Names, ", "))
 }
 
 // ErrUnrecognised is wrapped by Detect's error when nothing matches.
 var ErrUnrecognised = errors.New("unrecognised history format")
 
-// Detect names the format of path from its shape and first bytes.
+// Detect names the format of path from its shape and first bytes. A path
+// that is neither a regular file nor a directory is refused: detecting a
+// stream's format consumes its first bytes, which Read hands on instead.
 func Detect(path string) (string, error) {
 	st, err := os.Stat(path)
 	if err != nil {
@@ -83,11 +178,19 @@ func Detect(path string) (string, error) {
 	if st.IsDir() {
 		return detectDir(path)
 	}
-	head, err := readHead(path, 512)
+	if !st.Mode().IsRegular() {
+		return "", fmt.Errorf("%s: not a regular file (%s): its format can only be detected while reading it (formats.Read)", path, st.Mode().Type())
+	}
+	head, err := readHead(path, headSize)
 	if err != nil {
 		return "", err
 	}
-	switch ext := strings.ToLower(filepath.Ext(path)); ext {
+	return detectFile(path, head)
+}
+
+// detectFile names the format of a file or stream from its name and head.
+func detectFile(name string, head []byte) (string, error) {
+	switch ext := strings.ToLower(filepath.Ext(name)); ext {
 	case ".bincode":
 		return "dbcop", nil
 	case ".jsonl", ".ndjson":
@@ -95,7 +198,7 @@ func Detect(path string) (string, error) {
 	case ".edn":
 		return "elle", nil
 	}
-	return detectContent(path, head)
+	return detectContent(name, head)
 }
 
 func detectDir(dir string) (string, error) {
@@ -108,7 +211,12 @@ func detectDir(dir string) (string, error) {
 		switch {
 		case e.Name() == "history.bincode" && !e.IsDir():
 			return "dbcop", nil
-		case strings.HasSuffix(e.Name(), ".log") && !e.IsDir():
+		case strings.HasSuffix(e.Name(), ".log"):
+			// Checked before the head of one is read: a FIFO would block,
+			// and an entry the reader cannot read is an error, not a skip.
+			if err := cobra.CheckLogFile(filepath.Join(dir, e.Name())); err != nil {
+				return "", err
+			}
 			logs = append(logs, e.Name())
 		}
 	}

@@ -267,6 +267,9 @@ type History struct {
 	Warnings     []Warning
 	Meta         map[string]string
 
+	// Dropped counts what lenient reading skipped of the input.
+	Dropped Dropped
+
 	index lazyIndex
 	lists lazyListFacts
 }

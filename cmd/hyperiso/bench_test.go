@@ -24,6 +24,9 @@ import (
 const benchWorkerEnv = "HYPERISO_BENCH_CMD_TEST_WORKER"
 
 func TestMain(m *testing.M) {
+	if os.Getenv(mainEnv) == "1" {
+		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	}
 	if os.Getenv(benchWorkerEnv) == "1" && len(os.Args) > 1 && os.Args[1] == "bench" {
 		code := exitSatisfied
 		root := rootWithBench(os.Stdout, &code)

@@ -29,7 +29,7 @@ func newExplain(stdout io.Writer) *cobra.Command {
 		max      int
 	)
 	c := &cobra.Command{
-		Use:   "explain [--level L] [--format F] [--output text|json|dot|html] [--json] [--html FILE] [--dot FILE] [--explain-budget N] PATH",
+		Use:   "explain [--level L] [--format F] [--output text|json|dot|html] [--json] [--html FILE] [--dot FILE] [--explain-budget N] PATH|-",
 		Short: "Check a history and explain each violation with a minimal counterexample",
 		Long: `explain checks the history like "check" and, when it violates the level,
 finds the smallest set of transactions that still violates it on its own
@@ -62,14 +62,25 @@ but not proven minimal.`,
 			rep, err := explain.Explain(in.ctx, in.h, in.level, explain.Options{Strategy: strategy, Budget: b, Max: max})
 			if rep != nil && rep.Result != nil {
 				rep.TimingsMS["read"] = in.readMS
+				rep.Dropped = droppedOf(in.h)
 			}
 			switch {
-			case errors.Is(err, check.ErrUnavailable):
+			case errors.Is(err, check.ErrUnavailable), errors.Is(err, check.ErrInput):
+				// As for check: a history refused (nothing left to check,
+				// strict-ser without timing) is bad input, not a verdict.
+				printWarnings(c.ErrOrStderr(), in.h, seeStats)
 				return fail(exitBadInput, "%s: %v", args[0], err)
 			case errors.Is(err, context.DeadlineExceeded) && rep != nil && rep.Result != nil && rep.Explanation == nil:
 				rep.Verdict, rep.Reason = check.Unknown, fmt.Sprintf("timeout after %s during %s", timeout, rep.Stage)
 			case err != nil:
+				printWarnings(c.ErrOrStderr(), in.h, seeStats)
 				return fail(exitUnknown, "%s: %v", args[0], err)
+			}
+			if asJSON {
+				output = "json"
+			}
+			if output != "json" {
+				printWarnings(c.ErrOrStderr(), in.h, seeStats)
 			}
 			toStdout := false
 			for _, o := range []struct {
@@ -90,9 +101,6 @@ but not proven minimal.`,
 					return fail(exitBadInput, "%v", err)
 				}
 			}
-			if asJSON {
-				output = "json"
-			}
 			switch {
 			case output == "json":
 				err = explain.WriteJSON(stdout, rep)
@@ -108,13 +116,19 @@ but not proven minimal.`,
 			}
 			// The exit status follows "check"; its one-line reason goes to
 			// standard error.
+			// (The text report's verdict line is explain's; what lenient
+			// reading dropped is said here and with the warnings.)
+			note := ""
+			if rep.Dropped != nil {
+				note = " (" + droppedNote(*rep.Dropped) + ")"
+			}
 			switch rep.Verdict {
 			case check.Satisfied:
 				return nil
 			case check.Violated:
-				return &exitError{code: exitViolated, err: fmt.Errorf("%s violated: %s", strings.ToUpper(rep.Level), summaryLine(rep))}
+				return &exitError{code: exitViolated, err: fmt.Errorf("%s violated: %s%s", strings.ToUpper(rep.Level), summaryLine(rep), note)}
 			}
-			return &exitError{code: exitUnknown, err: fmt.Errorf("%s unknown: %s", strings.ToUpper(rep.Level), rep.Reason)}
+			return &exitError{code: exitUnknown, err: fmt.Errorf("%s unknown: %s%s", strings.ToUpper(rep.Level), rep.Reason, note)}
 		},
 	}
 	rf.register(c)

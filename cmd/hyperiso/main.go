@@ -50,8 +50,17 @@ func main() {
 
 // run executes the CLI and returns its exit status.
 func run(args []string, stdout, stderr io.Writer) int {
+	return runIn(args, nil, stdout, stderr)
+}
+
+// runIn is run with stdin as standard input (the path "-"); nil means
+// os.Stdin.
+func runIn(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	code := exitSatisfied
 	root := newRoot(stdout, &code)
+	if stdin != nil {
+		root.SetIn(stdin)
+	}
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
@@ -73,16 +82,18 @@ type readFlags struct {
 	format  string
 	flavour string
 	lenient bool
+	cmd     *cobra.Command // for its standard input, which "-" reads
 }
 
 func (r *readFlags) register(c *cobra.Command) {
+	r.cmd = c
 	c.Flags().StringVar(&r.format, "format", "auto", "input format: "+strings.Join(formats.Names, "|"))
 	c.Flags().StringVar(&r.flavour, "cobra-flavour", "auto", "Cobra log reading: auto|unique|universal")
 	c.Flags().BoolVar(&r.lenient, "lenient", false, "turn recoverable format errors into warnings")
 }
 
 func (r *readFlags) read(path string) (*history.History, error) {
-	h, err := formats.Read(path, formats.Options{Format: r.format, Lenient: r.lenient, CobraFlavour: r.flavour})
+	h, err := formats.Read(path, formats.Options{Format: r.format, Lenient: r.lenient, CobraFlavour: r.flavour, Stdin: r.cmd.InOrStdin()})
 	if err != nil {
 		return nil, &exitError{code: exitBadInput, err: err}
 	}
@@ -178,7 +189,7 @@ func newCheck(stdout io.Writer, code *int) *cobra.Command {
 		realtime bool
 	)
 	c := &cobra.Command{
-		Use:   "check --level ser|si|cc|ra|rc|strict-ser [flags] PATH",
+		Use:   "check --level ser|si|cc|ra|rc|strict-ser [flags] PATH|-",
 		Short: "Decide whether a history satisfies an isolation level",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
@@ -191,14 +202,20 @@ func newCheck(stdout io.Writer, code *int) *cobra.Command {
 			res, err := check.Check(in.ctx, h, lv, check.Options{Strategy: strategy, RealTime: realtime})
 			if res != nil {
 				res.TimingsMS["read"] = readMS
+				res.Dropped = droppedOf(h)
 			}
 			switch {
 			case errors.Is(err, check.ErrUnavailable), errors.Is(err, check.ErrInput):
+				printWarnings(c.ErrOrStderr(), h, seeStats)
 				return fail(exitBadInput, "%s: %v", args[0], err)
 			case errors.Is(err, context.DeadlineExceeded):
 				res.Verdict, res.Reason = check.Unknown, fmt.Sprintf("timeout after %s during %s", timeout, res.Stage)
 			case err != nil:
+				printWarnings(c.ErrOrStderr(), h, seeStats)
 				return fail(exitUnknown, "%s: %v", args[0], err)
+			}
+			if !asJSON {
+				printWarnings(c.ErrOrStderr(), h, seeReport)
 			}
 			if asJSON {
 				enc := json.NewEncoder(stdout)
@@ -230,6 +247,52 @@ func newCheck(stdout io.Writer, code *int) *cobra.Command {
 	return c
 }
 
+// shownWarnings is how many reader warnings text output lists.
+const shownWarnings = 5
+
+// Where printWarnings says the full list of warnings is.
+const (
+	seeReport = "in the --json report"
+	seeStats  = "with hyperiso stats --json"
+)
+
+// printWarnings writes to w (standard error) how many warnings the reader
+// gave about h, the first few, and where to see them all: text output must
+// not hide that the input was not read as it stands.
+func printWarnings(w io.Writer, h *history.History, where string) {
+	if h.Dropped.Any() {
+		fmt.Fprintf(w, "hyperiso: %s: %s\n", h.Source, droppedNote(h.Dropped))
+	}
+	n := len(h.Warnings)
+	if n == 0 {
+		return
+	}
+	if n <= shownWarnings {
+		fmt.Fprintf(w, "hyperiso: %d warning(s) reading %s:\n", n, h.Source)
+	} else {
+		fmt.Fprintf(w, "hyperiso: %d warnings reading %s, the first %d (all of them %s):\n", n, h.Source, shownWarnings, where)
+	}
+	for _, x := range h.Warnings[:min(n, shownWarnings)] {
+		fmt.Fprintf(w, "  %s\n", x)
+	}
+}
+
+// droppedOf is what the report says lenient reading dropped: nil if
+// nothing.
+func droppedOf(h *history.History) *history.Dropped {
+	if !h.Dropped.Any() {
+		return nil
+	}
+	d := h.Dropped
+	return &d
+}
+
+// droppedNote qualifies a verdict reached without what lenient reading
+// dropped.
+func droppedNote(d history.Dropped) string {
+	return "lenient reading dropped " + d.String() + "; see warnings"
+}
+
 func printResult(w io.Writer, res *check.Result) {
 	s := res.History
 	fmt.Fprintf(w, "history %s (%s): %d sessions, %d transactions (%d committed, %d aborted, %d unknown), %d operations, %d keys\n",
@@ -239,8 +302,15 @@ func printResult(w io.Writer, res *check.Result) {
 			s.MultiWriterReads, s.ExternalReads, s.MaxCandidates)
 	}
 	fmt.Fprintf(w, "%s: %s", strings.ToUpper(res.Level), strings.ToUpper(string(res.Verdict)))
+	var notes []string
 	if res.Reason != "" {
-		fmt.Fprintf(w, " (%s)", res.Reason)
+		notes = append(notes, res.Reason)
+	}
+	if res.Dropped != nil {
+		notes = append(notes, droppedNote(*res.Dropped))
+	}
+	if len(notes) > 0 {
+		fmt.Fprintf(w, " (%s)", strings.Join(notes, "; "))
 	}
 	fmt.Fprintln(w)
 	for _, a := range res.Anomalies {
@@ -281,7 +351,7 @@ func newConvert(stdout io.Writer) *cobra.Command {
 		out string
 	)
 	c := &cobra.Command{
-		Use:   "convert [flags] PATH",
+		Use:   "convert [flags] PATH|-",
 		Short: "Convert a history in any supported format to hyperiso's JSON Lines",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
@@ -289,6 +359,8 @@ func newConvert(stdout io.Writer) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			// The JSONL written carries no warnings: they are said here.
+			printWarnings(c.ErrOrStderr(), h, seeStats)
 			w := stdout
 			if out != "" && out != "-" {
 				f, err := os.Create(out)
@@ -315,7 +387,7 @@ func newStats(stdout io.Writer) *cobra.Command {
 		asJSON bool
 	)
 	c := &cobra.Command{
-		Use:   "stats [flags] PATH",
+		Use:   "stats [flags] PATH|-",
 		Short: "Print a history's size, statuses and duplicate-value degree",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
@@ -327,13 +399,20 @@ func newStats(stdout io.Writer) *cobra.Command {
 			if asJSON {
 				enc := json.NewEncoder(stdout)
 				enc.SetIndent("", "  ")
+				msgs := make([]string, len(h.Warnings))
+				for i, w := range h.Warnings {
+					msgs[i] = w.String()
+				}
 				return enc.Encode(struct {
 					Source string `json:"source"`
 					Format string `json:"format"`
 					history.Stats
-					Warnings int `json:"warnings"`
-				}{h.Source, h.Format, st, len(h.Warnings)})
+					Warnings        int              `json:"warnings"`
+					WarningMessages []string         `json:"warning_messages,omitempty"`
+					Dropped         *history.Dropped `json:"dropped,omitempty"`
+				}{h.Source, h.Format, st, len(h.Warnings), msgs, droppedOf(h)})
 			}
+			printWarnings(c.ErrOrStderr(), h, seeStats)
 			fmt.Fprintf(stdout, "source              %s\nformat              %s\n", h.Source, h.Format)
 			fmt.Fprintf(stdout, "sessions            %d\ntransactions        %d\n  committed         %d\n  aborted           %d\n  unknown           %d\n",
 				st.Sessions, st.Transactions, st.Committed, st.Aborted, st.Unknown)
@@ -341,6 +420,9 @@ func newStats(stdout io.Writer) *cobra.Command {
 				st.Operations, st.Reads, st.Writes, st.Keys, st.InitWrites, h.InitKind)
 			fmt.Fprintf(stdout, "external reads      %d\nmulti-writer reads  %d (max %d candidates)\nduplicate versions  %d\naborted writes      %d\nwarnings            %d\n",
 				st.ExternalReads, st.MultiWriterReads, st.MaxCandidates, st.DuplicateVersions, st.AbortedWrites, len(h.Warnings))
+			if h.Dropped.Any() {
+				fmt.Fprintf(stdout, "lenient drops       %s\n", h.Dropped)
+			}
 			return nil
 		},
 	}

@@ -175,12 +175,19 @@ const want = `(want "r <key> <value>", "w <key> <value>", a line of "-" or a lin
 
 func (p *parser) line(s []byte, tooLong bool, lineNo int) error {
 	pos := history.Pos{File: p.name, Line: lineNo}
+	// isOp: the line has the shape of an operation ("r" or "w" first).
+	isOp := false
 	bad := func(format string, args ...any) error {
 		msg := fmt.Sprintf(format, args...)
 		if !p.opt.Lenient {
 			return history.Errorf(pos, "%s", msg)
 		}
 		p.w.Add("skipped", pos, "line skipped: %s", msg)
+		if isOp {
+			p.b.Drop(history.Dropped{Ops: 1})
+		} else {
+			p.b.Drop(history.Dropped{Other: 1})
+		}
 		return nil
 	}
 	if tooLong {
@@ -190,6 +197,7 @@ func (p *parser) line(s []byte, tooLong bool, lineNo int) error {
 		return bad("line is not valid UTF-8: %s", quote(s))
 	}
 	f, n := fields(s)
+	isOp = n > 0 && (string(f[0]) == "r" || string(f[0]) == "w")
 	switch {
 	case n == 0:
 		return nil
@@ -225,6 +233,7 @@ func (p *parser) line(s []byte, tooLong bool, lineNo int) error {
 			return history.Errorf(pos, "expected 3 fields, found more in %s %s", quote(s), want)
 		}
 		p.w.Add("extra", pos, "fields after the third ignored in %s", quote(s))
+		p.b.Drop(history.Dropped{Other: 1})
 	}
 	// Keys and values are 64-bit: keep all bits (FORMATS.md §0.1).
 	o.key, o.val = int64(k), int64(v)

@@ -13,8 +13,10 @@ package cobra
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -111,8 +113,10 @@ type Log struct {
 	Data io.Reader
 }
 
-// Read reads the Cobra history in directory dir: every regular file whose
-// name ends in ".log"; other files (.debug, .error) are ignored.
+// Read reads the Cobra history in directory dir: every file whose name ends
+// in ".log"; other files (.debug, .error) are ignored. An entry named *.log
+// that is not a readable regular file (or a link to one) is an error, never
+// skipped: its transactions would be missing from the history.
 func Read(dir string, opt Options) (*history.History, error) {
 	st, err := os.Stat(dir)
 	if err != nil {
@@ -131,15 +135,12 @@ func Read(dir string, opt Options) (*history.History, error) {
 			continue
 		}
 		path := filepath.Join(dir, e.Name())
-		if !e.Type().IsRegular() {
-			// Follow symbolic links; skip directories and devices.
-			if st, err := os.Stat(path); err != nil || !st.Mode().IsRegular() {
-				continue
-			}
+		if err := CheckLogFile(path); err != nil {
+			return nil, err
 		}
 		data, err := os.ReadFile(path)
 		if err != nil {
-			return nil, err
+			return nil, history.Errorf(fileOnly(path), "cannot read this log: %v", bare(err))
 		}
 		files = append(files, &logFile{name: path, base: e.Name(), data: data})
 	}
@@ -147,6 +148,56 @@ func Read(dir string, opt Options) (*history.History, error) {
 		return nil, history.Errorf(history.Pos{File: dir}, "no .log file in the directory: not a Cobra history")
 	}
 	return parse(dir, files, opt)
+}
+
+// CheckLogFile says why path, an entry named *.log of a Cobra history
+// directory, cannot be read as a log, or returns nil. It looks at the mode
+// only and never opens the file: opening a FIFO would block.
+func CheckLogFile(path string) error {
+	const must = "every *.log file of a Cobra history must be a client log"
+	lst, err := os.Lstat(path)
+	if err != nil {
+		return history.Errorf(fileOnly(path), "cannot read this log: %v", bare(err))
+	}
+	st := lst
+	if lst.Mode()&fs.ModeSymlink != 0 {
+		target, _ := os.Readlink(path)
+		if st, err = os.Stat(path); err != nil {
+			return history.Errorf(fileOnly(path), "a symbolic link to %s, which cannot be read (%v); %s", target, bare(err), must)
+		}
+	}
+	if !st.Mode().IsRegular() {
+		return history.Errorf(fileOnly(path), "a %s, not a regular file; %s", modeName(st.Mode()), must)
+	}
+	return nil
+}
+
+// fileOnly is the position of a whole file.
+func fileOnly(path string) history.Pos { return history.Pos{File: path, Offset: -1} }
+
+// bare drops the path an *fs.PathError repeats.
+func bare(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+func modeName(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "named pipe (FIFO)"
+	case m&fs.ModeSocket != 0:
+		return "socket"
+	case m&fs.ModeCharDevice != 0:
+		return "character device"
+	case m&fs.ModeDevice != 0:
+		return "device"
+	}
+	return "special file (" + m.Type().String() + ")"
 }
 
 // ParseLogs reads a Cobra history from logs, ordered and numbered by name as

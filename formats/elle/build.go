@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/hyperiso/hyperiso/history"
 )
@@ -43,6 +44,8 @@ type parser struct {
 	writes    map[[2]int64]int32
 	dupWrites [][2]int64
 	dupPos    []history.Pos
+	// dropped counts what lenient reading skipped, for the history.
+	dropped history.Dropped
 }
 
 func newParser(name string, opt Options) *parser {
@@ -58,6 +61,13 @@ func (p *parser) fail(kind string, line int, recovery, format string, args ...an
 		return history.Errorf(p.pos(line), format, args...)
 	}
 	p.warn(kind, p.pos(line), fmt.Sprintf(format, args...)+"; "+recovery)
+	switch recovery {
+	case "micro-operation dropped":
+		p.dropped.Ops++
+	case "map skipped", "completion ignored", "value ignored":
+		// An operation map or its :value: what it held is not known.
+		p.dropped.Other++
+	}
 	return nil
 }
 
@@ -117,6 +127,7 @@ func (p *parser) finishHistory() (*history.History, error) {
 		}
 		p.warn("duplicate-value", p.dupPos[i], fmt.Sprintf("value %d %s %d times to key %s: which of them a read observed is uncertain", kv[1], verb, p.writes[kv], p.keyString(kv[0])))
 	}
+	p.b.Drop(p.dropped)
 	p.b.SetMeta("workload", p.workload.String())
 	p.b.SetMeta("syntax", p.syntax.String())
 	p.b.SetMeta("clock", clockNames[p.clock])
@@ -704,5 +715,13 @@ func (p *parser) integer(v val, j, line int, what string) (x int64, ok bool, err
 	return 0, false, p.fail("micro-op", line, drop, "micro-operation %d: %s must be an integer, found %s", j+1, what, v.describe())
 }
 
-// warn records a pre-formatted warning of the given kind.
-func (p *parser) warn(kind string, pos history.Pos, msg string) { p.w.Add(kind, pos, "%s", msg) }
+// warn records a pre-formatted warning of the given kind. A "syntax"
+// warning whose message ends in a skip (decode.go, veristrong.go) dropped
+// input whose content is not known.
+func (p *parser) warn(kind string, pos history.Pos, msg string) {
+	p.w.Add(kind, pos, "%s", msg)
+	if kind == "syntax" && (strings.HasSuffix(msg, "skipped") || strings.HasSuffix(msg, "skipped to the next line") ||
+		strings.HasSuffix(msg, "the rest of the file is ignored")) {
+		p.dropped.Other++
+	}
+}

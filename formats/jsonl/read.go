@@ -148,6 +148,12 @@ type parser struct {
 	listish   map[int64]bool // keys whose initial value is EmptyList under "zero"
 	listOrder []int64
 	emptyWarn bool
+
+	// parsed says the current line's object was read whole (so its kind
+	// and ops are known); ignored counts what lenient reading ignored of
+	// it (fields), given to the builder if the line is kept.
+	parsed  bool
+	ignored history.Dropped
 }
 
 // Parse reads a JSONL history from r; name is used in positions and errors.
@@ -210,16 +216,33 @@ func (p *parser) line(line []byte, lineNo int) error {
 		return nil
 	}
 	p.pos = history.Pos{File: p.name, Line: lineNo}
+	p.parsed, p.ignored = false, history.Dropped{}
 	err := p.parseLine(line)
 	if err == nil {
 		p.lines++
+		p.b.Drop(p.ignored)
 		return nil
 	}
 	if !p.opt.Lenient {
 		return err
 	}
 	p.b.Warn(p.pos, "line skipped: %s", err.Msg)
+	p.b.Drop(p.skipped())
 	return nil
+}
+
+// skipped says what a line skipped whole held, as far as it was read.
+func (p *parser) skipped() history.Dropped {
+	f := &p.f
+	switch {
+	case !p.parsed, f.has&fHyperiso != 0:
+		return history.Dropped{Other: 1}
+	case f.has&fInit == 0 && f.has&fAborted != 0:
+		return history.Dropped{Ops: len(f.aborted)}
+	}
+	// A transaction line, or the init line (T⊥'s writes): as parseLine
+	// tells them apart.
+	return history.Dropped{Txns: 1, Ops: len(f.ops)}
 }
 
 func (p *parser) errorf(col int, format string, args ...any) *history.InputError {
@@ -246,6 +269,7 @@ func (p *parser) parseLine(line []byte) *history.InputError {
 	if !p.object() {
 		return p.errorf(sc.err.col, "%s", sc.err.msg)
 	}
+	p.parsed = true
 	f := &p.f
 	switch {
 	case f.has&fHyperiso != 0:
@@ -287,6 +311,14 @@ func (p *parser) allowed(mask uint32, kind string) *history.InputError {
 			return p.errorf(0, "field %q is not allowed in %s", fieldNames[bit], kind)
 		}
 		p.b.Warn(p.pos, "field %q ignored: not allowed in %s", fieldNames[bit], kind)
+		switch bit {
+		case fOps:
+			p.ignored.Ops += len(p.f.ops)
+		case fAborted:
+			p.ignored.Ops += len(p.f.aborted)
+		default:
+			p.ignored.Other++
+		}
 	}
 	return nil
 }
@@ -558,6 +590,7 @@ func (p *parser) object() bool {
 					return sc.fail("%s %q", what, name)
 				}
 				p.b.Warn(p.pos, "column %d: %s %q ignored", col, what, name)
+				p.ignored.Other++
 				if !sc.skip(0) {
 					return false
 				}

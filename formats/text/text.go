@@ -228,6 +228,12 @@ func (p *parser) line(s []byte, tooLong bool, lineNo int) error {
 			return history.Errorf(pos, "%s", msg)
 		}
 		p.w.Add("skipped", pos, "line skipped: %s", msg)
+		switch {
+		case len(s) >= 2 && (s[0] == 'r' || s[0] == 'w') && s[1] == '(':
+			p.b.Drop(history.Dropped{Ops: 1}) // each line is one operation
+		case len(s) > 0:
+			p.b.Drop(history.Dropped{Other: 1})
+		}
 		return nil
 	}
 	if l.txn == -1 {
