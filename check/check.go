@@ -89,6 +89,10 @@ func Check(ctx context.Context, h *history.History, level history.Level, opt Opt
 	for _, w := range h.Warnings {
 		res.Warnings = append(res.Warnings, w.String())
 	}
+	if h.Dropped.Any() {
+		d := h.Dropped
+		res.Dropped = &d
+	}
 	if err := refuse(h, level, opt); err != nil {
 		return res, err
 	}

@@ -202,7 +202,6 @@ func newCheck(stdout io.Writer, code *int) *cobra.Command {
 			res, err := check.Check(in.ctx, h, lv, check.Options{Strategy: strategy, RealTime: realtime})
 			if res != nil {
 				res.TimingsMS["read"] = readMS
-				res.Dropped = droppedOf(h)
 			}
 			switch {
 			case errors.Is(err, check.ErrUnavailable), errors.Is(err, check.ErrInput):
