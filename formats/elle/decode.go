@@ -75,6 +75,9 @@ func (v val) describe() string {
 	return v.s
 }
 
+// quoted renders a string in full, as data (a key's name), not a message.
+func (v val) quoted() string { return strconv.Quote(v.s) }
+
 // name returns the text of a keyword or string.
 func (v val) name() (string, bool) {
 	if v.k == vKeyword || v.k == vString {
