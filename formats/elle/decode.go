@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode"
+	"unicode/utf8"
 
 	"olympos.io/encoding/edn"
 
@@ -42,37 +44,111 @@ type val struct {
 	elems []val
 }
 
+// quoteLimit bounds, in characters, any piece of the input a message quotes:
+// a pathological value must not turn into a message as large as the file.
+const quoteLimit = 80
+
+// describe renders v for a message, at most quoteLimit characters and an
+// ellipsis. It stops writing once full, so its cost does not depend on the
+// size or nesting of v.
 func (v val) describe() string {
+	w := clipWriter{left: quoteLimit}
+	v.describeTo(&w)
+	return w.String()
+}
+
+func (v val) describeTo(w *clipWriter) {
+	if w.full() {
+		return
+	}
 	switch v.k {
 	case vNil:
-		return "nil"
+		w.WriteString("nil")
 	case vInt:
-		return strconv.FormatInt(v.n, 10)
+		w.WriteString(strconv.FormatInt(v.n, 10))
 	case vBig:
-		return "the integer " + v.s
+		w.WriteString("the integer ")
+		w.WriteString(prefix(v.s, quoteLimit+1))
 	case vKeyword:
-		return ":" + v.s
+		w.WriteString(":")
+		w.WriteString(prefix(v.s, quoteLimit+1))
 	case vString:
-		return strconv.Quote(v.s)
+		// A prefix one character longer than the limit quotes to more
+		// than the limit: the writer cuts it and says so.
+		w.WriteString(strconv.Quote(prefix(v.s, quoteLimit+1)))
 	case vSymbol:
-		return v.s
+		w.WriteString(prefix(v.s, quoteLimit+1))
 	case vVec:
-		var b strings.Builder
-		b.WriteByte('[')
+		w.WriteString("[")
 		for i, e := range v.elems {
+			if w.full() {
+				return
+			}
 			if i > 0 {
-				b.WriteByte(' ')
+				w.WriteString(" ")
 			}
 			if i == 8 {
-				b.WriteString("…")
+				w.WriteString("…")
 				break
 			}
-			b.WriteString(e.describe())
+			e.describeTo(w)
 		}
-		b.WriteByte(']')
-		return b.String()
+		w.WriteString("]")
+	default:
+		w.WriteString(prefix(v.s, quoteLimit+1))
 	}
-	return v.s
+}
+
+// clipWriter keeps the first left characters written to it and notes
+// whether anything was cut.
+type clipWriter struct {
+	b    strings.Builder
+	left int
+	cut  bool
+}
+
+func (w *clipWriter) full() bool { return w.cut }
+
+func (w *clipWriter) WriteString(s string) {
+	if w.cut {
+		return
+	}
+	for i := range s {
+		if w.left == 0 {
+			w.b.WriteString(s[:i])
+			w.cut = true
+			return
+		}
+		w.left--
+	}
+	w.b.WriteString(s)
+}
+
+func (w *clipWriter) String() string {
+	if w.cut {
+		return w.b.String() + "…"
+	}
+	return w.b.String()
+}
+
+// clip shortens s, a piece of the input quoted in a message, to quoteLimit
+// characters and an ellipsis.
+func clip(s string) string {
+	w := clipWriter{left: quoteLimit}
+	w.WriteString(prefix(s, quoteLimit+1))
+	return w.String()
+}
+
+// prefix returns the first n characters of s (all of s if shorter), in
+// O(n) whatever the length of s.
+func prefix(s string, n int) string {
+	for i := range s {
+		if n == 0 {
+			return s[:i]
+		}
+		n--
+	}
+	return s
 }
 
 // quoted renders a string in full, as data (a key's name), not a message.
@@ -270,6 +346,164 @@ func nextLine(data []byte, i int) int {
 	return len(data)
 }
 
+// maxDepth bounds the nesting of an EDN form (collections, tags and
+// discards): Jepsen's operation maps nest four or five levels deep, and the
+// EDN decoder recurses once per level, so a deeper form is an error rather
+// than a stack overflow.
+const maxDepth = 1000
+
+// Marks on tooDeep's stack besides closing brackets.
+const (
+	markTag     = 't' // #tag: the next form completes it
+	markDiscard = '_' // #_: the next form is dropped
+)
+
+// tooDeep scans the EDN form starting at data[off] without decoding it, the
+// way the EDN lexer splits tokens, and returns the offset at which its
+// nesting first exceeds maxDepth (-1 if it never does) and the offset just
+// past the form (-1 if it does not end well: not closed, or a bracket that
+// does not match, which the decoder reports). It never returns early inside
+// a well-formed form, so the decoder never sees an unchecked level.
+func tooDeep(data []byte, off int) (deep, end int) {
+	deep = -1
+	var stack []byte
+	// complete records that a form ended at i; it reports whether that
+	// form is the whole top-level form.
+	complete := func() bool {
+		for len(stack) > 0 {
+			switch stack[len(stack)-1] {
+			case markTag:
+				// The tagged value ends the tag form too.
+				stack = stack[:len(stack)-1]
+				continue
+			case markDiscard:
+				// A dropped form counts as no form: the enclosing
+				// collection, tag or top level still waits for one.
+				stack = stack[:len(stack)-1]
+			}
+			return false
+		}
+		return true
+	}
+	push := func(c byte, at int) {
+		stack = append(stack, c)
+		if len(stack) > maxDepth && deep < 0 {
+			deep = at
+		}
+	}
+	i := off
+	for {
+		i = skipEDNSpace(data, i)
+		if i >= len(data) {
+			return deep, -1
+		}
+		switch c := data[i]; c {
+		case '[':
+			push(']', i)
+			i++
+			continue
+		case '(':
+			push(')', i)
+			i++
+			continue
+		case '{':
+			push('}', i)
+			i++
+			continue
+		case ']', ')', '}':
+			if len(stack) == 0 || stack[len(stack)-1] != c {
+				return deep, -1
+			}
+			stack = stack[:len(stack)-1]
+			i++
+		case '#':
+			if i+1 < len(data) {
+				switch data[i+1] {
+				case '{':
+					push('}', i)
+					i += 2
+					continue
+				case '_':
+					push(markDiscard, i)
+					i += 2
+					continue
+				}
+			}
+			if i+1 < len(data) && !isDelimiter(data, i+1) {
+				// #tag: its name, then the form it tags.
+				push(markTag, i)
+				i = tokenEnd(data, i+1)
+				continue
+			}
+			i = tokenEnd(data, i)
+		case '"':
+			i++
+			for i < len(data) && data[i] != '"' {
+				if data[i] == '\\' {
+					i++
+				}
+				i++
+			}
+			if i >= len(data) {
+				return deep, -1
+			}
+			i++
+		case '\\':
+			// A character: the backslash takes the next character
+			// whatever it is (\], \"), then a name may follow (\newline).
+			if i+1 >= len(data) {
+				return deep, -1
+			}
+			_, n := utf8.DecodeRune(data[i+1:])
+			i = tokenEnd(data, i+1+n)
+		default:
+			i = tokenEnd(data, i+1)
+		}
+		if complete() {
+			return deep, i
+		}
+	}
+}
+
+// isDelimiter reports whether a token ends before data[i]: whitespace
+// (commas and Unicode spaces included), a bracket, a string, a character
+// or a comment.
+func isDelimiter(data []byte, i int) bool {
+	switch c := data[i]; c {
+	case ' ', '\t', '\r', '\n', ',', '\f', '\v', '"', '[', ']', '(', ')', '{', '}', '\\', ';':
+		return true
+	default:
+		if c < utf8.RuneSelf {
+			return false
+		}
+		r, _ := utf8.DecodeRune(data[i:])
+		return unicode.IsSpace(r)
+	}
+}
+
+// skipEDNSpace is skipSpace with the EDN lexer's Unicode whitespace too.
+func skipEDNSpace(data []byte, i int) int {
+	for {
+		i = skipSpace(data, i)
+		if i >= len(data) || !isDelimiter(data, i) {
+			return i
+		}
+		r, n := utf8.DecodeRune(data[i:])
+		if !unicode.IsSpace(r) {
+			return i
+		}
+		i += n
+	}
+}
+
+// tokenEnd returns the offset of the first delimiter at or after i.
+func tokenEnd(data []byte, i int) int {
+	for i < len(data) && !isDelimiter(data, i) {
+		i++
+	}
+	return i
+}
+
 // decodeOne decodes the EDN form starting at data[off:] and returns it with
 // the offset just past it. Panics inside the decoder become errors.
 func decodeOne(data []byte, off int, br *bufio.Reader, rd *bytes.Reader) (x any, end int, err error) {
@@ -279,7 +513,7 @@ func decodeOne(data []byte, off int, br *bufio.Reader, rd *bytes.Reader) (x any,
 	func() {
 		defer func() {
 			if r := recover(); r != nil {
-				err = fmt.Errorf("malformed EDN (%v)", r)
+				err = fmt.Errorf("malformed EDN (%s)", clip(fmt.Sprint(r)))
 			}
 		}()
 		err = dec.Decode(&x)
@@ -292,7 +526,7 @@ func decodeOne(data []byte, off int, br *bufio.Reader, rd *bytes.Reader) (x any,
 func ednError(err error) (msg string, tooBig bool) {
 	var ne *strconv.NumError
 	if errors.As(err, &ne) && errors.Is(ne.Err, strconv.ErrRange) {
-		return fmt.Sprintf("integer %s does not fit in 64 bits", ne.Num), true
+		return fmt.Sprintf("integer %s does not fit in 64 bits", clip(ne.Num)), true
 	}
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 		return "unexpected end of input inside a form", false
@@ -302,7 +536,7 @@ func ednError(err error) (msg string, tooBig bool) {
 		if strings.Contains(se.Error(), "unexpected end") {
 			return "unexpected end of input inside a form", false
 		}
-		return "EDN syntax error: " + se.Error(), false
+		return "EDN syntax error: " + clip(se.Error()), false
 	}
 	var ue *edn.UnhashableError
 	if errors.As(err, &ue) {
@@ -312,7 +546,7 @@ func ednError(err error) (msg string, tooBig bool) {
 	if strings.Contains(s, "No more tokens") {
 		return "unexpected end of input inside a form", false
 	}
-	return "EDN syntax error: " + s, false
+	return "EDN syntax error: " + clip(s), false
 }
 
 // decodeEDN splits data into top-level forms and decodes each operation map.
@@ -448,6 +682,29 @@ func (p *parser) ednRun(r *ednRun, off, limit int, spec bool) (end int, ok bool,
 			continue
 		}
 		line := ln.at(off)
+		if deep, formEnd := tooDeep(data, off); deep >= 0 {
+			// The EDN decoder recurses once per level: check before it runs.
+			if spec {
+				return off, false, nil
+			}
+			deepLine := line + bytes.Count(data[off:deep], []byte{'\n'})
+			msg := fmt.Sprintf("EDN syntax error: the form nests deeper than %d levels, this reader's limit", maxDepth)
+			if deepLine != line {
+				msg += fmt.Sprintf(" (the form starts at line %d)", line)
+			}
+			if !p.opt.Lenient {
+				return off, false, history.Errorf(p.pos(deepLine), "%s", msg)
+			}
+			if formEnd < 0 {
+				// Not closed: the next line may well start the next form.
+				p.warn("syntax", p.pos(deepLine), msg+"; skipped to the next line")
+				off = nextLine(data, off)
+				continue
+			}
+			p.warn("syntax", p.pos(deepLine), msg+"; the form is skipped")
+			off = formEnd
+			continue
+		}
 		x, end, err := decodeOne(data, off, r.br, r.rd)
 		if err == io.EOF {
 			// Only discarded forms (#_) were left.
