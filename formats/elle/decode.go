@@ -352,86 +352,122 @@ func nextLine(data []byte, i int) int {
 // than a stack overflow.
 const maxDepth = 1000
 
-// Marks on tooDeep's stack besides closing brackets.
+// Marks on scanForm's stack besides closing brackets.
 const (
 	markTag     = 't' // #tag: the next form completes it
 	markDiscard = '_' // #_: the next form is dropped
 )
 
-// tooDeep scans the EDN form starting at data[off] without decoding it, the
-// way the EDN lexer splits tokens, and returns the offset at which its
-// nesting first exceeds maxDepth (-1 if it never does) and the offset just
-// past the form (-1 if it does not end well: not closed, or a bracket that
-// does not match, which the decoder reports). It never returns early inside
-// a well-formed form, so the decoder never sees an unchecked level.
-func tooDeep(data []byte, off int) (deep, end int) {
-	deep = -1
-	var stack []byte
-	// complete records that a form ended at i; it reports whether that
-	// form is the whole top-level form.
+// formScan is what scanForm learnt of a form.
+type formScan struct {
+	deep int  // where its nesting first exceeds maxDepth, or -1
+	end  int  // the offset just past it, or -1 if it does not end well
+	open bool // it is still open at the end of the input
+}
+
+// scanForm scans the EDN form starting at data[off] without decoding it,
+// the way the EDN lexer splits tokens. It never stops early inside a
+// well-formed form, so the decoder never sees an unchecked level. A
+// bracket that does not match ends the scan (end -1, not open): the
+// decoder reports it.
+//
+// Every opening bracket, tag or discard still pending at the end of the
+// input starts a form that is open too: in lenient mode, which tries again
+// on each following line, r.open remembers them and a scan that meets one
+// stops there, so that a file of forms that never close is read in linear
+// time, not quadratic.
+func (r *ednRun) scanForm(off int) formScan {
+	data := r.data
+	res := formScan{deep: -1, end: -1}
+	var stack []byte // closers and marks
+	var starts []int // where each stack entry starts
+	// complete records that a form ended; it reports whether that form
+	// is the whole top-level form.
 	complete := func() bool {
 		for len(stack) > 0 {
 			switch stack[len(stack)-1] {
 			case markTag:
 				// The tagged value ends the tag form too.
-				stack = stack[:len(stack)-1]
+				stack, starts = stack[:len(stack)-1], starts[:len(starts)-1]
 				continue
 			case markDiscard:
 				// A dropped form counts as no form: the enclosing
 				// collection, tag or top level still waits for one.
-				stack = stack[:len(stack)-1]
+				stack, starts = stack[:len(stack)-1], starts[:len(starts)-1]
 			}
 			return false
 		}
 		return true
 	}
-	push := func(c byte, at int) {
-		stack = append(stack, c)
-		if len(stack) > maxDepth && deep < 0 {
-			deep = at
+	// push enters a nested form at i; false if it is known to stay open.
+	push := func(c byte, i int) bool {
+		stack, starts = append(stack, c), append(starts, i)
+		if len(stack) > maxDepth && res.deep < 0 {
+			res.deep = i
 		}
+		return r.open == nil || r.open[i/64]&(1<<(i%64)) == 0
+	}
+	// eof ends a scan that ran out of input inside the form.
+	eof := func() formScan {
+		if r.keepOpen {
+			if r.open == nil {
+				r.open = make([]uint64, len(data)/64+1)
+			}
+			for _, i := range starts {
+				r.open[i/64] |= 1 << (i % 64)
+			}
+		}
+		res.open = true
+		return res
 	}
 	i := off
 	for {
 		i = skipEDNSpace(data, i)
 		if i >= len(data) {
-			return deep, -1
+			return eof()
 		}
 		switch c := data[i]; c {
-		case '[':
-			push(']', i)
-			i++
-			continue
-		case '(':
-			push(')', i)
-			i++
-			continue
-		case '{':
-			push('}', i)
+		case '[', '(', '{':
+			closer := byte(']')
+			switch c {
+			case '(':
+				closer = ')'
+			case '{':
+				closer = '}'
+			}
+			if !push(closer, i) {
+				return eof()
+			}
 			i++
 			continue
 		case ']', ')', '}':
 			if len(stack) == 0 || stack[len(stack)-1] != c {
-				return deep, -1
+				return res
 			}
-			stack = stack[:len(stack)-1]
+			stack, starts = stack[:len(stack)-1], starts[:len(starts)-1]
 			i++
 		case '#':
 			if i+1 < len(data) {
 				switch data[i+1] {
 				case '{':
-					push('}', i)
+					if !push('}', i) {
+						return eof()
+					}
 					i += 2
 					continue
 				case '_':
-					push(markDiscard, i)
+					if !push(markDiscard, i) {
+						return eof()
+					}
 					i += 2
 					continue
 				}
 			}
 			if i+1 < len(data) && !isDelimiter(data, i+1) {
 				// #tag: its name, then the form it tags.
-				push(markTag, i)
+				if !push(markTag, i) {
+					return eof()
+				}
 				i = tokenEnd(data, i+1)
 				continue
 			}
@@ -445,14 +481,14 @@ func tooDeep(data []byte, off int) (deep, end int) {
 				i++
 			}
 			if i >= len(data) {
-				return deep, -1
+				return eof()
 			}
 			i++
 		case '\\':
 			// A character: the backslash takes the next character
 			// whatever it is (\], \"), then a name may follow (\newline).
 			if i+1 >= len(data) {
-				return deep, -1
+				return eof()
 			}
 			_, n := utf8.DecodeRune(data[i+1:])
 			i = tokenEnd(data, i+1+n)
@@ -460,7 +496,8 @@ func tooDeep(data []byte, off int) (deep, end int) {
 			i = tokenEnd(data, i+1)
 		}
 		if complete() {
-			return deep, i
+			res.end = i
+			return res
 		}
 	}
 }
@@ -559,7 +596,7 @@ func ednError(err error) (msg string, tooBig bool) {
 func (p *parser) decodeEDN(data []byte) error {
 	cuts := chunkStarts(data)
 	if cuts == nil {
-		r := newEDNRun(data, 0)
+		r := p.newEDNRun(data, 0)
 		_, _, err := p.ednRun(r, 0, len(data), false)
 		p.ops = r.ops
 		return err
@@ -573,7 +610,7 @@ func (p *parser) decodeEDN(data []byte) error {
 	var wg sync.WaitGroup
 	for i := range res {
 		wg.Go(func() {
-			r := newEDNRun(data, cuts[i])
+			r := p.newEDNRun(data, cuts[i])
 			end, ok, _ := p.ednRun(r, cuts[i], cuts[i+1], true)
 			res[i] = result{r, end, ok}
 		})
@@ -586,7 +623,7 @@ func (p *parser) decodeEDN(data []byte) error {
 			off = c.end
 			continue
 		}
-		r := newEDNRun(data, off)
+		r := p.newEDNRun(data, off)
 		_, _, err := p.ednRun(r, off, len(data), false)
 		p.ops = append(p.ops, r.ops...)
 		if err != nil {
@@ -631,14 +668,21 @@ type ednRun struct {
 	br   *bufio.Reader
 	rd   *bytes.Reader
 	ops  []rawOp
+	// open marks the offsets where a form known to stay open starts
+	// (scanForm), a bit per byte of data, allocated at the first; kept in
+	// lenient mode only, where it saves rescans.
+	open     []uint64
+	keepOpen bool
 }
 
-func newEDNRun(data []byte, off int) *ednRun {
+func (p *parser) newEDNRun(data []byte, off int) *ednRun {
 	return &ednRun{
 		data: data,
 		ln:   &lines{data: data, off: off, line: 1 + bytes.Count(data[:off], []byte{'\n'})},
 		br:   bufio.NewReaderSize(nil, 4096), // the smallest the EDN decoder uses as is
 		rd:   bytes.NewReader(nil),
+		// Spec runs give up at the first error: nothing to remember.
+		keepOpen: p.opt.Lenient,
 	}
 }
 
@@ -682,12 +726,13 @@ func (p *parser) ednRun(r *ednRun, off, limit int, spec bool) (end int, ok bool,
 			continue
 		}
 		line := ln.at(off)
-		if deep, formEnd := tooDeep(data, off); deep >= 0 {
+		scan := r.scanForm(off)
+		if scan.deep >= 0 {
 			// The EDN decoder recurses once per level: check before it runs.
 			if spec {
 				return off, false, nil
 			}
-			deepLine := line + bytes.Count(data[off:deep], []byte{'\n'})
+			deepLine := line + bytes.Count(data[off:scan.deep], []byte{'\n'})
 			msg := fmt.Sprintf("EDN syntax error: the form nests deeper than %d levels, this reader's limit", maxDepth)
 			if deepLine != line {
 				msg += fmt.Sprintf(" (the form starts at line %d)", line)
@@ -695,14 +740,24 @@ func (p *parser) ednRun(r *ednRun, off, limit int, spec bool) (end int, ok bool,
 			if !p.opt.Lenient {
 				return off, false, history.Errorf(p.pos(deepLine), "%s", msg)
 			}
-			if formEnd < 0 {
+			if scan.end < 0 {
 				// Not closed: the next line may well start the next form.
 				p.warn("syntax", p.pos(deepLine), msg+"; skipped to the next line")
 				off = nextLine(data, off)
 				continue
 			}
 			p.warn("syntax", p.pos(deepLine), msg+"; the form is skipped")
-			off = formEnd
+			off = scan.end
+			continue
+		}
+		if scan.open && (spec || p.opt.Lenient) {
+			// What the decoder would say, without its reading to the end
+			// of the input once per line.
+			if spec {
+				return off, false, nil
+			}
+			p.warn("syntax", p.pos(line), "unexpected end of input inside a form (the form starts here); skipped to the next line")
+			off = nextLine(data, off)
 			continue
 		}
 		x, end, err := decodeOne(data, off, r.br, r.rd)

@@ -170,3 +170,33 @@ func TestLongStringKeyKeepsItsName(t *testing.T) {
 	h := parse(t, src, elle.Options{})
 	require.Equal(t, []string{`"` + key + `"`}, h.KeyNames)
 }
+
+// TestLenientUnclosedFormsAreLinear: lenient mode tries again on the line
+// after a form that never closes; a file of such lines was read in
+// quadratic time (each try read to the end of the input).
+func TestLenientUnclosedFormsAreLinear(t *testing.T) {
+	for name, line := range map[string]string{
+		"maps":    "{:type :ok, :process 0, :value [[:append 1 1]]\n",
+		"vectors": "{:value [[:r 1 [1 2\n",
+		"tags":    "#jepsen.history.Op{:type :ok\n",
+		"sets":    "#{1 2 \n",
+	} {
+		src := opLine + strings.Repeat(line, 50_000)
+		start := time.Now()
+		h, err := elle.Parse(strings.NewReader(src), "open.edn", elle.Options{Syntax: elle.EDN, Lenient: true})
+		took := time.Since(start)
+		require.NoError(t, err, name)
+		require.NotEmpty(t, h.Warnings, name)
+		require.Less(t, took, 2*time.Second, name)
+
+		// Each line is reported where its form starts, as the decoder
+		// reports an unclosed form.
+		h, err = elle.Parse(strings.NewReader(opLine+strings.Repeat(line, 3)), "open.edn", elle.Options{Syntax: elle.EDN, Lenient: true})
+		require.NoError(t, err, name)
+		require.Len(t, h.Warnings, 4, name) // and the :invoke never completed
+		for i, w := range h.Warnings[:3] {
+			require.Equal(t, i+2, w.Pos.Line, name)
+			require.Equal(t, "unexpected end of input inside a form (the form starts here); skipped to the next line", w.Msg, name)
+		}
+	}
+}
