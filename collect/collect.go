@@ -11,8 +11,14 @@
 // is aborted; one whose commit failed otherwise (lost connection, timeout)
 // is unknown, and its session continues under a fresh session id, since
 // the commit may still take effect after the session's next transaction.
+// A transaction still in flight when the run stops (ctx cancelled, or the
+// run stopping itself) is unknown unless the store answered it definitely.
 // Nothing is dropped: every attempted transaction is in the history, and
 // the Summary counts each outcome and each reason.
+//
+// A run stops itself, with an error wrapping ErrStopped, when the store
+// reports a *FatalError (its table was dropped) or when Options.FailStreak
+// transactions in a row failed with the same error.
 //
 // The stores live in sub-packages: memstore (embedded, with selectable
 // isolation and injectable bugs), postgres and mariadb; stores.Open picks
@@ -123,6 +129,10 @@ type AbortError struct {
 	Reason string
 	// Err is the driver's error, if any.
 	Err error
+	// Conflict marks an abort by concurrency control (serialization
+	// failure, deadlock, lock wait timeout): the store doing its job, so
+	// it never counts towards Options.FailStreak however often it comes.
+	Conflict bool
 }
 
 func (e *AbortError) Error() string {
@@ -136,6 +146,53 @@ func (e *AbortError) Unwrap() error { return e.Err }
 
 // Aborted returns an *AbortError.
 func Aborted(reason string, err error) error { return &AbortError{Reason: reason, Err: err} }
+
+// Conflict returns an *AbortError marked as a concurrency-control abort.
+func Conflict(reason string, err error) error {
+	return &AbortError{Reason: reason, Err: err, Conflict: true}
+}
+
+// FatalError says that the store refused a statement in a way no later
+// transaction can avoid (the run's table is gone): the transaction is
+// aborted and Run stops.
+type FatalError struct {
+	// Reason says what happened, e.g. "table hyperiso_… no longer exists (42P01)".
+	Reason string
+	// Err is the driver's error, if any.
+	Err error
+}
+
+// Error is the reason alone: it says it all, and the driver's words are
+// one Unwrap away.
+func (e *FatalError) Error() string { return e.Reason }
+
+func (e *FatalError) Unwrap() error { return e.Err }
+
+// Fatal returns a *FatalError.
+func Fatal(reason string, err error) error { return &FatalError{Reason: reason, Err: err} }
+
+// ErrStopped is wrapped by the error of a run that stopped itself before
+// its planned transactions: the store returned a *FatalError, or too many
+// transactions in a row failed with the same error (Options.FailStreak).
+var ErrStopped = errors.New("run stopped")
+
+// stopError is why a run stopped itself; it matches ErrStopped.
+type stopError struct{ err error }
+
+func (e *stopError) Error() string        { return ErrStopped.Error() + ": " + e.err.Error() }
+func (e *stopError) Unwrap() error        { return e.err }
+func (e *stopError) Is(target error) bool { return target == ErrStopped }
+
+// TeardownError is a failure of Store.Teardown: the history is still what
+// the sessions recorded, but the run's table may remain.
+type TeardownError struct {
+	Store string
+	Err   error
+}
+
+func (e *TeardownError) Error() string { return "tearing down " + e.Store + ": " + e.Err.Error() }
+
+func (e *TeardownError) Unwrap() error { return e.Err }
 
 // IsAborted reports whether err says the transaction definitely aborted,
 // and why.

@@ -35,6 +35,12 @@ type Options struct {
 	Source string
 	// KeepTable leaves the store's table in place for inspection.
 	KeepTable bool
+	// FailStreak stops the run (ErrStopped) when that many transactions
+	// in a row, over all sessions, failed with the same error: the store
+	// is unusable, and going on would only record empty aborted
+	// transactions. Conflict aborts and client rollbacks neither extend
+	// nor break a streak. Default 100; negative: never.
+	FailStreak int
 }
 
 // maxReasons bounds the distinct reasons a Summary keeps.
@@ -45,6 +51,12 @@ type record struct {
 	session int64
 	status  history.Status
 	ops     []opRecord
+	// fail identifies the error the transaction failed with, for
+	// FailStreak ("" if it committed), and why says it in full; neutral
+	// marks an outcome that says nothing about the store's health
+	// (conflict abort, client rollback, in flight when the run stopped).
+	fail, why string
+	neutral   bool
 }
 
 type opRecord struct {
@@ -69,6 +81,9 @@ func Run(ctx context.Context, st Store, w *workload.Workload, opt Options) (*his
 	if opt.Source == "" {
 		opt.Source = "collect"
 	}
+	if opt.FailStreak == 0 {
+		opt.FailStreak = 100
+	}
 	sum := &Summary{
 		Store:     st.Describe(),
 		Isolation: opt.Isolation.String(),
@@ -81,7 +96,7 @@ func Run(ctx context.Context, st Store, w *workload.Workload, opt Options) (*his
 		tctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
 		if err := st.Teardown(tctx, opt.KeepTable); err != nil {
-			return fmt.Errorf("tearing down %s: %w", st.Name(), err)
+			return &TeardownError{Store: st.Name(), Err: err}
 		}
 		return nil
 	}
@@ -107,7 +122,11 @@ func Run(ctx context.Context, st Store, w *workload.Workload, opt Options) (*his
 	}
 	sum.Setup = time.Since(t0)
 
-	r := &runner{st: st, opt: opt, sum: sum}
+	// The sessions run under a context of their own, so that the run can
+	// stop itself (r.stop) as the caller can stop it.
+	runCtx, halt := context.WithCancelCause(ctx)
+	defer halt(nil)
+	r := &runner{st: st, opt: opt, sum: sum, halt: halt}
 	r.nextSession.Store(int64(w.Sessions()))
 	records := make([][]record, w.Sessions())
 	errs := make([]error, w.Sessions())
@@ -115,7 +134,7 @@ func Run(ctx context.Context, st Store, w *workload.Workload, opt Options) (*his
 	var wg sync.WaitGroup
 	for i := range conns {
 		wg.Go(func() {
-			records[i], errs[i] = r.session(ctx, i, conns[i], w)
+			records[i], errs[i] = r.session(runCtx, i, conns[i], w)
 		})
 	}
 	wg.Wait()
@@ -123,12 +142,20 @@ func Run(ctx context.Context, st Store, w *workload.Workload, opt Options) (*his
 
 	h := r.build(w, records)
 	t1 := time.Now()
-	err := errors.Join(append(errs, teardown())...)
-	sum.Teardown = time.Since(t1)
-	if ctx.Err() != nil && sum.Transactions < sum.Planned {
-		sum.Stopped = fmt.Sprintf("stopped after %d of %d transactions: %v", sum.Transactions, sum.Planned, context.Cause(ctx))
-		err = errors.Join(err, context.Cause(ctx))
+	err := errors.Join(errs...)
+	var stopped error
+	switch {
+	case r.stopped != nil:
+		stopped = r.stopped
+	case ctx.Err() != nil && sum.Transactions < sum.Planned:
+		stopped = context.Cause(ctx)
 	}
+	if stopped != nil {
+		sum.Stopped = fmt.Sprintf("stopped after %d of %d transactions: %v", sum.Transactions, sum.Planned, stopped)
+		err = errors.Join(stopped, err)
+	}
+	err = errors.Join(err, teardown())
+	sum.Teardown = time.Since(t1)
 	return h, sum, err
 }
 
@@ -137,9 +164,41 @@ type runner struct {
 	st          Store
 	opt         Options
 	nextSession atomic.Int64
+	halt        context.CancelCauseFunc
 
-	mu  sync.Mutex
-	sum *Summary
+	mu      sync.Mutex
+	sum     *Summary
+	stopped error  // why the run stopped itself, once it has
+	streak  string // the error the last transactions failed with
+	streakN int    // how many in a row
+}
+
+// stop ends the run: the sessions see their context cancelled. The first
+// reason is the one reported. Called with r.mu held.
+func (r *runner) stop(err error) {
+	if r.stopped == nil {
+		r.stopped = &stopError{err}
+		r.halt(r.stopped)
+	}
+}
+
+// finish counts a transaction and follows the failure streak. Called with
+// r.mu held.
+func (r *runner) finish(rec record) {
+	r.sum.add(rec)
+	if rec.neutral {
+		return
+	}
+	if rec.fail != r.streak {
+		r.streak, r.streakN = rec.fail, 0
+	}
+	if rec.fail == "" {
+		return
+	}
+	r.streakN++
+	if r.opt.FailStreak > 0 && r.streakN >= r.opt.FailStreak {
+		r.stop(fmt.Errorf("the last %d transactions all failed with the same error, the last with: %s", r.streakN, rec.why))
+	}
 }
 
 func (r *runner) count(f func(s *Summary)) {
@@ -200,7 +259,7 @@ func (r *runner) session(ctx context.Context, i int, conn Conn, w *workload.Work
 		rec, broken := r.txn(ctx, conn, plan)
 		rec.session = sid
 		recs = append(recs, rec)
-		r.count(func(s *Summary) { s.add(rec) })
+		r.count(func(*Summary) { r.finish(rec) })
 		if r.opt.Progress != nil {
 			r.opt.Progress()
 		}
@@ -215,6 +274,9 @@ func (r *runner) session(ctx context.Context, i int, conn Conn, w *workload.Work
 		}
 		if broken {
 			if err := reconnect(); err != nil {
+				if ctx.Err() != nil {
+					return recs, nil // stopped meanwhile: Run says so
+				}
 				return recs, err
 			}
 		}
@@ -230,8 +292,7 @@ func (r *runner) txn(ctx context.Context, conn Conn, plan workload.Txn) (rec rec
 	tx, err := conn.Begin(octx, r.opt.Isolation)
 	cancel()
 	if err != nil {
-		rec.status = history.Aborted
-		return rec, r.failed("begin", err)
+		return rec, r.failed(ctx, &rec, "begin", err)
 	}
 	var opErr error
 	for _, op := range plan.Ops {
@@ -269,48 +330,112 @@ func (r *runner) txn(ctx context.Context, conn Conn, plan workload.Txn) (rec rec
 	defer cancel()
 	switch {
 	case opErr != nil:
-		// A transaction that failed before its commit was sent cannot
-		// have committed.
-		rec.status = history.Aborted
 		r.count(func(s *Summary) { s.FailedOps++ })
-		broken = r.failed("operation", opErr)
+		broken = r.failed(ctx, &rec, "operation", opErr)
 		if err := tx.Abort(octx); err != nil {
 			broken = true
 		}
 	case plan.Rollback:
 		rec.status = history.Aborted
+		rec.neutral = true
 		r.count(func(s *Summary) { s.ClientRollbacks++ })
 		r.reason("aborted", "client rollback")
 		if err := tx.Abort(octx); err != nil {
-			broken = r.failed("rollback", err)
+			// Logged, but the transaction is the client's own abort
+			// whatever the rollback said.
+			r.reason("aborted", "rollback: "+short(err))
+			broken = true
 		}
 	default:
 		err := tx.Commit(octx)
-		switch reason, ok := IsAborted(err); {
-		case err == nil:
+		if err == nil {
 			rec.status = history.Committed
-		case ok:
-			rec.status = history.Aborted
-			r.reason("aborted", reason)
-		default:
-			rec.status = history.Unknown
-			r.reason("unknown", "commit: "+short(err))
-			broken = true
+			break
 		}
+		if r.definite(&rec, err) {
+			break
+		}
+		// The commit may have taken effect: its answer was lost (a
+		// connection error, a timeout, the run stopping meanwhile).
+		rec.status = history.Unknown
+		broken = true
+		if ctx.Err() != nil {
+			rec.neutral = true
+			r.reason("unknown", "commit in flight when the run stopped")
+			break
+		}
+		r.reason("unknown", "commit: "+short(err))
+		rec.fail, rec.why = "commit: "+shape(err), "commit: "+short(err)
 	}
 	return rec, broken
 }
 
-// failed counts an error that aborted a transaction before its commit and
+// failed records a transaction that failed before its commit was sent and
 // reports whether the connection may be broken (any error that is not a
-// definite abort).
-func (r *runner) failed(stage string, err error) bool {
-	if reason, ok := IsAborted(err); ok {
-		r.reason("aborted", reason)
+// definite answer of the store).
+func (r *runner) failed(ctx context.Context, rec *record, stage string, err error) (broken bool) {
+	if r.definite(rec, err) {
 		return false
 	}
+	if ctx.Err() != nil {
+		// In flight when the run stopped: recorded as unknown, never
+		// guessed, whatever the error the cancellation caused.
+		rec.status = history.Unknown
+		rec.neutral = true
+		r.reason("unknown", "in flight when the run stopped")
+		return true
+	}
+	// A transaction that failed before its commit was sent cannot have
+	// committed.
+	rec.status = history.Aborted
 	r.reason("aborted", stage+": "+short(err))
+	rec.fail, rec.why = stage+": "+shape(err), stage+": "+short(err)
 	return true
+}
+
+// definite records a transaction the store definitely aborted (err is an
+// *AbortError or a *FatalError) and reports whether it was one; a
+// *FatalError stops the run.
+func (r *runner) definite(rec *record, err error) bool {
+	var fe *FatalError
+	if errors.As(err, &fe) {
+		rec.status = history.Aborted
+		rec.fail, rec.why = fe.Reason, fe.Reason
+		r.count(func(s *Summary) {
+			s.addReason("aborted: " + fe.Reason)
+			r.stop(err)
+		})
+		return true
+	}
+	var ae *AbortError
+	if !errors.As(err, &ae) {
+		return false
+	}
+	rec.status = history.Aborted
+	r.reason("aborted", ae.Reason)
+	if ae.Conflict {
+		rec.neutral = true
+	} else {
+		rec.fail, rec.why = "aborted: "+ae.Reason, short(err)
+	}
+	return true
+}
+
+// shape is an error message with its numbers blanked, so that failures that
+// differ only by a key, a port or a process id count as the same error.
+func shape(err error) string {
+	var b strings.Builder
+	digits := false
+	for _, c := range short(err) {
+		d := c >= '0' && c <= '9'
+		if !d {
+			b.WriteRune(c)
+		} else if !digits {
+			b.WriteByte('#')
+		}
+		digits = d
+	}
+	return b.String()
 }
 
 // short shortens an error message for the summary.

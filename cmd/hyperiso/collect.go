@@ -1,11 +1,14 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
@@ -54,7 +57,14 @@ The summary (committed, aborted, unknown, reasons, throughput) goes to
 standard output, or to standard error when the history does. A failed
 commit is recorded as aborted when the database refused it (serialization
 failure, deadlock) and as unknown otherwise (lost connection, timeout).
-Exit status: 0 when the history was written, 2 otherwise.`
+
+On SIGINT or SIGTERM, collect stops: transactions in flight are recorded as
+unknown, the history so far is written and the table dropped. It stops by
+itself, with exit status 2, when its table disappears or when 100
+transactions in a row fail with the same error (conflict aborts aside).
+Exit status: 0 when the whole history was written; 130 (SIGINT) or 143
+(SIGTERM) when interrupted; 2 otherwise (the history recorded so far is
+still written if any transaction ran).`
 
 // collectFlags are the workload parameters; only those given override the
 // chosen workload's defaults.
@@ -177,10 +187,13 @@ func newCollect(stdout io.Writer) *cobra.Command {
 			} else {
 				summaryW = stderr
 			}
-			ctx, stop := signal.NotifyContext(c.Context(), os.Interrupt)
+			ctx, stop := interruptible(c.Context())
 			defer stop()
 			st, err := stores.Open(ctx, db, stores.Options{Seed: f.seed, Bugs: bug})
 			if err != nil {
+				if sig, ok := interruption(ctx); ok {
+					return fail(sig.code(), "interrupted by %s before the run started: nothing written", sig.String())
+				}
 				return fail(exitBadInput, "%v", err)
 			}
 			opt := collect.Options{Isolation: iso, OpTimeout: timeout, KeepTable: keepTable, Source: out}
@@ -197,7 +210,11 @@ func newCollect(stdout io.Writer) *cobra.Command {
 				}
 				fmt.Fprintln(stderr)
 			}
+			sig, interrupted := interruption(ctx)
 			if h == nil {
+				if interrupted {
+					return fail(sig.code(), "interrupted by %s before any transaction ran: nothing written; %s", sig.String(), oneLine(runErr))
+				}
 				return fail(exitBadInput, "%v", runErr)
 			}
 			cw := &countingWriter{w: hw}
@@ -220,10 +237,29 @@ func newCollect(stdout io.Writer) *cobra.Command {
 					}
 				}
 			}
-			if runErr != nil {
-				return fail(exitBadInput, "%v (the history recorded so far was written)", runErr)
+			// One line: what stopped the run, what was written, and
+			// whether the table is left.
+			if !interrupted && runErr == nil {
+				return nil
 			}
-			return nil
+			hs := h.Stats()
+			dest := "to standard output"
+			if file != nil {
+				dest = "to " + out
+			}
+			wrote := fmt.Sprintf("wrote %d of %d planned transactions (%d unknown) %s", hs.Transactions, sum.Planned, hs.Unknown, dest)
+			var td *collect.TeardownError
+			tableNote := ""
+			if errors.As(runErr, &td) {
+				tableNote = "; the table may remain: " + oneLine(td)
+			}
+			if interrupted {
+				return fail(sig.code(), "interrupted by %s: %s%s", sig.String(), wrote, tableNote)
+			}
+			if cause := withoutTeardown(runErr); cause != nil {
+				return fail(exitBadInput, "%s: %s%s", oneLine(cause), wrote, tableNote)
+			}
+			return fail(exitBadInput, "%s%s", wrote, tableNote)
 		},
 	}
 	f.register(c)
@@ -254,6 +290,80 @@ func newBar(w io.Writer, total int, quiet bool) *progressbar.ProgressBar {
 		progressbar.OptionSetPredictTime(true),
 		progressbar.OptionFullWidth(),
 	)
+}
+
+// signalName is an interrupting signal, as the user knows it.
+type signalName struct{ sig syscall.Signal }
+
+func (s signalName) String() string {
+	switch s.sig {
+	case syscall.SIGINT:
+		return "SIGINT"
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	}
+	return s.sig.String()
+}
+
+func (s signalName) Error() string { return "interrupted by " + s.String() }
+
+// code is the shell's status for a process the signal ended: 128 + its number.
+func (s signalName) code() int { return 128 + int(s.sig) }
+
+// interruptible returns a context cancelled, with a signalName as its cause,
+// by the first SIGINT or SIGTERM. Later ones are ignored until stop: the run
+// is then finishing, bounded by its timeouts, and writing what it recorded.
+func interruptible(parent context.Context) (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(parent)
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM)
+	go func() {
+		select {
+		case s := <-ch:
+			sig, _ := s.(syscall.Signal)
+			cancel(signalName{sig})
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(ch)
+		cancel(nil)
+	}
+}
+
+// interruption reports the signal that cancelled ctx, if one did.
+func interruption(ctx context.Context) (signalName, bool) {
+	var s signalName
+	ok := errors.As(context.Cause(ctx), &s)
+	return s, ok
+}
+
+// withoutTeardown drops the teardown failure from a run's error, which the
+// message reports apart.
+func withoutTeardown(err error) error {
+	j, ok := err.(interface{ Unwrap() []error })
+	if !ok {
+		var td *collect.TeardownError
+		if errors.As(err, &td) {
+			return nil
+		}
+		return err
+	}
+	var keep []error
+	for _, e := range j.Unwrap() {
+		if e = withoutTeardown(e); e != nil {
+			keep = append(keep, e)
+		}
+	}
+	return errors.Join(keep...)
+}
+
+// oneLine joins the lines of an error's message.
+func oneLine(err error) string {
+	if err == nil {
+		return ""
+	}
+	return strings.Join(strings.Fields(err.Error()), " ")
 }
 
 type writerFunc func(p []byte) (int, error)

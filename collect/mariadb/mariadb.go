@@ -198,12 +198,12 @@ func (c *conn) Begin(ctx context.Context, iso collect.Isolation) (collect.Tx, er
 	}
 	if lv != c.level {
 		if _, err := c.c.ExecContext(ctx, "SET SESSION TRANSACTION ISOLATION LEVEL "+lv); err != nil {
-			return nil, classify(err)
+			return nil, c.s.classify(err)
 		}
 		c.level = lv
 	}
 	if _, err := c.c.ExecContext(ctx, "START TRANSACTION"); err != nil {
-		return nil, classify(err)
+		return nil, c.s.classify(err)
 	}
 	return &tx{c: c}, nil
 }
@@ -217,7 +217,7 @@ func (t *tx) Read(ctx context.Context, key int64) (int64, bool, error) {
 		return 0, false, nil
 	}
 	if err != nil {
-		return 0, false, classify(err)
+		return 0, false, t.c.s.classify(err)
 	}
 	return v, true, nil
 }
@@ -225,7 +225,7 @@ func (t *tx) Read(ctx context.Context, key int64) (int64, bool, error) {
 func (t *tx) Write(ctx context.Context, key, val int64) error {
 	res, err := t.c.c.ExecContext(ctx, t.c.s.write, val, key)
 	if err != nil {
-		return classify(err)
+		return t.c.s.classify(err)
 	}
 	if n, err := res.RowsAffected(); err != nil || n != 1 {
 		return fmt.Errorf("mariadb: key %d is not in table %s", key, t.c.s.name)
@@ -235,7 +235,7 @@ func (t *tx) Write(ctx context.Context, key, val int64) error {
 
 func (t *tx) Commit(ctx context.Context) error {
 	_, err := t.c.c.ExecContext(ctx, "COMMIT")
-	return classify(err)
+	return t.c.s.classify(err)
 }
 
 func (t *tx) Abort(ctx context.Context) error {
@@ -244,18 +244,23 @@ func (t *tx) Abort(ctx context.Context) error {
 }
 
 // classify marks the errors after which InnoDB has rolled back, or the
-// recorder must roll back, the transaction: deadlock, lock wait timeout,
-// "record has changed since last read" (MariaDB's snapshot check).
-func classify(err error) error {
+// recorder must roll back, the transaction: the conflicts — deadlock, lock
+// wait timeout, "record has changed since last read" (MariaDB's snapshot
+// check) — and the loss of the run's table, after which no transaction can
+// succeed. Anything else, a lost connection included, leaves the outcome
+// of a COMMIT open.
+func (s *Store) classify(err error) error {
 	var me *mysql.MySQLError
 	if errors.As(err, &me) {
 		switch me.Number {
 		case 1213:
-			return collect.Aborted("deadlock (1213)", err)
+			return collect.Conflict("deadlock (1213)", err)
 		case 1205:
-			return collect.Aborted("lock wait timeout (1205)", err)
+			return collect.Conflict("lock wait timeout (1205)", err)
 		case 1020:
-			return collect.Aborted("record changed since last read (1020)", err)
+			return collect.Conflict("record changed since last read (1020)", err)
+		case 1146: // ER_NO_SUCH_TABLE
+			return collect.Fatal(fmt.Sprintf("table %s no longer exists (1146)", s.name), err)
 		}
 	}
 	return err

@@ -358,7 +358,7 @@ func (t *tx) Commit(context.Context) error {
 	if t.iso != collect.ReadCommitted && s.opt.Bugs&LostUpdate == 0 {
 		for _, k := range t.order {
 			if s.latest(k) > t.snap {
-				return collect.Aborted("write conflict (first committer wins)", nil)
+				return collect.Conflict("write conflict (first committer wins)", nil)
 			}
 		}
 	}
@@ -368,7 +368,7 @@ func (t *tx) Commit(context.Context) error {
 	if t.iso == collect.Serializable && len(t.order) > 0 {
 		for k := range t.reads {
 			if s.latest(k) > t.snap {
-				return collect.Aborted("read validation failed", nil)
+				return collect.Conflict("read validation failed", nil)
 			}
 		}
 	}

@@ -102,11 +102,21 @@ func (s *Store) Setup(ctx context.Context, keys int64) error {
 }
 
 // Teardown implements collect.Store: it drops the table (unless keep) and
-// disconnects.
+// disconnects. The control connection may have died during the run (killed,
+// idle timeout): the table is then dropped over a new one.
 func (s *Store) Teardown(ctx context.Context, keep bool) error {
 	var err error
 	if !keep {
-		_, err = s.admin.Exec(ctx, "DROP TABLE IF EXISTS "+s.table)
+		drop := "DROP TABLE IF EXISTS " + s.table
+		if _, err = s.admin.Exec(ctx, drop); err != nil && s.admin.IsClosed() {
+			if c, cerr := pgx.ConnectConfig(ctx, s.cfg.Copy()); cerr != nil {
+				err = errors.Join(err, cerr)
+			} else {
+				s.admin.Close(ctx)
+				s.admin = c
+				_, err = c.Exec(ctx, drop)
+			}
+		}
 	}
 	return errors.Join(err, s.admin.Close(ctx))
 }
@@ -138,7 +148,7 @@ func (c *conn) Begin(ctx context.Context, iso collect.Isolation) (collect.Tx, er
 	}
 	t, err := c.c.BeginTx(ctx, pgx.TxOptions{IsoLevel: lv})
 	if err != nil {
-		return nil, classify(err)
+		return nil, c.s.classify(err)
 	}
 	return &tx{c: c, t: t}, nil
 }
@@ -155,7 +165,7 @@ func (t *tx) Read(ctx context.Context, key int64) (int64, bool, error) {
 		return 0, false, nil
 	}
 	if err != nil {
-		return 0, false, classify(err)
+		return 0, false, t.c.s.classify(err)
 	}
 	return v, true, nil
 }
@@ -163,7 +173,7 @@ func (t *tx) Read(ctx context.Context, key int64) (int64, bool, error) {
 func (t *tx) Write(ctx context.Context, key, val int64) error {
 	tag, err := t.t.Exec(ctx, t.c.s.write, val, key)
 	if err != nil {
-		return classify(err)
+		return t.c.s.classify(err)
 	}
 	if tag.RowsAffected() != 1 {
 		return fmt.Errorf("postgres: key %d is not in table %s", key, t.c.s.name)
@@ -186,32 +196,33 @@ func (t *tx) Commit(ctx context.Context) error {
 		// serialization failure, a deferred constraint): it rolled
 		// back. A cancelled commit (57014) or a connection or internal
 		// error leaves the outcome open.
-		return collect.Aborted(reason(pe), err)
+		return t.c.s.classify(err)
 	}
 	return err
 }
 
 func (t *tx) Abort(ctx context.Context) error { return t.t.Rollback(ctx) }
 
-// classify marks the errors that definitely abort a transaction.
-func classify(err error) error {
+// classify marks the errors that definitely abort a transaction (an
+// ERROR answer: the server rolled the transaction back): conflicts, which
+// concurrency control causes; the loss of the run's table, after which no
+// transaction can succeed; any other error.
+func (s *Store) classify(err error) error {
 	var pe *pgconn.PgError
-	if errors.As(err, &pe) && pe.Severity == "ERROR" {
-		return collect.Aborted(reason(pe), err)
+	if !errors.As(err, &pe) || pe.Severity != "ERROR" {
+		return err
 	}
-	return err
-}
-
-func reason(pe *pgconn.PgError) string {
 	switch pe.Code {
 	case "40001":
-		return "serialization failure (40001)"
+		return collect.Conflict("serialization failure (40001)", err)
 	case "40P01":
-		return "deadlock (40P01)"
+		return collect.Conflict("deadlock (40P01)", err)
 	case "55P03":
-		return "lock not available (55P03)"
+		return collect.Conflict("lock not available (55P03)", err)
+	case "42P01": // undefined_table
+		return collect.Fatal(fmt.Sprintf("table %s no longer exists (42P01)", s.name), err)
 	case "25P02":
-		return "transaction already failed (25P02)"
+		return collect.Aborted("transaction already failed (25P02)", err)
 	}
-	return fmt.Sprintf("error %s", pe.Code)
+	return collect.Aborted(fmt.Sprintf("error %s", pe.Code), err)
 }

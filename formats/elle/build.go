@@ -355,7 +355,7 @@ func (p *parser) prepareKeys(keep []int) error {
 				case k.k == vKeyword:
 					name = ":" + k.s
 				case k.k == vString && p.syntax == EDN:
-					name = k.describe()
+					name = k.quoted()
 				}
 				p.symName = append(p.symName, name)
 			}

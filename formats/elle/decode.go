@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode"
+	"unicode/utf8"
 
 	"olympos.io/encoding/edn"
 
@@ -42,38 +44,115 @@ type val struct {
 	elems []val
 }
 
+// quoteLimit bounds, in characters, any piece of the input a message quotes:
+// a pathological value must not turn into a message as large as the file.
+const quoteLimit = 80
+
+// describe renders v for a message, at most quoteLimit characters and an
+// ellipsis. It stops writing once full, so its cost does not depend on the
+// size or nesting of v.
 func (v val) describe() string {
+	w := clipWriter{left: quoteLimit}
+	v.describeTo(&w)
+	return w.String()
+}
+
+func (v val) describeTo(w *clipWriter) {
+	if w.full() {
+		return
+	}
 	switch v.k {
 	case vNil:
-		return "nil"
+		w.WriteString("nil")
 	case vInt:
-		return strconv.FormatInt(v.n, 10)
+		w.WriteString(strconv.FormatInt(v.n, 10))
 	case vBig:
-		return "the integer " + v.s
+		w.WriteString("the integer ")
+		w.WriteString(prefix(v.s, quoteLimit+1))
 	case vKeyword:
-		return ":" + v.s
+		w.WriteString(":")
+		w.WriteString(prefix(v.s, quoteLimit+1))
 	case vString:
-		return strconv.Quote(v.s)
+		// A prefix one character longer than the limit quotes to more
+		// than the limit: the writer cuts it and says so.
+		w.WriteString(strconv.Quote(prefix(v.s, quoteLimit+1)))
 	case vSymbol:
-		return v.s
+		w.WriteString(prefix(v.s, quoteLimit+1))
 	case vVec:
-		var b strings.Builder
-		b.WriteByte('[')
+		w.WriteString("[")
 		for i, e := range v.elems {
+			if w.full() {
+				return
+			}
 			if i > 0 {
-				b.WriteByte(' ')
+				w.WriteString(" ")
 			}
 			if i == 8 {
-				b.WriteString("…")
+				w.WriteString("…")
 				break
 			}
-			b.WriteString(e.describe())
+			e.describeTo(w)
 		}
-		b.WriteByte(']')
-		return b.String()
+		w.WriteString("]")
+	default:
+		w.WriteString(prefix(v.s, quoteLimit+1))
 	}
-	return v.s
 }
+
+// clipWriter keeps the first left characters written to it and notes
+// whether anything was cut.
+type clipWriter struct {
+	b    strings.Builder
+	left int
+	cut  bool
+}
+
+func (w *clipWriter) full() bool { return w.cut }
+
+func (w *clipWriter) WriteString(s string) {
+	if w.cut {
+		return
+	}
+	for i := range s {
+		if w.left == 0 {
+			w.b.WriteString(s[:i])
+			w.cut = true
+			return
+		}
+		w.left--
+	}
+	w.b.WriteString(s)
+}
+
+func (w *clipWriter) String() string {
+	if w.cut {
+		return w.b.String() + "…"
+	}
+	return w.b.String()
+}
+
+// clip shortens s, a piece of the input quoted in a message, to quoteLimit
+// characters and an ellipsis.
+func clip(s string) string {
+	w := clipWriter{left: quoteLimit}
+	w.WriteString(prefix(s, quoteLimit+1))
+	return w.String()
+}
+
+// prefix returns the first n characters of s (all of s if shorter), in
+// O(n) whatever the length of s.
+func prefix(s string, n int) string {
+	for i := range s {
+		if n == 0 {
+			return s[:i]
+		}
+		n--
+	}
+	return s
+}
+
+// quoted renders a string in full, as data (a key's name), not a message.
+func (v val) quoted() string { return strconv.Quote(v.s) }
 
 // name returns the text of a keyword or string.
 func (v val) name() (string, bool) {
@@ -267,6 +346,201 @@ func nextLine(data []byte, i int) int {
 	return len(data)
 }
 
+// maxDepth bounds the nesting of an EDN form (collections, tags and
+// discards): Jepsen's operation maps nest four or five levels deep, and the
+// EDN decoder recurses once per level, so a deeper form is an error rather
+// than a stack overflow.
+const maxDepth = 1000
+
+// Marks on scanForm's stack besides closing brackets.
+const (
+	markTag     = 't' // #tag: the next form completes it
+	markDiscard = '_' // #_: the next form is dropped
+)
+
+// formScan is what scanForm learnt of a form.
+type formScan struct {
+	deep int  // where its nesting first exceeds maxDepth, or -1
+	end  int  // the offset just past it, or -1 if it does not end well
+	open bool // it is still open at the end of the input
+}
+
+// scanForm scans the EDN form starting at data[off] without decoding it,
+// the way the EDN lexer splits tokens. It never stops early inside a
+// well-formed form, so the decoder never sees an unchecked level. A
+// bracket that does not match ends the scan (end -1, not open): the
+// decoder reports it.
+//
+// Every opening bracket, tag or discard still pending at the end of the
+// input starts a form that is open too: in lenient mode, which tries again
+// on each following line, r.open remembers them and a scan that meets one
+// stops there, so that a file of forms that never close is read in linear
+// time, not quadratic.
+func (r *ednRun) scanForm(off int) formScan {
+	data := r.data
+	res := formScan{deep: -1, end: -1}
+	var stack []byte // closers and marks
+	var starts []int // where each stack entry starts
+	// complete records that a form ended; it reports whether that form
+	// is the whole top-level form.
+	complete := func() bool {
+		for len(stack) > 0 {
+			switch stack[len(stack)-1] {
+			case markTag:
+				// The tagged value ends the tag form too.
+				stack, starts = stack[:len(stack)-1], starts[:len(starts)-1]
+				continue
+			case markDiscard:
+				// A dropped form counts as no form: the enclosing
+				// collection, tag or top level still waits for one.
+				stack, starts = stack[:len(stack)-1], starts[:len(starts)-1]
+			}
+			return false
+		}
+		return true
+	}
+	// push enters a nested form at i; false if it is known to stay open.
+	push := func(c byte, i int) bool {
+		stack, starts = append(stack, c), append(starts, i)
+		if len(stack) > maxDepth && res.deep < 0 {
+			res.deep = i
+		}
+		return r.open == nil || r.open[i/64]&(1<<(i%64)) == 0
+	}
+	// eof ends a scan that ran out of input inside the form.
+	eof := func() formScan {
+		if r.keepOpen {
+			if r.open == nil {
+				r.open = make([]uint64, len(data)/64+1)
+			}
+			for _, i := range starts {
+				r.open[i/64] |= 1 << (i % 64)
+			}
+		}
+		res.open = true
+		return res
+	}
+	i := off
+	for {
+		i = skipEDNSpace(data, i)
+		if i >= len(data) {
+			return eof()
+		}
+		switch c := data[i]; c {
+		case '[', '(', '{':
+			closer := byte(']')
+			switch c {
+			case '(':
+				closer = ')'
+			case '{':
+				closer = '}'
+			}
+			if !push(closer, i) {
+				return eof()
+			}
+			i++
+			continue
+		case ']', ')', '}':
+			if len(stack) == 0 || stack[len(stack)-1] != c {
+				return res
+			}
+			stack, starts = stack[:len(stack)-1], starts[:len(starts)-1]
+			i++
+		case '#':
+			if i+1 < len(data) {
+				switch data[i+1] {
+				case '{':
+					if !push('}', i) {
+						return eof()
+					}
+					i += 2
+					continue
+				case '_':
+					if !push(markDiscard, i) {
+						return eof()
+					}
+					i += 2
+					continue
+				}
+			}
+			if i+1 < len(data) && !isDelimiter(data, i+1) {
+				// #tag: its name, then the form it tags.
+				if !push(markTag, i) {
+					return eof()
+				}
+				i = tokenEnd(data, i+1)
+				continue
+			}
+			i = tokenEnd(data, i)
+		case '"':
+			i++
+			for i < len(data) && data[i] != '"' {
+				if data[i] == '\\' {
+					i++
+				}
+				i++
+			}
+			if i >= len(data) {
+				return eof()
+			}
+			i++
+		case '\\':
+			// A character: the backslash takes the next character
+			// whatever it is (\], \"), then a name may follow (\newline).
+			if i+1 >= len(data) {
+				return eof()
+			}
+			_, n := utf8.DecodeRune(data[i+1:])
+			i = tokenEnd(data, i+1+n)
+		default:
+			i = tokenEnd(data, i+1)
+		}
+		if complete() {
+			res.end = i
+			return res
+		}
+	}
+}
+
+// isDelimiter reports whether a token ends before data[i]: whitespace
+// (commas and Unicode spaces included), a bracket, a string, a character
+// or a comment.
+func isDelimiter(data []byte, i int) bool {
+	switch c := data[i]; c {
+	case ' ', '\t', '\r', '\n', ',', '\f', '\v', '"', '[', ']', '(', ')', '{', '}', '\\', ';':
+		return true
+	default:
+		if c < utf8.RuneSelf {
+			return false
+		}
+		r, _ := utf8.DecodeRune(data[i:])
+		return unicode.IsSpace(r)
+	}
+}
+
+// skipEDNSpace is skipSpace with the EDN lexer's Unicode whitespace too.
+func skipEDNSpace(data []byte, i int) int {
+	for {
+		i = skipSpace(data, i)
+		if i >= len(data) || !isDelimiter(data, i) {
+			return i
+		}
+		r, n := utf8.DecodeRune(data[i:])
+		if !unicode.IsSpace(r) {
+			return i
+		}
+		i += n
+	}
+}
+
+// tokenEnd returns the offset of the first delimiter at or after i.
+func tokenEnd(data []byte, i int) int {
+	for i < len(data) && !isDelimiter(data, i) {
+		i++
+	}
+	return i
+}
+
 // decodeOne decodes the EDN form starting at data[off:] and returns it with
 // the offset just past it. Panics inside the decoder become errors.
 func decodeOne(data []byte, off int, br *bufio.Reader, rd *bytes.Reader) (x any, end int, err error) {
@@ -276,7 +550,7 @@ func decodeOne(data []byte, off int, br *bufio.Reader, rd *bytes.Reader) (x any,
 	func() {
 		defer func() {
 			if r := recover(); r != nil {
-				err = fmt.Errorf("malformed EDN (%v)", r)
+				err = fmt.Errorf("malformed EDN (%s)", clip(fmt.Sprint(r)))
 			}
 		}()
 		err = dec.Decode(&x)
@@ -289,7 +563,7 @@ func decodeOne(data []byte, off int, br *bufio.Reader, rd *bytes.Reader) (x any,
 func ednError(err error) (msg string, tooBig bool) {
 	var ne *strconv.NumError
 	if errors.As(err, &ne) && errors.Is(ne.Err, strconv.ErrRange) {
-		return fmt.Sprintf("integer %s does not fit in 64 bits", ne.Num), true
+		return fmt.Sprintf("integer %s does not fit in 64 bits", clip(ne.Num)), true
 	}
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 		return "unexpected end of input inside a form", false
@@ -299,7 +573,7 @@ func ednError(err error) (msg string, tooBig bool) {
 		if strings.Contains(se.Error(), "unexpected end") {
 			return "unexpected end of input inside a form", false
 		}
-		return "EDN syntax error: " + se.Error(), false
+		return "EDN syntax error: " + clip(se.Error()), false
 	}
 	var ue *edn.UnhashableError
 	if errors.As(err, &ue) {
@@ -309,7 +583,7 @@ func ednError(err error) (msg string, tooBig bool) {
 	if strings.Contains(s, "No more tokens") {
 		return "unexpected end of input inside a form", false
 	}
-	return "EDN syntax error: " + s, false
+	return "EDN syntax error: " + clip(s), false
 }
 
 // decodeEDN splits data into top-level forms and decodes each operation map.
@@ -322,7 +596,7 @@ func ednError(err error) (msg string, tooBig bool) {
 func (p *parser) decodeEDN(data []byte) error {
 	cuts := chunkStarts(data)
 	if cuts == nil {
-		r := newEDNRun(data, 0)
+		r := p.newEDNRun(data, 0)
 		_, _, err := p.ednRun(r, 0, len(data), false)
 		p.ops = r.ops
 		return err
@@ -336,7 +610,7 @@ func (p *parser) decodeEDN(data []byte) error {
 	var wg sync.WaitGroup
 	for i := range res {
 		wg.Go(func() {
-			r := newEDNRun(data, cuts[i])
+			r := p.newEDNRun(data, cuts[i])
 			end, ok, _ := p.ednRun(r, cuts[i], cuts[i+1], true)
 			res[i] = result{r, end, ok}
 		})
@@ -349,7 +623,7 @@ func (p *parser) decodeEDN(data []byte) error {
 			off = c.end
 			continue
 		}
-		r := newEDNRun(data, off)
+		r := p.newEDNRun(data, off)
 		_, _, err := p.ednRun(r, off, len(data), false)
 		p.ops = append(p.ops, r.ops...)
 		if err != nil {
@@ -394,14 +668,21 @@ type ednRun struct {
 	br   *bufio.Reader
 	rd   *bytes.Reader
 	ops  []rawOp
+	// open marks the offsets where a form known to stay open starts
+	// (scanForm), a bit per byte of data, allocated at the first; kept in
+	// lenient mode only, where it saves rescans.
+	open     []uint64
+	keepOpen bool
 }
 
-func newEDNRun(data []byte, off int) *ednRun {
+func (p *parser) newEDNRun(data []byte, off int) *ednRun {
 	return &ednRun{
 		data: data,
 		ln:   &lines{data: data, off: off, line: 1 + bytes.Count(data[:off], []byte{'\n'})},
 		br:   bufio.NewReaderSize(nil, 4096), // the smallest the EDN decoder uses as is
 		rd:   bytes.NewReader(nil),
+		// Spec runs give up at the first error: nothing to remember.
+		keepOpen: p.opt.Lenient,
 	}
 }
 
@@ -445,6 +726,40 @@ func (p *parser) ednRun(r *ednRun, off, limit int, spec bool) (end int, ok bool,
 			continue
 		}
 		line := ln.at(off)
+		scan := r.scanForm(off)
+		if scan.deep >= 0 {
+			// The EDN decoder recurses once per level: check before it runs.
+			if spec {
+				return off, false, nil
+			}
+			deepLine := line + bytes.Count(data[off:scan.deep], []byte{'\n'})
+			msg := fmt.Sprintf("EDN syntax error: the form nests deeper than %d levels, this reader's limit", maxDepth)
+			if deepLine != line {
+				msg += fmt.Sprintf(" (the form starts at line %d)", line)
+			}
+			if !p.opt.Lenient {
+				return off, false, history.Errorf(p.pos(deepLine), "%s", msg)
+			}
+			if scan.end < 0 {
+				// Not closed: the next line may well start the next form.
+				p.warn("syntax", p.pos(deepLine), msg+"; skipped to the next line")
+				off = nextLine(data, off)
+				continue
+			}
+			p.warn("syntax", p.pos(deepLine), msg+"; the form is skipped")
+			off = scan.end
+			continue
+		}
+		if scan.open && (spec || p.opt.Lenient) {
+			// What the decoder would say, without its reading to the end
+			// of the input once per line.
+			if spec {
+				return off, false, nil
+			}
+			p.warn("syntax", p.pos(line), "unexpected end of input inside a form (the form starts here); skipped to the next line")
+			off = nextLine(data, off)
+			continue
+		}
 		x, end, err := decodeOne(data, off, r.br, r.rd)
 		if err == io.EOF {
 			// Only discarded forms (#_) were left.

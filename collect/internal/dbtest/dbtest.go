@@ -7,10 +7,15 @@ package dbtest
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"errors"
+	neturl "net/url"
 	"os"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/hyperiso/hyperiso/check"
 	"github.com/hyperiso/hyperiso/collect"
@@ -74,6 +79,103 @@ func MariaDBURL(t testing.TB) string {
 	}
 	_ = s.Teardown(ctx, false)
 	return u
+}
+
+// scratchName is a fresh schema or database name for one test.
+func scratchName() string {
+	return "hyperiso_test_" + strings.TrimPrefix(collect.TableName(), "hyperiso_")
+}
+
+// PostgresScratch returns the test PostgreSQL URL with its search_path set
+// to a fresh schema, the schema's name, and a connection to the database
+// for the test to look and act with. The schema and all it holds are
+// dropped when t ends. A run's table lands there, so the test finds it
+// (and only it) while other runs share the database.
+func PostgresScratch(t testing.TB) (url, schema string, probe *pgx.Conn) {
+	t.Helper()
+	base := PostgresURL(t)
+	ctx := context.Background()
+	probe, err := pgx.Connect(ctx, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	schema = scratchName()
+	if _, err := probe.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_, _ = probe.Exec(ctx, "DROP SCHEMA IF EXISTS "+schema+" CASCADE")
+		probe.Close(ctx)
+	})
+	sep := "?"
+	if strings.Contains(base, "?") {
+		sep = "&"
+	}
+	return base + sep + "search_path=" + schema + "&application_name=" + schema, schema, probe
+}
+
+// PostgresTables lists the tables of schema.
+func PostgresTables(t testing.TB, probe *pgx.Conn, schema string) []string {
+	t.Helper()
+	rows, err := probe.Query(context.Background(), "SELECT tablename FROM pg_tables WHERE schemaname = $1", schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return names
+}
+
+// MariaDBScratch returns a URL of the test MariaDB server naming a fresh
+// database, the database's name, and a connection to the server for the
+// test to look and act with. The database is dropped when t ends. A run's
+// table lands there, and its sessions are the server's connections to it.
+func MariaDBScratch(t testing.TB) (url, db string, probe *sql.DB) {
+	t.Helper()
+	base := MariaDBURL(t)
+	cfg, err := mariadb.ParseURL(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	probe, err = sql.Open("mysql", cfg.FormatDSN())
+	if err != nil {
+		t.Fatal(err)
+	}
+	db = scratchName()
+	if _, err := probe.Exec("CREATE DATABASE " + db); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_, _ = probe.Exec("DROP DATABASE IF EXISTS " + db)
+		probe.Close()
+	})
+	u, err := neturl.Parse(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Path = "/" + db
+	return u.String(), db, probe
+}
+
+// MariaDBTables lists the tables of database db.
+func MariaDBTables(t testing.TB, probe *sql.DB, db string) []string {
+	t.Helper()
+	rows, err := probe.Query("SELECT table_name FROM information_schema.tables WHERE table_schema = ?", db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var names []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, n)
+	}
+	return names
 }
 
 // Workload builds a workload from the named defaults changed by edit.
