@@ -5,17 +5,9 @@ import (
 	"os"
 	"runtime"
 	"strconv"
-	"syscall"
 	"testing"
 	"time"
 )
-
-// threadCPU returns the CPU time of the calling OS thread.
-func threadCPU() time.Duration {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(1 /* RUSAGE_THREAD */, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
 
 // TestCPUTime measures thread CPU time (robust on a shared machine) of the
 // default configuration on CDCL_CPU_N-variable instances, CDCL_CPU_R times.
