@@ -41,3 +41,16 @@ func TestLenientCountsWhatItDrops(t *testing.T) {
 		}
 	}
 }
+
+// What a lenient reading dropped survives conversion: the converted file
+// says so too.
+func TestDroppedSurvivesConversion(t *testing.T) {
+	src := "{\"session\":1,\"ops\":[[\"w\",1,1]]}\nnot json\n{\"session\":2,\"ops\":[[\"r\",1,1]]}\n"
+	h, err := Parse(strings.NewReader(src), "in.jsonl", Options{Lenient: true})
+	require.NoError(t, err)
+	require.True(t, h.Dropped.Any())
+	h2, out, err := roundTrip(h)
+	require.NoError(t, err)
+	require.Contains(t, out, `"dropped":[`)
+	require.Equal(t, h.Dropped, h2.Dropped)
+}

@@ -64,6 +64,9 @@ func diff(a, b *history.History) string {
 	if x, y := hints(a), hints(b); x != y {
 		add("version orders: %s vs %s", x, y)
 	}
+	if a.Dropped != b.Dropped {
+		add("dropped %v vs %v", a.Dropped, b.Dropped)
+	}
 	if !maps.Equal(a.Meta, b.Meta) {
 		add("meta %v vs %v", a.Meta, b.Meta)
 	}

@@ -74,15 +74,16 @@ const (
 	fAborted
 	fTime
 	fOrder
+	fDropped
 )
 
 var fieldNames = map[uint32]string{
 	fHyperiso: "hyperiso", fInit: "init", fMeta: "meta", fSessions: "sessions", fKeyNames: "key_names",
-	fID: "id", fSession: "session", fStatus: "status", fLevel: "level", fOps: "ops", fAborted: "aborted_writes", fTime: "time", fOrder: "version_order",
+	fID: "id", fSession: "session", fStatus: "status", fLevel: "level", fOps: "ops", fAborted: "aborted_writes", fTime: "time", fOrder: "version_order", fDropped: "dropped",
 }
 
 const (
-	headerFields  = fHyperiso | fInit | fMeta | fSessions | fKeyNames
+	headerFields  = fHyperiso | fInit | fMeta | fSessions | fKeyNames | fDropped
 	initFields    = fInit | fID | fOps
 	txnFields     = fID | fSession | fStatus | fLevel | fOps | fTime
 	abortedFields = fAborted
@@ -115,6 +116,7 @@ type fields struct {
 	level      history.Level
 	time       []int64
 	order      []int64
+	dropped    []int64
 	ops        []rawOp
 	lists      []int64
 	aborted    []kv
@@ -377,6 +379,11 @@ func (p *parser) header() *history.InputError {
 	}
 	for _, kn := range f.keyNames {
 		p.b.SetKeyName(kn.key, kn.name)
+	}
+	// What a lenient reading of the history's source skipped, carried
+	// over so that a verdict on the converted file still says so.
+	if f.has&fDropped != 0 {
+		p.b.Drop(history.Dropped{Txns: int(f.dropped[0]), Ops: int(f.dropped[1]), Other: int(f.dropped[2])})
 	}
 	return nil
 }
@@ -645,6 +652,8 @@ func fieldBit(name []byte) uint32 {
 		return fTime
 	case "version_order":
 		return fOrder
+	case "dropped":
+		return fDropped
 	}
 	return 0
 }
@@ -694,6 +703,13 @@ func (p *parser) value(bit uint32) bool {
 				sc.i = start
 				return sc.fail(`"level": unknown level %q (want "ser", "si", "cc", "ra" or "rc")`, s)
 			}
+		}
+	case fDropped:
+		start := sc.i
+		f.dropped = f.dropped[:0]
+		if ok = p.intArray(`"dropped"`, &f.dropped); ok && (len(f.dropped) != 3 || min(f.dropped[0], f.dropped[1], f.dropped[2]) < 0) {
+			sc.i = start
+			return sc.fail(`"dropped": want [transactions, operations, other items], none negative`)
 		}
 	case fOrder:
 		f.order = f.order[:0]

@@ -209,6 +209,10 @@ func appendHeader(buf []byte, h *history.History) []byte {
 		}
 		buf = append(buf, '}')
 	}
+	if h.Dropped.Any() {
+		buf = append(buf, `,"dropped":`...)
+		buf = appendTuple(buf, int64(h.Dropped.Txns), int64(h.Dropped.Ops), int64(h.Dropped.Other))
+	}
 	if needSessionList(h) {
 		buf = append(buf, `,"sessions":[`...)
 		for i, s := range h.Sessions {
