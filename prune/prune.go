@@ -24,24 +24,35 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"unsafe"
 
 	"github.com/hyperiso/hyperiso/history"
 	"github.com/hyperiso/hyperiso/hyperpolygraph"
+	"github.com/hyperiso/hyperiso/internal/memlimit"
 )
 
-// DefaultMaxBytes is the reachability budget when Options.MaxBytes is 0.
-const DefaultMaxBytes int64 = 16 << 30
-
 // ErrTooLarge is returned, before anything large is allocated, when the
-// reachability matrix would exceed Options.MaxBytes.
+// reachability matrix would exceed Options.MaxBytes or the memory budget.
 var ErrTooLarge = errors.New("prune: reachability matrix exceeds the memory limit")
+
+// budgetError is the memory budget's refusal of the matrix: its message,
+// and ErrTooLarge.
+type budgetError struct{ error }
+
+func (e budgetError) Is(target error) bool { return target == ErrTooLarge }
+func (e budgetError) Unwrap() error        { return e.error }
 
 // Options tune Prune.
 type Options struct {
-	// MaxBytes bounds the reachability matrix: (states)²/8 bytes, where
-	// states is the number of included transactions for SER and twice that
-	// for SI. 0 means DefaultMaxBytes.
+	// MaxBytes, when positive, bounds the reachability matrix on its own:
+	// (states)²/8 bytes, where states is the number of included
+	// transactions for SER and twice that for SI.
 	MaxBytes int64
+	// Fit is asked, before each allocation that grows faster than the
+	// graph (the matrix, the known edges pruning adds), whether need more
+	// bytes fit the memory budget; its error stops Prune. Nil means
+	// memlimit.Default().Fit: the limits of the environment.
+	Fit func(need int64, what string) error
 }
 
 // Stats reports what pruning did. Constraint counts are of uncertain
@@ -98,7 +109,8 @@ type Conflict struct {
 //
 // It returns the final reachability (nil with a Conflict or an error), or a
 // Conflict when a constraint has no feasible option or the known graph is
-// cyclic, or ErrTooLarge, or the context's error.
+// cyclic, or ErrTooLarge (wrapping Fit's error when the budget refused the
+// matrix), or Fit's error, or the context's error.
 func Prune(ctx context.Context, g *hyperpolygraph.Graph, opt Options) (Stats, *Reach, *Conflict, error) {
 	p := newPruner(g)
 	st := Stats{
@@ -110,12 +122,15 @@ func Prune(ctx context.Context, g *hyperpolygraph.Graph, opt Options) (Stats, *R
 		States:        p.m,
 		ReachBytes:    p.r.bytes(),
 	}
-	maxBytes := opt.MaxBytes
-	if maxBytes <= 0 {
-		maxBytes = DefaultMaxBytes
+	if opt.MaxBytes > 0 && st.ReachBytes > opt.MaxBytes {
+		return st, nil, nil, fmt.Errorf("%w: %d states need %d bytes, limit %d", ErrTooLarge, p.m, st.ReachBytes, opt.MaxBytes)
 	}
-	if st.ReachBytes > maxBytes {
-		return st, nil, nil, fmt.Errorf("%w: %d states need %d bytes, limit %d", ErrTooLarge, p.m, st.ReachBytes, maxBytes)
+	p.fit = opt.Fit
+	if p.fit == nil {
+		p.fit = memlimit.Default().Fit
+	}
+	if err := p.fit(st.ReachBytes, fmt.Sprintf("pruning's reachability matrix (%d states)", p.m)); err != nil {
+		return st, nil, nil, budgetError{err}
 	}
 	p.r.bits = make([]uint64, p.m*p.r.words)
 	finish := func() {
@@ -189,6 +204,8 @@ type pruner struct {
 	// wwSucc[kt(x, t)] lists the known WW successors of t on x, kept only
 	// for the candidates t of uncertain reads of x (the only ones asked).
 	wwSucc map[uint64][]history.TxnID
+	// fit is Options.Fit, or the default budget's.
+	fit func(need int64, what string) error
 	// Scratch.
 	stamp []int32
 	opt   []hyperpolygraph.Edge
@@ -641,7 +658,14 @@ func (p *pruner) path(s, t int32) []hyperpolygraph.Edge {
 func (p *pruner) pass(ctx context.Context) (changed bool, c *Conflict, err error) {
 	g := p.g
 	// Case I and III. Most pairs get decided in the first pass: grow
-	// g.Known once rather than many times.
+	// g.Known once rather than many times. The RW edges each decided pair
+	// derives come on top and are not counted.
+	if cap(g.Known)-len(g.Known) < len(g.WW) {
+		need := int64(len(g.Known)+len(g.WW)) * int64(unsafe.Sizeof(hyperpolygraph.Edge{}))
+		if err := p.fit(need, fmt.Sprintf("pruning's known edges (%d, with %d version-order pairs to decide)", len(g.Known), len(g.WW))); err != nil {
+			return false, nil, err
+		}
+	}
 	g.Known = slices.Grow(g.Known, len(g.WW))
 	keep := g.WW[:0]
 	for i, pr := range g.WW {
