@@ -464,8 +464,12 @@ func (p *pruner) fillReach(ctx context.Context) error {
 	b := p.r.bits
 	p.core = p.core[:0]
 	p.filled = false
+	// ctx is polled every few million words of work: rows are long (a bit
+	// per state) when the graph is large.
+	work := 0
 	for i := len(p.order) - 1; i >= 0; i-- {
-		if i&4095 == 0 {
+		if work += w; work >= 1<<20 {
+			work = 0
 			if err := ctx.Err(); err != nil {
 				return err
 			}
@@ -486,6 +490,7 @@ func (p *pruner) fillReach(ctx context.Context) error {
 				continue
 			}
 			p.core = append(p.core, stateEdge{u, v, p.edge[k]})
+			work += w
 			src := b[int(v)*w : int(v+1)*w]
 			for j := range row {
 				row[j] |= src[j]
@@ -658,15 +663,11 @@ func (p *pruner) path(s, t int32) []hyperpolygraph.Edge {
 func (p *pruner) pass(ctx context.Context) (changed bool, c *Conflict, err error) {
 	g := p.g
 	// Case I and III. Most pairs get decided in the first pass: grow
-	// g.Known once rather than many times. The RW edges each decided pair
-	// derives come on top and are not counted.
-	if cap(g.Known)-len(g.Known) < len(g.WW) {
-		need := int64(len(g.Known)+len(g.WW)) * int64(unsafe.Sizeof(hyperpolygraph.Edge{}))
-		if err := p.fit(need, fmt.Sprintf("pruning's known edges (%d, with %d version-order pairs to decide)", len(g.Known), len(g.WW))); err != nil {
-			return false, nil, err
-		}
+	// g.Known once rather than many times (the RW edges they derive come
+	// on top).
+	if err := p.growKnown(len(g.WW)); err != nil {
+		return false, nil, err
 	}
-	g.Known = slices.Grow(g.Known, len(g.WW))
 	keep := g.WW[:0]
 	for i, pr := range g.WW {
 		if i&1023 == 0 {
@@ -686,11 +687,16 @@ func (p *pruner) pass(ctx context.Context) (changed bool, c *Conflict, err error
 			keep = append(keep, g.WW[i:]...)
 			g.WW = keep
 			return changed, &Conflict{Cycle: c1, Options: [][]hyperpolygraph.Edge{c1, c2}, WW: &pr}, nil
-		case fwdBad:
-			p.addWW(pr.Key, pr.B, pr.A)
-			changed = true
-		case bwdBad:
-			p.addWW(pr.Key, pr.A, pr.B)
+		case fwdBad || bwdBad:
+			a, b := pr.A, pr.B
+			if fwdBad {
+				a, b = b, a
+			}
+			if err := p.addWW(pr.Key, a, b); err != nil {
+				keep = append(keep, g.WW[i:]...)
+				g.WW = keep
+				return changed, nil, err
+			}
 			changed = true
 		default:
 			keep = append(keep, pr)
@@ -749,10 +755,19 @@ func (p *pruner) pass(ctx context.Context) (changed bool, c *Conflict, err error
 			p.compactWR(newSet, writer, n, resolved)
 			return changed, &Conflict{Cycle: cycles[0], Options: cycles, WR: &orig}, nil
 		case 1:
+			if err := p.addWR(s.Key, cands[0], s.Reader); err != nil {
+				s.Cands = append(cands, p.drop...)
+				for j := i; j < len(g.WR); j++ {
+					newSet[j] = int32(n)
+					g.WR[n] = g.WR[j]
+					n++
+				}
+				p.compactWR(newSet, writer, n, resolved)
+				return changed, nil, err
+			}
 			newSet[i] = -1
 			writer[i] = cands[0]
 			resolved = true
-			p.addWR(s.Key, cands[0], s.Reader)
 		default:
 			s.Cands = cands
 			newSet[i] = int32(n)
@@ -788,18 +803,46 @@ func (p *pruner) compactWR(newSet []int32, writer []history.TxnID, n int, resolv
 }
 
 // addWW makes a→b a known WW edge on x, with the RW edges it derives.
-func (p *pruner) addWW(x history.KeyID, a, b history.TxnID) {
-	p.g.Known = append(p.g.Known, p.wwOption(x, a, b)...)
+func (p *pruner) addWW(x history.KeyID, a, b history.TxnID) error {
+	opt := p.wwOption(x, a, b)
+	if err := p.growKnown(len(opt)); err != nil {
+		return err
+	}
+	p.g.Known = append(p.g.Known, opt...)
 	if l, ok := p.wwSucc[kt(x, a)]; ok {
 		p.wwSucc[kt(x, a)] = append(l, b)
 	}
+	return nil
 }
 
 // addWR makes t→s a known WR edge on x, with the RW edges it derives.
-func (p *pruner) addWR(x history.KeyID, t, s history.TxnID) {
-	p.g.Known = append(p.g.Known, p.wrOption(x, t, s)...)
+func (p *pruner) addWR(x history.KeyID, t, s history.TxnID) error {
+	opt := p.wrOption(x, t, s)
+	if err := p.growKnown(len(opt)); err != nil {
+		return err
+	}
+	p.g.Known = append(p.g.Known, opt...)
 	// The reader joins g.Reads (and so the reader index) when the pass
 	// compacts the sets; no WW pair is tested before that.
+	return nil
+}
+
+// growKnown makes room for n more known edges. When the slice must move,
+// it grows by a quarter at least, after asking the memory budget for the
+// new array: the RW edges that decided constraints derive can outgrow
+// everything else.
+func (p *pruner) growKnown(n int) error {
+	k := p.g.Known
+	if cap(k)-len(k) >= n {
+		return nil
+	}
+	grow := max(n, len(k)/4)
+	need := int64(len(k)+grow) * int64(unsafe.Sizeof(hyperpolygraph.Edge{}))
+	if err := p.fit(need, fmt.Sprintf("pruning's known edges (%d, growing by %d)", len(k), grow)); err != nil {
+		return err
+	}
+	p.g.Known = slices.Grow(k, grow)
+	return nil
 }
 
 // Reach is the reachability of a known graph: one bitset row per state.
