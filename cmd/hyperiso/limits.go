@@ -35,9 +35,10 @@ const stopGrace = 50 * time.Millisecond
 // runState follows a stoppable command: when it started and the stage it is
 // in, set by the goroutine doing the work and read by the one giving up.
 type runState struct {
-	start time.Time
-	mu    sync.Mutex
-	stage string
+	start   time.Time
+	timeout time.Duration
+	mu      sync.Mutex
+	stage   string
 }
 
 func (s *runState) set(stage string) {
@@ -125,6 +126,7 @@ func limitMemory(c *cobra.Command) *cobra.Command {
 // withDeadline bounds ctx by timeout (none when 0); its clock starts now,
 // before the history is read.
 func withDeadline(ctx context.Context, timeout time.Duration) (context.Context, context.CancelFunc) {
+	stateOf(ctx).timeout = timeout
 	if timeout > 0 {
 		return context.WithTimeout(ctx, timeout)
 	}
@@ -199,11 +201,17 @@ func (in *checkInput) check(path string, opt check.Options) (*check.Result, erro
 }
 
 // explain runs explain.Explain on in within its context, as check does.
-// Explain's stages are not followed: a stand-in names stage "explain".
+// Explain's stages are not followed: a stand-in names stage "explain". A
+// history not read gets no report, only the error, which says where the
+// deadline fell.
 func (in *checkInput) explain(path string, opt explain.Options) (*explain.Report, error) {
 	st := stateOf(in.ctx)
 	if in.h == nil {
-		return &explain.Report{Result: in.standIn(path, st.get())}, in.ctx.Err()
+		err := in.ctx.Err()
+		if errors.Is(err, context.DeadlineExceeded) {
+			err = timeoutError{st.timeout, st.get()}
+		}
+		return nil, err
 	}
 	st.set("explain")
 	rep, ok, err := within(in.ctx, func() (*explain.Report, error) { return explain.Explain(in.ctx, in.h, in.level, opt) })
@@ -212,6 +220,18 @@ func (in *checkInput) explain(path string, opt explain.Options) (*explain.Report
 	}
 	return rep, err
 }
+
+// timeoutError is a deadline that fell in a stage: context.DeadlineExceeded
+// with the figures.
+type timeoutError struct {
+	timeout time.Duration
+	stage   string
+}
+
+func (e timeoutError) Error() string {
+	return fmt.Sprintf("timeout after %s during %s", e.timeout, e.stage)
+}
+func (e timeoutError) Unwrap() error { return context.DeadlineExceeded }
 
 // standIn is the report of a check given up on: verdict unknown, the stage
 // reached, and what can be told of the history without the index.

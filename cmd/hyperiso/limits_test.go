@@ -63,6 +63,7 @@ func TestTimeoutStartsBeforeReading(t *testing.T) {
 
 	code, out, errs = runCLI(t, "explain", "--level", "si", "--timeout", "1ms", hist)
 	require.Equal(t, exitUnknown, code, out+errs)
+	require.Empty(t, out)
 	require.Contains(t, errs, "timeout after 1ms during read")
 }
 
