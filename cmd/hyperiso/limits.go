@@ -192,6 +192,9 @@ func (in *checkInput) check(path string, opt check.Options) (*check.Result, erro
 	if in.h == nil {
 		return in.standIn(path, st.get()), in.ctx.Err()
 	}
+	// Check enters "validate" after summarising the history, which
+	// builds its index: the same work, as far as the user can tell.
+	st.set("validate")
 	opt.OnStage = st.set
 	res, ok, err := within(in.ctx, func() (*check.Result, error) { return check.Check(in.ctx, in.h, in.level, opt) })
 	if !ok {
