@@ -3,7 +3,6 @@ package prune_test
 import (
 	"context"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
@@ -75,16 +74,6 @@ func TestBenchReport(t *testing.T) {
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-
-// cpu returns the process's user+system CPU time, steadier than wall time
-// on a busy machine.
-func cpu() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
 
 func benchPipeline(b *testing.B, name string, level history.Level) {
 	h := loadBench(b, name)
