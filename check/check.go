@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hyperiso/hyperiso/history"
+	"github.com/hyperiso/hyperiso/internal/memlimit"
 )
 
 // ErrUnavailable is returned for a level whose checker does not exist yet.
@@ -64,6 +65,17 @@ type Options struct {
 	// RealTime adds real-time order (from Jepsen :index or :time) to the
 	// strong levels; strict-ser always has it.
 	RealTime bool
+	// MaxBytes bounds the memory of the whole process, counted as
+	// memlimit.InUse counts it: a stage whose estimated allocation would
+	// exceed it stops before allocating, with verdict unknown and the
+	// figures as the reason. 0 means the process's budget
+	// (memlimit.Default: what the CLI set, or the limits of the
+	// environment); negative, no bound.
+	MaxBytes int64
+	// OnStage, when set, is called with the name of each stage as the check
+	// enters it, from the goroutine running Check: a front end that gives
+	// up on a check can say where it was.
+	OnStage func(stage string)
 }
 
 // pipeline decides a level for a history that passed validation, filling
@@ -97,7 +109,7 @@ func Check(ctx context.Context, h *history.History, level history.Level, opt Opt
 		return res, err
 	}
 	start := time.Now()
-	res.Stage = "validate"
+	opt.enter(res, "validate")
 	findings := h.Validate()
 	res.TimingsMS["validate"] = ms(time.Since(start))
 	for _, f := range findings {
@@ -122,6 +134,10 @@ func Check(ctx context.Context, h *history.History, level history.Level, opt Opt
 		return res, fmt.Errorf("level %s: %w (validation found no read-consistency anomaly)", level, ErrUnavailable)
 	}
 	if err := p(ctx, h, opt, res); err != nil {
+		if errors.Is(err, memlimit.ErrExceeded) {
+			res.Verdict, res.Reason = Unknown, err.Error()
+			return res, nil
+		}
 		return res, err
 	}
 	return res, nil

@@ -253,13 +253,17 @@ func planUnknown(h *history.History, level history.Level, needOne [][]history.Tx
 // transactions.
 func solveOnce(ctx context.Context, h *history.History, level history.Level, opt Options, strat Strategy, include func(history.TxnID) bool, res *Result) error {
 	t0 := time.Now()
-	res.Stage = "build"
+	opt.enter(res, "build")
+	fit := opt.fit()
 	graphLevel := level
 	if level == history.StrictSER {
 		graphLevel = history.SER
 	}
-	g, viol := hyperpolygraph.Build(h, graphLevel, include)
+	g, viol, err := hyperpolygraph.BuildContext(ctx, h, graphLevel, include, hyperpolygraph.BuildOptions{Fit: fit})
 	res.TimingsMS["build"] = ms(time.Since(t0))
+	if err != nil {
+		return err
+	}
 	if viol != nil {
 		res.Verdict = Violated
 		res.Anomalies = append(res.Anomalies, Anomaly{
@@ -287,8 +291,8 @@ func solveOnce(ctx context.Context, h *history.History, level history.Level, opt
 	var reach encode.Reacher
 	if strat.Prune {
 		t1 := time.Now()
-		res.Stage = "prune"
-		st, r, conflict, err := prune.Prune(ctx, g, prune.Options{})
+		opt.enter(res, "prune")
+		st, r, conflict, err := prune.Prune(ctx, g, prune.Options{Fit: fit})
 		res.TimingsMS["prune"] = ms(time.Since(t1))
 		if err != nil {
 			if errors.Is(err, prune.ErrTooLarge) {
@@ -308,16 +312,22 @@ func solveOnce(ctx context.Context, h *history.History, level history.Level, opt
 		reach = r
 	}
 	t2 := time.Now()
-	res.Stage = "encode"
-	enc := encode.Encode(g, reach, encode.Options{TwoWidth: strat.TwoWidth && reach != nil})
+	opt.enter(res, "encode")
+	enc, err := encode.EncodeContext(ctx, g, reach, encode.Options{TwoWidth: strat.TwoWidth && reach != nil, Fit: fit})
 	res.TimingsMS["encode"] = ms(time.Since(t2))
+	if err != nil {
+		return err
+	}
 	res.Counters["variables"] = int64(enc.NumVars)
 	res.Counters["clauses"] = int64(len(enc.Clauses))
 	res.Counters["two_width_clauses"] = int64(enc.TwoWidth)
 	t3 := time.Now()
-	res.Stage = "solve"
+	opt.enter(res, "solve")
+	if err := fit(solverBytes(enc), fmt.Sprintf("the solver's copy of the CNF (%d variables, %d clauses)", enc.NumVars, len(enc.Clauses))); err != nil {
+		return err
+	}
 	var out solveOutcome
-	err := strat.solve(ctx, enc, &out)
+	err = strat.solve(ctx, enc, &out)
 	res.TimingsMS["solve"] = ms(time.Since(t3))
 	res.Counters["solver_iterations"] = out.iterations
 	res.Counters["blocking_clauses"] = out.blocking

@@ -17,10 +17,10 @@ func init() {
 
 // weakPipeline decides RC, RA and CC by saturation (package weak). Reads
 // with several candidate writers make the verdict unknown, with the reason.
-func weakPipeline(ctx context.Context, h *history.History, _ Options, res *Result) error {
+func weakPipeline(ctx context.Context, h *history.History, opt Options, res *Result) error {
 	level, _ := history.ParseLevel(res.Level)
-	res.Stage = "saturate"
-	r, err := weak.Check(ctx, h, level, weak.Options{CommittedValidated: true})
+	opt.enter(res, "saturate")
+	r, err := weak.Check(ctx, h, level, weak.Options{CommittedValidated: true, Fit: opt.fit()})
 	if r != nil {
 		for name, d := range r.Timings {
 			res.TimingsMS[name] = ms(d)

@@ -6,7 +6,9 @@
 package encode
 
 import (
+	"context"
 	"fmt"
+	"unsafe"
 
 	"github.com/hyperiso/hyperiso/history"
 	"github.com/hyperiso/hyperiso/hyperpolygraph"
@@ -47,20 +49,60 @@ type Encoding struct {
 type Options struct {
 	// TwoWidth adds the width-two cycle clauses (needs reachability).
 	TwoWidth bool
+	// Fit is asked whether need more bytes fit the memory budget: before
+	// the clauses are allocated (a read-from set of c candidates has
+	// c(c-1)/2 at-most-one clauses), and as the width-two search adds
+	// clauses. A refusal of the former stops EncodeContext with Fit's
+	// error; one of the latter stops the search, which is optional, as its
+	// budgets do (TwoWidthTruncated). Nil: no bound.
+	Fit func(need int64, what string) error
 }
 
 // Encode builds the CNF for g, whose uncertain constraints are g.WW and
 // g.WR. reach, when non-nil, answers reachability in g's known graph and is
-// used for the width-two clauses.
+// used for the width-two clauses. It returns nil only when opt.Fit refuses.
 func Encode(g *hyperpolygraph.Graph, reach Reacher, opt Options) *Encoding {
-	e := &Encoding{G: g, WWVar: make([]int32, len(g.WW)), WRBase: make([]int32, len(g.WR))}
-	e.varInfo = append(e.varInfo, 0) // variable 0 does not exist
+	e, _ := EncodeContext(context.Background(), g, reach, opt)
+	return e
+}
+
+// Sizes the memory estimates use.
+const (
+	clauseBytes = int64(unsafe.Sizeof([]Lit{}))
+	litBytes    = int64(unsafe.Sizeof(Lit(0)))
+)
+
+// EncodeContext is Encode that gives up, with ctx's error or opt.Fit's,
+// when ctx is done or the clauses would not fit the memory budget.
+func EncodeContext(ctx context.Context, g *hyperpolygraph.Graph, reach Reacher, opt Options) (*Encoding, error) {
+	// Each clause is a slice header in Clauses and its own array of at
+	// least 8 bytes (the smallest size class).
+	nClauses, nVars, need := int64(0), int64(len(g.WW)), int64(0)
+	for _, s := range g.WR {
+		c := int64(len(s.Cands))
+		nVars += c
+		nClauses += 1 + c*(c-1)/2
+		need += clauseBytes + max(8, c*litBytes) + c*(c-1)/2*(clauseBytes+8)
+	}
+	if opt.Fit != nil {
+		need += 12 * nVars // WWVar, WRBase, varInfo
+		if err := opt.Fit(need, fmt.Sprintf("the CNF (%d variables, %d clauses)", nVars, nClauses)); err != nil {
+			return nil, err
+		}
+	}
+	e := &Encoding{G: g, WWVar: make([]int32, len(g.WW)), WRBase: make([]int32, len(g.WR)),
+		Clauses: make([][]Lit, 0, nClauses), varInfo: make([]int32, 1, nVars+1)} // variable 0 does not exist
 	for i := range g.WW {
 		e.NumVars++
 		e.WWVar[i] = int32(e.NumVars)
 		e.varInfo = append(e.varInfo, int32(i))
 	}
 	for i, s := range g.WR {
+		if i&1023 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
 		e.WRBase[i] = int32(e.NumVars + 1)
 		clause := make([]Lit, len(s.Cands))
 		for j := range s.Cands {
@@ -76,9 +118,11 @@ func Encode(g *hyperpolygraph.Graph, reach Reacher, opt Options) *Encoding {
 		}
 	}
 	if opt.TwoWidth && reach != nil {
-		e.addTwoWidth(reach)
+		if err := e.addTwoWidth(ctx, reach, opt.Fit); err != nil {
+			return nil, err
+		}
 	}
-	return e
+	return e, nil
 }
 
 // Reacher answers reachability in the known graph: whether to is reachable

@@ -1,8 +1,11 @@
 package encode
 
 import (
+	"context"
+	"fmt"
 	"math/bits"
 	"slices"
+	"unsafe"
 
 	"github.com/hyperiso/hyperiso/history"
 	"github.com/hyperiso/hyperiso/hyperpolygraph"
@@ -63,6 +66,15 @@ type twoWidth struct {
 	// Known derivation indexes: readers[kt(x,w)] read x from w,
 	// wwSucc[kt(x,w)] are w's known WW successors on x.
 	readers, wwSucc map[uint64][]history.TxnID
+	// counting makes add count edges (nEdges) instead of recording them.
+	counting bool
+	nEdges   int64
+	ctx      context.Context
+	fit      func(int64, string) error
+	// full: fit refused room for more; err: ctx is done.
+	full  bool
+	err   error
+	polls int
 }
 
 func kt(k history.KeyID, t history.TxnID) uint64 { return uint64(uint32(k))<<32 | uint64(uint32(t)) }
@@ -84,41 +96,47 @@ func kt(k history.KeyID, t history.TxnID) uint64 { return uint64(uint32(k))<<32 
 // there.
 // Without bitset rows SI gets no clauses and SER the pairwise enumeration
 // (up to naiveTwoWidthLimit literal edges).
-func (e *Encoding) addTwoWidth(reach Reacher) {
+//
+// It stops early, keeping the clauses found (TwoWidthTruncated), when fit
+// refuses the room for more; it fails only when ctx is done.
+func (e *Encoding) addTwoWidth(ctx context.Context, reach Reacher, fit func(int64, string) error) error {
 	if br, ok := reach.(BitReacher); ok {
-		w := e.newTwoWidth(br.Layers(), br.Node, func(u, v int32) bool { return has(br.Row(u), v) })
-		w.fast(br)
-		w.derived()
-		return
+		w := e.newTwoWidth(ctx, fit, br.Layers(), br.Node, func(u, v int32) bool { return has(br.Row(u), v) })
+		if !w.full {
+			w.fast(br)
+			w.derived()
+		}
+		return w.err
 	}
 	if e.G.Level == history.SI {
-		return
+		return nil
 	}
-	w := e.newTwoWidth(1, func(t history.TxnID) int32 {
+	w := e.newTwoWidth(ctx, fit, 1, func(t history.TxnID) int32 {
 		if e.G.Included[t] {
 			return t
 		}
 		return -1
 	}, func(u, v int32) bool { return reach.Reaches(u, v) })
-	if len(w.edges) > naiveTwoWidthLimit {
-		return
+	if len(w.edges) > naiveTwoWidthLimit || w.full {
+		return nil
 	}
 	w.naive()
 	w.derived()
+	return w.err
 }
 
 // addTwoWidthNaive is addTwoWidth with the pairwise enumeration, for tests.
 func (e *Encoding) addTwoWidthNaive(br BitReacher) {
-	w := e.newTwoWidth(br.Layers(), br.Node, func(u, v int32) bool { return has(br.Row(u), v) })
+	w := e.newTwoWidth(context.Background(), nil, br.Layers(), br.Node, func(u, v int32) bool { return has(br.Row(u), v) })
 	w.naive()
 	w.derived()
 }
 
 func has(row []uint64, s int32) bool { return row[s>>6]&(1<<(s&63)) != 0 }
 
-func (e *Encoding) newTwoWidth(layers int, node func(history.TxnID) int32, reach func(u, v int32) bool) *twoWidth {
+func (e *Encoding) newTwoWidth(ctx context.Context, fit func(int64, string) error, layers int, node func(history.TxnID) int32, reach func(u, v int32) bool) *twoWidth {
 	g := e.G
-	w := &twoWidth{e: e, layers: layers, node: node, reach: reach, seen: map[uint64]struct{}{},
+	w := &twoWidth{e: e, ctx: ctx, fit: fit, layers: layers, node: node, reach: reach, seen: map[uint64]struct{}{},
 		readers: map[uint64][]history.TxnID{}, wwSucc: map[uint64][]history.TxnID{}}
 	for k, rs := range g.Reads {
 		for _, rd := range rs {
@@ -141,15 +159,35 @@ func (e *Encoding) newTwoWidth(layers int, node func(history.TxnID) int32, reach
 			}
 		}
 	}
+	// Count the literal edges, then collect them into a slice of that size
+	// if the budget has room.
+	w.counting = true
+	w.collect()
+	w.counting = false
+	if fit != nil {
+		what := fmt.Sprintf("the width-two search (%d literal edges)", w.nEdges)
+		if fit(w.nEdges*int64(unsafe.Sizeof(litEdge{})), what) != nil {
+			w.full, e.TwoWidthTruncated = true, true
+			return w
+		}
+	}
+	w.edges = make([]litEdge, 0, w.nEdges)
+	w.collect()
+	return w
+}
+
+// collect records the state edges of every literal.
+func (w *twoWidth) collect() {
+	g := w.e.G
 	for i, p := range g.WW {
-		v := Lit(e.WWVar[i])
+		v := Lit(w.e.WWVar[i])
 		w.wwLit(v, int32(i), p.Key, p.A, p.B)
 		w.wwLit(-v, int32(i), p.Key, p.B, p.A)
 	}
 	for i, s := range g.WR {
 		con := int32(len(g.WW) + i)
 		for j, t := range s.Cands {
-			l := Lit(e.WRBase[i] + int32(j))
+			l := Lit(w.e.WRBase[i] + int32(j))
 			w.add(l, con, t, s.Reader, false)
 			for _, t2 := range w.wwSucc[kt(s.Key, t)] {
 				if t2 != s.Reader {
@@ -158,7 +196,6 @@ func (e *Encoding) newTwoWidth(layers int, node func(history.TxnID) int32, reach
 			}
 		}
 	}
-	return w
 }
 
 // wwLit records the edges of literal l, which orders a before b on x.
@@ -175,6 +212,13 @@ func (w *twoWidth) wwLit(l Lit, con int32, x history.KeyID, a, b history.TxnID) 
 func (w *twoWidth) add(l Lit, con int32, from, to history.TxnID, rw bool) {
 	a, b := w.node(from), w.node(to)
 	if a < 0 || b < 0 {
+		return
+	}
+	if w.counting {
+		w.nEdges++
+		if w.layers == 2 && !rw {
+			w.nEdges++
+		}
 		return
 	}
 	switch {
@@ -199,12 +243,31 @@ func (w *twoWidth) clause(l1, l2 Lit) {
 	w.seen[key] = struct{}{}
 	w.e.Clauses = append(w.e.Clauses, []Lit{-l1, -l2})
 	w.e.TwoWidth++
+	if w.fit != nil && w.e.TwoWidth%fitClauses == 0 {
+		// A clause: its header, its two literals, its entry in seen, and
+		// the Clauses array's growth.
+		if w.fit(fitClauses*(2*clauseBytes+8+24), fmt.Sprintf("the width-two clauses (%d so far)", w.e.TwoWidth)) != nil {
+			w.full = true
+		}
+	}
 }
 
-// spent charges n candidate tests and reports whether a budget is used up.
+// fitClauses is how many width-two clauses are added between two questions
+// to the memory budget.
+const fitClauses = 1 << 16
+
+// spent charges n candidate tests and reports whether the search must stop:
+// a budget is used up, the memory budget has no room for more clauses, or
+// ctx is done (w.err).
 func (w *twoWidth) spent(n int) bool {
 	w.work += int64(n)
-	if w.work > maxTwoWidthWork || w.e.TwoWidth >= maxTwoWidthClauses {
+	if w.polls++; w.polls&1023 == 0 && w.err == nil {
+		w.err = w.ctx.Err()
+	}
+	if w.err != nil {
+		return true
+	}
+	if w.work > maxTwoWidthWork || w.e.TwoWidth >= maxTwoWidthClauses || w.full {
 		w.e.TwoWidthTruncated = true
 		return true
 	}

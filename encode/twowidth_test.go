@@ -2,8 +2,10 @@ package encode_test
 
 import (
 	"context"
+	"errors"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -241,4 +243,45 @@ func TestTwoWidthBudget(t *testing.T) {
 			require.Contains(t, all, c)
 		}
 	}
+}
+
+// TestMemoryBudget: a refusal of the base clauses stops the encoding before
+// it allocates them; a refusal of the width-two room stops only that search
+// (sound, like its other budgets); a done context stops either.
+func TestMemoryBudget(t *testing.T) {
+	h, err := dbcop.Read(shared.Path(t, "bench", "BL-1k", "hist-00000"), dbcop.Options{DropAborted: true})
+	require.NoError(t, err)
+	g, reach := pruned(t, h, history.SI)
+	full := encode.Encode(g, reach, encode.Options{TwoWidth: true})
+	require.Positive(t, full.TwoWidth)
+
+	var asked []string
+	refuse := errors.New("no room")
+	e, err := encode.EncodeContext(context.Background(), g, reach, encode.Options{TwoWidth: true, Fit: func(need int64, what string) error {
+		asked = append(asked, what)
+		return refuse
+	}})
+	require.ErrorIs(t, err, refuse)
+	require.Nil(t, e)
+	require.Len(t, asked, 1)
+	require.Contains(t, asked[0], "the CNF")
+
+	asked = nil
+	e, err = encode.EncodeContext(context.Background(), g, reach, encode.Options{TwoWidth: true, Fit: func(need int64, what string) error {
+		asked = append(asked, what)
+		if strings.Contains(what, "width-two") {
+			return refuse
+		}
+		return nil
+	}})
+	require.NoError(t, err)
+	require.True(t, e.TwoWidthTruncated)
+	require.Zero(t, e.TwoWidth)
+	require.Equal(t, len(full.Clauses)-full.TwoWidth, len(e.Clauses))
+	require.Len(t, asked, 2)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err = encode.EncodeContext(ctx, g, reach, encode.Options{TwoWidth: true})
+	require.ErrorIs(t, err, context.Canceled)
 }

@@ -8,7 +8,10 @@
 package hyperpolygraph
 
 import (
+	"context"
 	"fmt"
+	"slices"
+	"unsafe"
 
 	"github.com/hyperiso/hyperiso/history"
 )
@@ -105,6 +108,22 @@ type Violation struct {
 // says which unknown-status transactions are taken as committed (nil: none).
 // A read whose candidates are all excluded is returned as a Violation.
 func Build(h *history.History, level history.Level, include func(history.TxnID) bool) (*Graph, *Violation) {
+	g, viol, _ := BuildContext(context.Background(), h, level, include, BuildOptions{})
+	return g, viol
+}
+
+// BuildOptions bound BuildContext.
+type BuildOptions struct {
+	// Fit is asked, before the version-order pairs and the known edges are
+	// allocated (pairs grow with the square of a key's writers, derived RW
+	// edges with its writers times its readers), whether need more bytes
+	// fit the memory budget; its error stops the build. Nil: no bound.
+	Fit func(need int64, what string) error
+}
+
+// BuildContext is Build that gives up, with ctx's error or opt.Fit's, when
+// ctx is done or the graph would not fit the memory budget.
+func BuildContext(ctx context.Context, h *history.History, level history.Level, include func(history.TxnID) bool, opt BuildOptions) (*Graph, *Violation, error) {
 	ix := h.Index()
 	n := len(h.Txns)
 	g := &Graph{
@@ -140,6 +159,11 @@ func Build(h *history.History, level history.Level, include func(history.TxnID) 
 	}
 	var cands []history.TxnID
 	for t := 1; t < n; t++ {
+		if t&1023 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, nil, err
+			}
+		}
 		if !g.Included[t] {
 			continue
 		}
@@ -152,7 +176,7 @@ func Build(h *history.History, level history.Level, include func(history.TxnID) 
 			}
 			switch len(cands) {
 			case 0:
-				return g, &Violation{Reader: history.TxnID(t), Read: r}
+				return g, &Violation{Reader: history.TxnID(t), Read: r}, nil
 			case 1:
 				g.Known = append(g.Known, Edge{From: cands[0], To: history.TxnID(t), Rel: WR, Key: r.Key})
 				g.Reads[r.Key] = append(g.Reads[r.Key], Read{Reader: history.TxnID(t), Writer: cands[0], Set: -1})
@@ -162,8 +186,14 @@ func Build(h *history.History, level history.Level, include func(history.TxnID) 
 			}
 		}
 	}
+	if err := g.reserve(opt.Fit); err != nil {
+		return nil, nil, err
+	}
 	// T⊥ precedes everything, so its version of a key is the first one.
 	for k, ws := range g.Writers {
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
+		}
 		for i, a := range ws {
 			if a == history.InitTxn {
 				for _, b := range ws {
@@ -179,7 +209,41 @@ func Build(h *history.History, level history.Level, include func(history.TxnID) 
 		}
 	}
 	g.Known = append(g.Known, g.DeriveRW(g.Known)...)
-	return g, nil
+	return g, nil, nil
+}
+
+// reserve allocates g.WW and room in g.Known for what the rest of Build
+// adds, after asking fit whether it fits: the pairs of each key's writers,
+// T⊥'s version orders and the RW edges they derive from reads of T⊥'s
+// version (an upper bound; DeriveRW's own slice counted too).
+func (g *Graph) reserve(fit func(need int64, what string) error) error {
+	var pairs, known, derived int64
+	for k, ws := range g.Writers {
+		w := int64(len(ws))
+		if w > 0 && ws[0] == history.InitTxn {
+			w--
+			known += w
+			for _, rd := range g.Reads[k] {
+				if rd.Writer == history.InitTxn {
+					derived += w
+				}
+			}
+		}
+		pairs += w * (w - 1) / 2
+	}
+	if fit != nil {
+		edge, pair := int64(unsafe.Sizeof(Edge{})), int64(unsafe.Sizeof(WWPair{}))
+		need := pairs*pair + (int64(len(g.Known))+known+2*derived)*edge
+		what := fmt.Sprintf("the hyper-polygraph (%d version-order pairs, up to %d known edges)", pairs, int64(len(g.Known))+known+derived)
+		if err := fit(need, what); err != nil {
+			return err
+		}
+	}
+	if pairs > 0 {
+		g.WW = make([]WWPair, 0, pairs)
+	}
+	g.Known = slices.Grow(g.Known, int(known+derived))
+	return nil
 }
 
 // DeriveRW returns the RW edges that follow from the WR and WW edges among

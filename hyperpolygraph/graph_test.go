@@ -1,6 +1,8 @@
 package hyperpolygraph
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"testing"
 
@@ -117,4 +119,31 @@ func TestBuildReportsReadWithNoIncludedWriter(t *testing.T) {
 	g, viol := Build(h, history.SER, func(t history.TxnID) bool { return t == 1 })
 	require.Nil(t, viol)
 	require.True(t, g.Included[1])
+}
+
+func TestBuildContextStops(t *testing.T) {
+	// Three writers of x and two readers of T⊥'s version: three pairs;
+	// known: SO 5, T⊥'s version order 3, RW derived from the reads up to 6.
+	h := mk([][]string{{"w 1 1"}, {"r 1 0"}}, [][]string{{"w 1 2"}, {"r 1 0"}}, [][]string{{"w 1 3"}})
+	var need int64
+	var what string
+	refuse := errors.New("no room")
+	_, _, err := BuildContext(context.Background(), h, history.SER, nil, BuildOptions{Fit: func(n int64, w string) error {
+		need, what = n, w
+		return refuse
+	}})
+	require.ErrorIs(t, err, refuse)
+	require.Equal(t, int64(3*12+(5+2+3+2*6)*16), need, "pairs of 12 bytes, edges of 16")
+	require.Contains(t, what, "3 version-order pairs, up to 16 known edges")
+
+	g, viol, err := BuildContext(context.Background(), h, history.SER, nil, BuildOptions{Fit: func(int64, string) error { return nil }})
+	require.NoError(t, err)
+	require.Nil(t, viol)
+	require.Len(t, g.WW, 3)
+	require.LessOrEqual(t, len(g.Known), 16, "the estimate bounds the edges")
+
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, _, err = BuildContext(ctx, h, history.SER, nil, BuildOptions{})
+	require.ErrorIs(t, err, context.Canceled)
 }

@@ -24,24 +24,35 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"unsafe"
 
 	"github.com/hyperiso/hyperiso/history"
 	"github.com/hyperiso/hyperiso/hyperpolygraph"
+	"github.com/hyperiso/hyperiso/internal/memlimit"
 )
 
-// DefaultMaxBytes is the reachability budget when Options.MaxBytes is 0.
-const DefaultMaxBytes int64 = 16 << 30
-
 // ErrTooLarge is returned, before anything large is allocated, when the
-// reachability matrix would exceed Options.MaxBytes.
+// reachability matrix would exceed Options.MaxBytes or the memory budget.
 var ErrTooLarge = errors.New("prune: reachability matrix exceeds the memory limit")
+
+// budgetError is the memory budget's refusal of the matrix: its message,
+// and ErrTooLarge.
+type budgetError struct{ error }
+
+func (e budgetError) Is(target error) bool { return target == ErrTooLarge }
+func (e budgetError) Unwrap() error        { return e.error }
 
 // Options tune Prune.
 type Options struct {
-	// MaxBytes bounds the reachability matrix: (states)²/8 bytes, where
-	// states is the number of included transactions for SER and twice that
-	// for SI. 0 means DefaultMaxBytes.
+	// MaxBytes, when positive, bounds the reachability matrix on its own:
+	// (states)²/8 bytes, where states is the number of included
+	// transactions for SER and twice that for SI.
 	MaxBytes int64
+	// Fit is asked, before each allocation that grows faster than the
+	// graph (the matrix, the known edges pruning adds), whether need more
+	// bytes fit the memory budget; its error stops Prune. Nil means
+	// memlimit.Default().Fit: the limits of the environment.
+	Fit func(need int64, what string) error
 }
 
 // Stats reports what pruning did. Constraint counts are of uncertain
@@ -98,7 +109,8 @@ type Conflict struct {
 //
 // It returns the final reachability (nil with a Conflict or an error), or a
 // Conflict when a constraint has no feasible option or the known graph is
-// cyclic, or ErrTooLarge, or the context's error.
+// cyclic, or ErrTooLarge (wrapping Fit's error when the budget refused the
+// matrix), or Fit's error, or the context's error.
 func Prune(ctx context.Context, g *hyperpolygraph.Graph, opt Options) (Stats, *Reach, *Conflict, error) {
 	p := newPruner(g)
 	st := Stats{
@@ -110,12 +122,15 @@ func Prune(ctx context.Context, g *hyperpolygraph.Graph, opt Options) (Stats, *R
 		States:        p.m,
 		ReachBytes:    p.r.bytes(),
 	}
-	maxBytes := opt.MaxBytes
-	if maxBytes <= 0 {
-		maxBytes = DefaultMaxBytes
+	if opt.MaxBytes > 0 && st.ReachBytes > opt.MaxBytes {
+		return st, nil, nil, fmt.Errorf("%w: %d states need %d bytes, limit %d", ErrTooLarge, p.m, st.ReachBytes, opt.MaxBytes)
 	}
-	if st.ReachBytes > maxBytes {
-		return st, nil, nil, fmt.Errorf("%w: %d states need %d bytes, limit %d", ErrTooLarge, p.m, st.ReachBytes, maxBytes)
+	p.fit = opt.Fit
+	if p.fit == nil {
+		p.fit = memlimit.Default().Fit
+	}
+	if err := p.fit(st.ReachBytes, fmt.Sprintf("pruning's reachability matrix (%d states)", p.m)); err != nil {
+		return st, nil, nil, budgetError{err}
 	}
 	p.r.bits = make([]uint64, p.m*p.r.words)
 	finish := func() {
@@ -189,6 +204,8 @@ type pruner struct {
 	// wwSucc[kt(x, t)] lists the known WW successors of t on x, kept only
 	// for the candidates t of uncertain reads of x (the only ones asked).
 	wwSucc map[uint64][]history.TxnID
+	// fit is Options.Fit, or the default budget's.
+	fit func(need int64, what string) error
 	// Scratch.
 	stamp []int32
 	opt   []hyperpolygraph.Edge
@@ -447,8 +464,12 @@ func (p *pruner) fillReach(ctx context.Context) error {
 	b := p.r.bits
 	p.core = p.core[:0]
 	p.filled = false
+	// ctx is polled every few million words of work: rows are long (a bit
+	// per state) when the graph is large.
+	work := 0
 	for i := len(p.order) - 1; i >= 0; i-- {
-		if i&4095 == 0 {
+		if work += w; work >= 1<<20 {
+			work = 0
 			if err := ctx.Err(); err != nil {
 				return err
 			}
@@ -469,6 +490,7 @@ func (p *pruner) fillReach(ctx context.Context) error {
 				continue
 			}
 			p.core = append(p.core, stateEdge{u, v, p.edge[k]})
+			work += w
 			src := b[int(v)*w : int(v+1)*w]
 			for j := range row {
 				row[j] |= src[j]
@@ -641,8 +663,11 @@ func (p *pruner) path(s, t int32) []hyperpolygraph.Edge {
 func (p *pruner) pass(ctx context.Context) (changed bool, c *Conflict, err error) {
 	g := p.g
 	// Case I and III. Most pairs get decided in the first pass: grow
-	// g.Known once rather than many times.
-	g.Known = slices.Grow(g.Known, len(g.WW))
+	// g.Known once rather than many times (the RW edges they derive come
+	// on top).
+	if err := p.growKnown(len(g.WW)); err != nil {
+		return false, nil, err
+	}
 	keep := g.WW[:0]
 	for i, pr := range g.WW {
 		if i&1023 == 0 {
@@ -662,11 +687,16 @@ func (p *pruner) pass(ctx context.Context) (changed bool, c *Conflict, err error
 			keep = append(keep, g.WW[i:]...)
 			g.WW = keep
 			return changed, &Conflict{Cycle: c1, Options: [][]hyperpolygraph.Edge{c1, c2}, WW: &pr}, nil
-		case fwdBad:
-			p.addWW(pr.Key, pr.B, pr.A)
-			changed = true
-		case bwdBad:
-			p.addWW(pr.Key, pr.A, pr.B)
+		case fwdBad || bwdBad:
+			a, b := pr.A, pr.B
+			if fwdBad {
+				a, b = b, a
+			}
+			if err := p.addWW(pr.Key, a, b); err != nil {
+				keep = append(keep, g.WW[i:]...)
+				g.WW = keep
+				return changed, nil, err
+			}
 			changed = true
 		default:
 			keep = append(keep, pr)
@@ -725,10 +755,19 @@ func (p *pruner) pass(ctx context.Context) (changed bool, c *Conflict, err error
 			p.compactWR(newSet, writer, n, resolved)
 			return changed, &Conflict{Cycle: cycles[0], Options: cycles, WR: &orig}, nil
 		case 1:
+			if err := p.addWR(s.Key, cands[0], s.Reader); err != nil {
+				s.Cands = append(cands, p.drop...)
+				for j := i; j < len(g.WR); j++ {
+					newSet[j] = int32(n)
+					g.WR[n] = g.WR[j]
+					n++
+				}
+				p.compactWR(newSet, writer, n, resolved)
+				return changed, nil, err
+			}
 			newSet[i] = -1
 			writer[i] = cands[0]
 			resolved = true
-			p.addWR(s.Key, cands[0], s.Reader)
 		default:
 			s.Cands = cands
 			newSet[i] = int32(n)
@@ -764,18 +803,46 @@ func (p *pruner) compactWR(newSet []int32, writer []history.TxnID, n int, resolv
 }
 
 // addWW makes a→b a known WW edge on x, with the RW edges it derives.
-func (p *pruner) addWW(x history.KeyID, a, b history.TxnID) {
-	p.g.Known = append(p.g.Known, p.wwOption(x, a, b)...)
+func (p *pruner) addWW(x history.KeyID, a, b history.TxnID) error {
+	opt := p.wwOption(x, a, b)
+	if err := p.growKnown(len(opt)); err != nil {
+		return err
+	}
+	p.g.Known = append(p.g.Known, opt...)
 	if l, ok := p.wwSucc[kt(x, a)]; ok {
 		p.wwSucc[kt(x, a)] = append(l, b)
 	}
+	return nil
 }
 
 // addWR makes t→s a known WR edge on x, with the RW edges it derives.
-func (p *pruner) addWR(x history.KeyID, t, s history.TxnID) {
-	p.g.Known = append(p.g.Known, p.wrOption(x, t, s)...)
+func (p *pruner) addWR(x history.KeyID, t, s history.TxnID) error {
+	opt := p.wrOption(x, t, s)
+	if err := p.growKnown(len(opt)); err != nil {
+		return err
+	}
+	p.g.Known = append(p.g.Known, opt...)
 	// The reader joins g.Reads (and so the reader index) when the pass
 	// compacts the sets; no WW pair is tested before that.
+	return nil
+}
+
+// growKnown makes room for n more known edges. When the slice must move,
+// it grows by a quarter at least, after asking the memory budget for the
+// new array: the RW edges that decided constraints derive can outgrow
+// everything else.
+func (p *pruner) growKnown(n int) error {
+	k := p.g.Known
+	if cap(k)-len(k) >= n {
+		return nil
+	}
+	grow := max(n, len(k)/4)
+	need := int64(len(k)+grow) * int64(unsafe.Sizeof(hyperpolygraph.Edge{}))
+	if err := p.fit(need, fmt.Sprintf("pruning's known edges (%d, growing by %d)", len(k), grow)); err != nil {
+		return err
+	}
+	p.g.Known = slices.Grow(k, grow)
+	return nil
 }
 
 // Reach is the reachability of a known graph: one bitset row per state.

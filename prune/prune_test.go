@@ -2,6 +2,7 @@ package prune_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -202,6 +203,22 @@ func TestLimits(t *testing.T) {
 	cancel()
 	_, _, _, err = prune.Prune(ctx, g, prune.Options{})
 	require.ErrorIs(t, err, context.Canceled)
+
+	// The memory budget is asked for the matrix before it is allocated,
+	// and its refusal comes back as is, with ErrTooLarge.
+	refuse := errors.New("no room")
+	var asked []int64
+	fit := func(need int64, what string) error {
+		asked = append(asked, need)
+		require.Contains(t, what, "reachability matrix (6 states)")
+		return refuse
+	}
+	_, r, _, err = prune.Prune(context.Background(), g, prune.Options{Fit: fit})
+	require.ErrorIs(t, err, prune.ErrTooLarge)
+	require.ErrorIs(t, err, refuse)
+	require.Nil(t, r)
+	require.Equal(t, []int64{6 * 8}, asked)
+	require.Len(t, g.WW, 1, "nothing changed")
 }
 
 func TestExcludedTransactions(t *testing.T) {

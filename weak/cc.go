@@ -1,6 +1,10 @@
 package weak
 
-import "github.com/hyperiso/hyperiso/history"
+import (
+	"fmt"
+
+	"github.com/hyperiso/hyperiso/history"
+)
 
 // saturateCC adds the orderings of the CC axiom (AWDIT Algorithm 3). It
 // first orders so ∪ wr topologically (a cycle there is a causality cycle:
@@ -35,6 +39,11 @@ func (c *checker) saturateCC() error {
 	c.loc = make([]sessIdx, c.n)
 	for t := range c.n {
 		c.loc[t] = sessIdx{h.Txns[t].Session, h.Txns[t].Index}
+	}
+	if c.fit != nil {
+		if err := c.fit(int64(c.n)*int64(k)*4, fmt.Sprintf("CC's happens-before clocks (%d transactions × %d sessions)", c.n, k)); err != nil {
+			return err
+		}
 	}
 	c.hb = make([]int32, c.n*k)
 	seen := make([]int32, c.n)

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/hyperiso/hyperiso/history"
 )
@@ -46,6 +47,12 @@ type Options struct {
 	// so that only the unknown-status transactions taken as committed are
 	// validated again.
 	CommittedValidated bool
+	// Fit is asked whether need more bytes fit the memory budget before
+	// the allocations that grow faster than the history: CC's clocks (one
+	// per transaction and session) and the inferred co′ edges (up to
+	// n^{3/2} for RC and RA, n·k for CC). Its error stops Check. Nil: no
+	// bound.
+	Fit func(need int64, what string) error
 }
 
 // Result is the outcome of Check.
@@ -139,6 +146,7 @@ func Check(ctx context.Context, h *history.History, level history.Level, opt Opt
 	}
 	c := newChecker(ctx, h, level)
 	c.maxCycles = opt.MaxCycles
+	c.fit = opt.Fit
 
 	t0 := time.Now()
 	c.resolve()
@@ -272,6 +280,9 @@ type checker struct {
 	nCausalSCCs   int
 	maxCycles     int
 	tick          int
+	// fit is Options.Fit; memErr its refusal, which poll reports.
+	fit    func(need int64, what string) error
+	memErr error
 }
 
 func newChecker(ctx context.Context, h *history.History, level history.Level) *checker {
@@ -288,8 +299,12 @@ func newChecker(ctx context.Context, h *history.History, level history.Level) *c
 	}
 }
 
-// poll reports ctx's error every few thousand calls.
+// poll reports a refusal of the memory budget, and ctx's error every few
+// thousand calls.
 func (c *checker) poll() error {
+	if c.memErr != nil {
+		return c.memErr
+	}
 	c.tick++
 	if c.tick&4095 == 0 {
 		return c.ctx.Err()
@@ -461,5 +476,15 @@ func (c *checker) addVersionOrders() int {
 // infer records the co′ edge from → to with its premise.
 func (c *checker) infer(e Edge) {
 	e.Rel = CO
+	if n := len(c.inferred); n == cap(c.inferred) && n >= 1<<16 && c.fit != nil {
+		// The slice is about to double: ask first. A refused edge is
+		// dropped; the next poll ends the check.
+		if c.memErr == nil {
+			c.memErr = c.fit(2*int64(n)*int64(unsafe.Sizeof(e)), fmt.Sprintf("the saturation's inferred co′ edges (%d so far)", n))
+		}
+		if c.memErr != nil {
+			return
+		}
+	}
 	c.inferred = append(c.inferred, e)
 }

@@ -186,3 +186,25 @@ func TestCancel(t *testing.T) {
 		require.True(t, errors.Is(err, context.Canceled), "%s: %v", level, err)
 	}
 }
+
+func TestMemoryBudget(t *testing.T) {
+	h := parse(t,
+		`{"session":1,"id":1,"ops":[["w",1,1]]}`,
+		`{"session":2,"id":2,"ops":[["r",1,1]]}`,
+	)
+	refuse := errors.New("no room")
+	var asked []int64
+	fit := func(need int64, what string) error {
+		require.Contains(t, what, "clocks (3 transactions × 2 sessions)")
+		asked = append(asked, need)
+		return refuse
+	}
+	_, err := Check(context.Background(), h, history.CC, Options{Fit: fit})
+	require.ErrorIs(t, err, refuse)
+	require.Equal(t, []int64{3 * 2 * 4}, asked)
+	// RC and RA allocate nothing super-linear for so few inferred edges.
+	for _, level := range []history.Level{history.RC, history.RA} {
+		_, err := Check(context.Background(), h, level, Options{Fit: fit})
+		require.NoError(t, err)
+	}
+}

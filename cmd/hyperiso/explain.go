@@ -54,12 +54,12 @@ but not proven minimal.`,
 			if err != nil {
 				return fail(exitBadInput, "--explain-budget: %v", err)
 			}
-			in, err := loadCheckInput(&rf, args[0], level, strategy, timeout)
+			in, err := loadCheckInput(c.Context(), &rf, args[0], level, strategy, timeout)
 			if err != nil {
 				return err
 			}
 			defer in.cancel()
-			rep, err := explain.Explain(in.ctx, in.h, in.level, explain.Options{Strategy: strategy, Budget: b, Max: max})
+			rep, err := in.explain(args[0], explain.Options{Strategy: strategy, Budget: b, Max: max})
 			if rep != nil && rep.Result != nil {
 				rep.TimingsMS["read"] = in.readMS
 				rep.Dropped = droppedOf(in.h)

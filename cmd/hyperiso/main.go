@@ -101,8 +101,9 @@ func (r *readFlags) read(path string) (*history.History, error) {
 }
 
 // checkInput is what check and explain share: a validated level and
-// strategy, the history read, how long reading took, and a context bounded
-// by the timeout (cancel must be called).
+// strategy, the history read (nil when the timeout came first), how long
+// reading took, and a context bounded by the timeout (cancel must be
+// called).
 type checkInput struct {
 	level  history.Level
 	h      *history.History
@@ -111,7 +112,7 @@ type checkInput struct {
 	cancel context.CancelFunc
 }
 
-func loadCheckInput(rf *readFlags, path, level, strategy string, timeout time.Duration) (*checkInput, error) {
+func loadCheckInput(ctx context.Context, rf *readFlags, path, level, strategy string, timeout time.Duration) (*checkInput, error) {
 	lv, ok := history.ParseLevel(level)
 	if !ok {
 		return nil, fail(exitBadInput, "--level must be one of ser, si, cc, ra, rc, strict-ser (got %q)", level)
@@ -119,16 +120,15 @@ func loadCheckInput(rf *readFlags, path, level, strategy string, timeout time.Du
 	if strategy != "" && !slices.Contains(check.StrategyNames(), strategy) {
 		return nil, fail(exitBadInput, "--strategy must be one of %s (got %q)", strings.Join(check.StrategyNames(), ", "), strategy)
 	}
+	in := &checkInput{level: lv}
+	in.ctx, in.cancel = withDeadline(ctx, timeout)
 	start := time.Now()
-	h, err := rf.read(path)
-	if err != nil {
+	h, err := readWithin(in.ctx, func() (*history.History, error) { return rf.read(path) })
+	if err != nil && !isStop(err) {
+		in.cancel()
 		return nil, err
 	}
-	in := &checkInput{level: lv, h: h, readMS: float64(time.Since(start).Microseconds()) / 1000}
-	in.ctx, in.cancel = context.Background(), func() {}
-	if timeout > 0 {
-		in.ctx, in.cancel = context.WithTimeout(in.ctx, timeout)
-	}
+	in.h, in.readMS = h, float64(time.Since(start).Microseconds())/1000
 	return in, nil
 }
 
@@ -142,7 +142,7 @@ func newRoot(stdout io.Writer, code *int) *cobra.Command {
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &exitError{code: exitBadInput, err: fmt.Errorf("%w\n%s", err, c.UsageString())}
 	})
-	root.AddCommand(newCheck(stdout, code), newConvert(stdout), newStats(stdout), newCollect(stdout), newBench(stdout), newExplain(stdout))
+	root.AddCommand(stoppable(limitMemory(newCheck(stdout, code))), stoppable(newConvert(stdout)), stoppable(newStats(stdout)), newCollect(stdout), newBench(stdout), stoppable(limitMemory(newExplain(stdout))))
 	// A CPU profile of any command, for whoever tunes the solver (go tool pprof).
 	var cpuProfile string
 	root.PersistentFlags().StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the command to this file")
@@ -193,28 +193,28 @@ func newCheck(stdout io.Writer, code *int) *cobra.Command {
 		Short: "Decide whether a history satisfies an isolation level",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			in, err := loadCheckInput(&rf, args[0], level, strategy, timeout)
+			in, err := loadCheckInput(c.Context(), &rf, args[0], level, strategy, timeout)
 			if err != nil {
 				return err
 			}
 			defer in.cancel()
-			h, lv, readMS := in.h, in.level, in.readMS
-			res, err := check.Check(in.ctx, h, lv, check.Options{Strategy: strategy, RealTime: realtime})
+			readMS := in.readMS
+			res, err := in.check(args[0], check.Options{Strategy: strategy, RealTime: realtime})
 			if res != nil {
 				res.TimingsMS["read"] = readMS
 			}
 			switch {
 			case errors.Is(err, check.ErrUnavailable), errors.Is(err, check.ErrInput):
-				printWarnings(c.ErrOrStderr(), h, seeStats)
+				printWarnings(c.ErrOrStderr(), in.h, seeStats)
 				return fail(exitBadInput, "%s: %v", args[0], err)
 			case errors.Is(err, context.DeadlineExceeded):
 				res.Verdict, res.Reason = check.Unknown, fmt.Sprintf("timeout after %s during %s", timeout, res.Stage)
 			case err != nil:
-				printWarnings(c.ErrOrStderr(), h, seeStats)
+				printWarnings(c.ErrOrStderr(), in.h, seeStats)
 				return fail(exitUnknown, "%s: %v", args[0], err)
 			}
 			if !asJSON {
-				printWarnings(c.ErrOrStderr(), h, seeReport)
+				printWarnings(c.ErrOrStderr(), in.h, seeReport)
 			}
 			if asJSON {
 				enc := json.NewEncoder(stdout)
@@ -259,6 +259,9 @@ const (
 // gave about h, the first few, and where to see them all: text output must
 // not hide that the input was not read as it stands.
 func printWarnings(w io.Writer, h *history.History, where string) {
+	if h == nil {
+		return // the deadline or a signal came before the history was read
+	}
 	if h.Dropped.Any() {
 		fmt.Fprintf(w, "hyperiso: %s: %s\n", h.Source, droppedNote(h.Dropped))
 	}
@@ -294,8 +297,10 @@ func droppedNote(d history.Dropped) string {
 
 func printResult(w io.Writer, res *check.Result) {
 	s := res.History
-	fmt.Fprintf(w, "history %s (%s): %d sessions, %d transactions (%d committed, %d aborted, %d unknown), %d operations, %d keys\n",
-		res.Source, res.Format, s.Sessions, s.Transactions, s.Committed, s.Aborted, s.Unknown, s.Operations, s.Keys)
+	if res.Format != "" { // else the history was not read
+		fmt.Fprintf(w, "history %s (%s): %d sessions, %d transactions (%d committed, %d aborted, %d unknown), %d operations, %d keys\n",
+			res.Source, res.Format, s.Sessions, s.Transactions, s.Committed, s.Aborted, s.Unknown, s.Operations, s.Keys)
+	}
 	if s.MultiWriterReads > 0 {
 		fmt.Fprintf(w, "duplicate values: %d of %d external reads have more than one candidate writer (up to %d)\n",
 			s.MultiWriterReads, s.ExternalReads, s.MaxCandidates)
