@@ -20,33 +20,19 @@ import (
 	"github.com/hyperiso/hyperiso/hyperpolygraph"
 )
 
-// Class names, as reports spell them.
+// Class names, as reports spell them: the rows of history.Classes, which
+// also says what each means and the weakest level that forbids it.
 const (
-	// G0 (write cycle): a cycle of version-order (ww) edges only.
-	G0 = "G0"
-	// G1a (aborted read): a committed transaction read a value only aborted
-	// transactions wrote.
-	G1a = "G1a"
-	// G1b (intermediate read): a value its writer overwrote before it
-	// committed.
-	G1b = "G1b"
-	// G1c (circular information flow): a cycle of ww and wr edges.
-	G1c = "G1c"
-	// GSingle (read skew): a cycle with exactly one anti-dependency (rw).
-	GSingle = "G-single"
-	// G2Item (write skew and kin): a cycle with two or more rw edges.
-	G2Item = "G2-item"
-	// LostUpdate: two transactions read the same version of a key and both
-	// wrote the key; whichever wrote last overwrote an update it never saw.
-	LostUpdate = "lost-update"
-	// FracturedRead (RA): a transaction saw some of another's writes but
-	// not all of them.
-	FracturedRead = "fractured-read"
-	// CausalityViolation (CC): a transaction read a version older than one
-	// in its causal past.
-	CausalityViolation = "causality-violation"
-	// Internal: a transaction's reads disagree with its own writes or reads.
-	Internal = "internal"
+	G0                 = history.G0
+	G1a                = history.G1a
+	G1b                = history.G1b
+	G1c                = history.G1c
+	GSingle            = history.GSingle
+	G2Item             = history.G2Item
+	LostUpdate         = history.LostUpdate
+	FracturedRead      = history.FracturedRead
+	CausalityViolation = history.CausalityViolation
+	Internal           = history.Internal
 )
 
 // Cycle is the classification of one dependency cycle.

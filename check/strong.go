@@ -139,7 +139,7 @@ masks:
 	if first == nil {
 		res.Verdict = Violated
 		res.Anomalies = append(res.Anomalies, Anomaly{
-			Type:        "unsatisfiable-read",
+			Type:        history.UnsatisfiableRead,
 			Description: "an observed list element was appended only by transactions that cannot all be taken as committed",
 		})
 		return nil
@@ -224,7 +224,7 @@ func planUnknown(h *history.History, level history.Level, needOne [][]history.Tx
 				push(unk[0])
 			case certain && !settled && len(unk) == 0:
 				a := Anomaly{
-					Type:        "unsatisfiable-read",
+					Type:        history.UnsatisfiableRead,
 					Description: fmt.Sprintf("%s read key %s = %d, which only transactions that cannot have committed wrote", h.TxnString(t), h.KeyString(r.Key), h.Value(r.Key, r.Value)),
 					Txns:        []TxnRef{Ref(h, t)},
 				}
@@ -267,7 +267,7 @@ func solveOnce(ctx context.Context, h *history.History, level history.Level, opt
 	if viol != nil {
 		res.Verdict = Violated
 		res.Anomalies = append(res.Anomalies, Anomaly{
-			Type:        "unsatisfiable-read",
+			Type:        history.UnsatisfiableRead,
 			Description: fmt.Sprintf("%s read key %s = %d, but no committed transaction wrote it", h.TxnString(viol.Reader), h.KeyString(viol.Read.Key), h.Value(viol.Read.Key, viol.Read.Value)),
 			Txns:        []TxnRef{Ref(h, viol.Reader)},
 		})
@@ -383,7 +383,7 @@ func witness(h *history.History, level history.Level, c *hyperpolygraph.Compatib
 // transactions two read the same version of a key and both overwrote it is
 // reported as the lost update it contains.
 func cycleAnomaly(h *history.History, level history.Level, cyc []hyperpolygraph.Edge, note string) Anomaly {
-	a := Anomaly{Type: "cycle", Description: fmt.Sprintf("%s violation: %s", strings.ToUpper(level.String()), note)}
+	a := Anomaly{Type: history.CommitCycle, Description: fmt.Sprintf("%s violation: %s", strings.ToUpper(level.String()), note)}
 	c := anomaly.Classify(h, level, cyc)
 	if c.Class != "" {
 		a.Type, a.Class = c.Class, c.Class

@@ -63,9 +63,8 @@ func weakAnomaly(h *history.History, level history.Level, v weak.Violation) Anom
 		Type:        v.Kind.String(),
 		Description: fmt.Sprintf("%s violation: %s", strings.ToUpper(level.String()), v.Describe(h)),
 	}
-	switch v.Kind {
-	case weak.G1c, weak.G0:
-		a.Class = v.Kind.String()
+	if c, ok := history.ClassOf(v.Kind.String()); ok {
+		a.Class = c.Adya
 	}
 	// The cycle's transactions, then the readers whose reads forced its
 	// inferred edges.

@@ -8,50 +8,34 @@ import (
 	"strings"
 
 	"github.com/hyperiso/hyperiso/check"
+	"github.com/hyperiso/hyperiso/history"
 )
 
 //go:embed report.html.tmpl
 var htmlTemplate string
 
-// classBlurb says in a sentence what each class means.
-var classBlurb = map[string]string{
-	"G0":                   "Write cycle: the versions the transactions installed are ordered in a cycle, so no order of the writes explains the final state.",
-	"G1a":                  "Aborted read: a committed transaction read a value that only an aborted transaction wrote.",
-	"G1b":                  "Intermediate read: a transaction read a value that its writer overwrote before committing.",
-	"G1c":                  "Circular information flow: each transaction of the cycle saw (or overwrote) the effects of the previous one.",
-	"G-single":             "Read skew: a cycle with exactly one anti-dependency (rw) edge: one transaction missed a write whose consequences it saw.",
-	"G2-item":              "Anti-dependency cycle (write skew and kin): each transaction missed a write of the next one.",
-	"lost-update":          "Lost update: two transactions read the same version of a key and both overwrote it; the later write silently discarded the other.",
-	"fractured-read":       "Fractured read: a transaction saw some of another transaction's writes but not all of them.",
-	"causality-violation":  "Causality violation: a transaction read a version older than one in its causal past.",
-	"internal":             "Internal inconsistency: a transaction's read disagrees with its own earlier writes or reads.",
-	"thin-air-read":        "Thin-air read: a value no transaction wrote.",
-	"future-read":          "Future read: a transaction read a value that it writes only later itself.",
-	"unsatisfiable-read":   "A read whose only possible writers cannot have committed.",
-	"cycle":                "A dependency cycle.",
-	"non-repeatable-read":  "Non-repeatable read: two reads of a key with no write between them disagree.",
-	"not-own-write":        "A transaction read a key after writing it, but not its own write.",
-	"not-latest-own-write": "A transaction read its own earlier, overwritten write.",
-	"aborted-read":         "Aborted read: a committed transaction read a value that only an aborted transaction wrote.",
-	"intermediate-read":    "Intermediate read: a transaction read a value that its writer overwrote before committing.",
+// classBlurb says in a sentence what a class means (history.Classes).
+func classBlurb(name string) string {
+	c, _ := history.ClassOf(name)
+	return c.Summary
 }
 
 // classColor gives each class a badge colour.
 func classColor(c string) string {
 	switch c {
-	case "G0":
+	case history.G0:
 		return "#6c3483"
-	case "G1a", "G1b", "G1c", "aborted-read", "intermediate-read":
+	case history.G1a, history.G1b, history.G1c, history.AbortedRead.String(), history.IntermediateRead.String():
 		return "#a93226"
-	case "G-single":
+	case history.GSingle:
 		return "#ca6f1e"
-	case "G2-item":
+	case history.G2Item:
 		return "#b7950b"
-	case "lost-update":
+	case history.LostUpdate:
 		return "#1e8449"
-	case "fractured-read":
+	case history.FracturedRead:
 		return "#2874a6"
-	case "causality-violation":
+	case history.CausalityViolation:
 		return "#7d3c98"
 	}
 	return "#566573"
@@ -201,7 +185,7 @@ func htmlModel(rep *Report) htmlPage {
 		cls := classOf(ce)
 		nm := namerOf(ce)
 		h := htmlCE{
-			N: i + 1, Of: len(ex.Counterexamples), Class: cls, Color: classColor(cls), Blurb: classBlurb[cls],
+			N: i + 1, Of: len(ex.Counterexamples), Class: cls, Color: classColor(cls), Blurb: classBlurb(cls),
 			Summary: ce.Summary, Story: ce.Story, Size: ce.Size, Total: s.Transactions, Minimal: ce.Minimal, Minimality: ce.Minimality,
 			Search: fmt.Sprintf("Search started from %s%s; %d re-check%s in %.1f ms; the counterexample alone is %s at %s.",
 				methodWords(ce.Method), coreWords(ce), ce.Checks, plural(ce.Checks), ce.ElapsedMS, ce.Recheck, strings.ToUpper(res.Level)),

@@ -150,3 +150,33 @@ func TestValidateNamesWriters(t *testing.T) {
 	require.False(t, NonRepeatableRead.ForbiddenAt(RC))
 	require.True(t, NonRepeatableRead.ForbiddenAt(RA))
 }
+
+// Every name a finding kind reports is a row of the class table, and the
+// rows are unique.
+func TestClassTable(t *testing.T) {
+	seen := map[string]bool{}
+	for _, c := range Classes {
+		if seen[c.Name] {
+			t.Fatalf("class %s twice", c.Name)
+		}
+		seen[c.Name] = true
+		if c.Adya != "" {
+			if _, ok := ClassOf(c.Adya); !ok {
+				t.Fatalf("class %s: Adya class %s not in the table", c.Name, c.Adya)
+			}
+		}
+	}
+	for k := ThinAirRead; k <= NonRepeatableRead; k++ {
+		if !seen[k.String()] {
+			t.Fatalf("anomaly kind %s not in the table", k)
+		}
+	}
+	for k := IncompatibleOrder; k <= FutureElement; k++ {
+		if !seen[k.String()] {
+			t.Fatalf("list finding kind %s not in the table", k)
+		}
+	}
+	if NonRepeatableRead.ForbiddenAt(RC) || !NonRepeatableRead.ForbiddenAt(RA) || !ThinAirRead.ForbiddenAt(RC) {
+		t.Fatal("ForbiddenAt does not follow the table")
+	}
+}

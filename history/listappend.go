@@ -49,15 +49,7 @@ func (k ListFindingKind) String() string {
 }
 
 // Class returns the Adya/Elle class of the kind, where one exists.
-func (k ListFindingKind) Class() string {
-	switch k {
-	case AbortedElement:
-		return "G1a"
-	case FutureElement:
-		return "internal"
-	}
-	return ""
-}
+func (k ListFindingKind) Class() string { return mustClass(k.String()).Adya }
 
 // ListFinding is one anomaly the list reads show.
 type ListFinding struct {
@@ -94,7 +86,7 @@ func (f ListFinding) ForbiddenAt(l Level) bool {
 	if f.Kind == IncompatibleOrder && f.Internal {
 		return l.Atomic()
 	}
-	return true
+	return mustClass(f.Kind.String()).ForbiddenAt(l)
 }
 
 // Describe renders the finding as one line.

@@ -44,25 +44,10 @@ func (k AnomalyKind) String() string {
 }
 
 // Class returns the Adya/Elle class of the kind, where one exists.
-func (k AnomalyKind) Class() string {
-	switch k {
-	case AbortedRead:
-		return "G1a"
-	case IntermediateRead:
-		return "G1b"
-	case NotOwnWrite, NotLatestOwnWrite, NonRepeatableRead, FutureRead:
-		return "internal"
-	}
-	return ""
-}
+func (k AnomalyKind) Class() string { return mustClass(k.String()).Adya }
 
 // ForbiddenAt reports whether a history with this finding violates level l.
-func (k AnomalyKind) ForbiddenAt(l Level) bool {
-	if k == NonRepeatableRead {
-		return l != RC
-	}
-	return true
-}
+func (k AnomalyKind) ForbiddenAt(l Level) bool { return mustClass(k.String()).ForbiddenAt(l) }
 
 // Finding is one validation result, located precisely.
 type Finding struct {

@@ -125,7 +125,7 @@ const (
 	G0
 )
 
-var kindNames = [...]string{"G1c", "fractured-read", "causality-violation", "cycle", "G0"}
+var kindNames = [...]string{history.G1c, history.FracturedRead, history.CausalityViolation, history.CommitCycle, history.G0}
 
 // String returns the stable name used in reports.
 func (k Kind) String() string {
