@@ -409,6 +409,11 @@ func (r *ednRun) scanForm(off int) formScan {
 	}
 	// eof ends a scan that ran out of input inside the form.
 	eof := func() formScan {
+		if len(stack) == 0 {
+			// Only discarded forms (#_) were left: no form is open, and
+			// the decoder says there is none, as it does in strict mode.
+			return res
+		}
 		if r.keepOpen {
 			if r.open == nil {
 				r.open = make([]uint64, len(data)/64+1)
