@@ -149,6 +149,9 @@ masks:
 	}
 	res.Counters = first.Counters
 	res.Verdict, res.Reason, res.Witness, res.Stage = first.Verdict, first.Reason, first.Witness, ""
+	if first.Verdict == Unknown {
+		res.Stage = first.Stage // where the budget stopped it
+	}
 	res.Anomalies = append(res.Anomalies, first.Anomalies...)
 	if len(optional) > 0 {
 		res.Counters["unknown_subsets"] = int64(1 << len(optional))
