@@ -8,13 +8,15 @@ import (
 
 	"github.com/go-air/gini"
 	"github.com/go-air/gini/z"
+
+	"github.com/hyperiso/hyperiso/cnf"
 )
 
 // benchInstances returns k random 3-SAT instances with n variables at ratio
 // 4.26, the same for every run.
-func benchInstances(n, k int) [][][]Lit {
+func benchInstances(n, k int) [][][]cnf.Lit {
 	r := rand.New(rand.NewPCG(uint64(n), 426))
-	out := make([][][]Lit, k)
+	out := make([][][]cnf.Lit, k)
 	for i := range out {
 		out[i] = random3SAT(r, n, int(4.26*float64(n)))
 	}
