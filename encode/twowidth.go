@@ -126,13 +126,6 @@ func (e *Encoding) addTwoWidth(ctx context.Context, reach Reacher, fit func(int6
 	return w.err
 }
 
-// addTwoWidthNaive is addTwoWidth with the pairwise enumeration, for tests.
-func (e *Encoding) addTwoWidthNaive(br BitReacher) {
-	w := e.newTwoWidth(context.Background(), nil, br.Layers(), br.Node, func(u, v int32) bool { return has(br.Row(u), v) })
-	w.naive()
-	w.derived()
-}
-
 func has(row []uint64, s int32) bool { return row[s>>6]&(1<<(s&63)) != 0 }
 
 func (e *Encoding) newTwoWidth(ctx context.Context, fit func(int64, string) error, layers int, node func(history.TxnID) int32, reach func(u, v int32) bool) *twoWidth {

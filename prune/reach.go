@@ -283,9 +283,6 @@ func (r *Reach) Node(t history.TxnID) int32 {
 // Txn returns the transaction of node i.
 func (r *Reach) Txn(i int32) history.TxnID { return r.txns[i] }
 
-// NumStates returns Layers()·(number of nodes).
-func (r *Reach) NumStates() int { return len(r.txns) * r.layers }
-
 // Row returns the reachability row of state s: bit j is set iff state j is
 // reachable from s. The row aliases the matrix.
 func (r *Reach) Row(s int32) []uint64 { return r.bits[int(s)*r.words : int(s+1)*r.words] }
