@@ -16,7 +16,7 @@ package acyclic
 import (
 	"slices"
 
-	"github.com/hyperiso/hyperiso/cdcl"
+	"github.com/hyperiso/hyperiso/cnf"
 	"github.com/hyperiso/hyperiso/encode"
 	"github.com/hyperiso/hyperiso/history"
 	"github.com/hyperiso/hyperiso/hyperpolygraph"
@@ -28,8 +28,8 @@ import (
 // pk reason -(i+1) stands for g.Known[i] (there can be tens of millions).
 type reason struct {
 	edge hyperpolygraph.Edge
-	l1   cdcl.Lit
-	l2   cdcl.Lit
+	l1   cnf.Lit
+	l2   cnf.Lit
 }
 
 type undoMark struct {
@@ -48,7 +48,7 @@ type writerInfo struct {
 	pairs        []int32         // indices into g.WW that involve t
 	knownSucc    []history.TxnID // t →WW s known
 	knownReaders []history.TxnID // t →WR r known
-	wrLits       []cdcl.Lit      // WR literals with candidate t on k
+	wrLits       []cnf.Lit       // WR literals with candidate t on k
 }
 
 // Polarity says how Phase chooses the polarity of a decision.
@@ -124,7 +124,7 @@ func New(enc *encode.Encoding, polarity Polarity) (*Theory, []hyperpolygraph.Edg
 	for i, s := range g.WR {
 		for j, c := range s.Cands {
 			wi := info(s.Key, c)
-			wi.wrLits = append(wi.wrLits, cdcl.Lit(enc.WRBase[i]+int32(j)))
+			wi.wrLits = append(wi.wrLits, cnf.Lit(enc.WRBase[i]+int32(j)))
 		}
 	}
 	for i, e := range g.Known {
@@ -145,7 +145,7 @@ func New(enc *encode.Encoding, polarity Polarity) (*Theory, []hyperpolygraph.Edg
 
 // addEdge inserts e, put there by literals l1 and l2, and returns the
 // conflict clause if it closes a cycle.
-func (t *Theory) addEdge(e hyperpolygraph.Edge, l1, l2 cdcl.Lit) []cdcl.Lit {
+func (t *Theory) addEdge(e hyperpolygraph.Edge, l1, l2 cnf.Lit) []cnf.Lit {
 	r := int32(len(t.reasons))
 	t.reasons = append(t.reasons, reason{e, l1, l2})
 	return t.insert(e, r)
@@ -153,7 +153,7 @@ func (t *Theory) addEdge(e hyperpolygraph.Edge, l1, l2 cdcl.Lit) []cdcl.Lit {
 
 // insert adds e with pk reason r and returns the conflict clause if it
 // closes a cycle.
-func (t *Theory) insert(e hyperpolygraph.Edge, r int32) []cdcl.Lit {
+func (t *Theory) insert(e hyperpolygraph.Edge, r int32) []cnf.Lit {
 	u1, v1, u2, v2, two := t.arcs(e)
 	if c := t.insertArc(u1, v1, r); c != nil || !two {
 		return c
@@ -162,7 +162,7 @@ func (t *Theory) insert(e hyperpolygraph.Edge, r int32) []cdcl.Lit {
 }
 
 // insertArc adds the pk edge of arc u→v between graph states.
-func (t *Theory) insertArc(u, v, r int32) []cdcl.Lit {
+func (t *Theory) insertArc(u, v, r int32) []cnf.Lit {
 	cyc, ok := t.pk.AddEdge(t.ids[u], t.ids[v], r)
 	if !ok {
 		return t.explain(append(cyc, r))
@@ -185,11 +185,11 @@ func (t *Theory) arcs(e hyperpolygraph.Edge) (u1, v1, u2, v2 int32, two bool) {
 }
 
 // explain turns a cycle of reasons into a clause of negated literals.
-func (t *Theory) explain(cyc []int32) []cdcl.Lit {
+func (t *Theory) explain(cyc []int32) []cnf.Lit {
 	t.Conflicts++
 	t.Cycle = t.Cycle[:0]
-	var clause []cdcl.Lit
-	seen := map[cdcl.Lit]bool{}
+	var clause []cnf.Lit
+	seen := map[cnf.Lit]bool{}
 	for _, ri := range cyc {
 		if ri < 0 {
 			t.Cycle = append(t.Cycle, t.g.Known[-ri-1])
@@ -197,7 +197,7 @@ func (t *Theory) explain(cyc []int32) []cdcl.Lit {
 		}
 		r := t.reasons[ri]
 		t.Cycle = append(t.Cycle, r.edge)
-		for _, l := range [2]cdcl.Lit{r.l1, r.l2} {
+		for _, l := range [2]cnf.Lit{r.l1, r.l2} {
 			if l != 0 && !seen[l] {
 				seen[l] = true
 				clause = append(clause, -l)
@@ -205,13 +205,13 @@ func (t *Theory) explain(cyc []int32) []cdcl.Lit {
 		}
 	}
 	if clause == nil {
-		clause = []cdcl.Lit{}
+		clause = []cnf.Lit{}
 	}
 	return clause
 }
 
 // Assign adds the edges literal l asserts, and the RW edges they derive.
-func (t *Theory) Assign(l cdcl.Lit) []cdcl.Lit {
+func (t *Theory) Assign(l cnf.Lit) []cnf.Lit {
 	t.undo = append(t.undo, undoMark{reasons: int32(len(t.reasons))})
 	v := int32(l.Var())
 	if l > 0 {
@@ -273,12 +273,12 @@ func (t *Theory) Assign(l cdcl.Lit) []cdcl.Lit {
 		p := t.g.WW[pi]
 		pv := t.value[t.enc.WWVar[pi]]
 		var succ history.TxnID
-		var wl cdcl.Lit
+		var wl cnf.Lit
 		switch {
 		case pv == 1 && p.A == w:
-			succ, wl = p.B, cdcl.Lit(t.enc.WWVar[pi])
+			succ, wl = p.B, cnf.Lit(t.enc.WWVar[pi])
 		case pv == -1 && p.B == w:
-			succ, wl = p.A, -cdcl.Lit(t.enc.WWVar[pi])
+			succ, wl = p.A, -cnf.Lit(t.enc.WWVar[pi])
 		default:
 			continue
 		}
@@ -292,7 +292,7 @@ func (t *Theory) Assign(l cdcl.Lit) []cdcl.Lit {
 }
 
 // Unassign removes what the matching Assign inserted.
-func (t *Theory) Unassign(l cdcl.Lit) {
+func (t *Theory) Unassign(l cnf.Lit) {
 	m := t.undo[len(t.undo)-1]
 	t.undo = t.undo[:len(t.undo)-1]
 	for range m.pkEdges {
@@ -314,7 +314,7 @@ func (t *Theory) Phase(v int32) (bool, bool) {
 			return t.latestWriter(set, cand), true
 		}
 	}
-	e, _ := t.enc.EdgeOf(encode.Lit(v))
+	e, _ := t.enc.EdgeOf(cnf.Lit(v))
 	return t.level(e.From) < t.level(e.To), true
 }
 

@@ -7,7 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/hyperiso/hyperiso/cdcl"
+	"github.com/hyperiso/hyperiso/cnf"
 	"github.com/hyperiso/hyperiso/encode"
 	"github.com/hyperiso/hyperiso/history"
 	"github.com/hyperiso/hyperiso/hyperpolygraph"
@@ -43,10 +43,10 @@ func TestTheoryMatchesCycleSearch(t *testing.T) {
 				}
 				cyclic := len(g.Resolve(a).FindCycles(1)) > 0
 				order := rng.Perm(enc.NumVars)
-				var assigned []cdcl.Lit
-				var clause []cdcl.Lit
+				var assigned []cnf.Lit
+				var clause []cnf.Lit
 				for _, i := range order {
-					l := cdcl.Lit(i + 1)
+					l := cnf.Lit(i + 1)
 					if mask&(1<<i) == 0 {
 						l = -l
 					}
@@ -136,9 +136,9 @@ func TestPhaseFollowsOrder(t *testing.T) {
 				th, cyc := New(enc, pol)
 				require.Nil(t, cyc)
 				// Assign a random prefix of literals, stopping before a conflict.
-				var assigned []cdcl.Lit
+				var assigned []cnf.Lit
 				for _, i := range rng.Perm(enc.NumVars)[:rng.IntN(enc.NumVars+1)] {
-					l := cdcl.Lit(i + 1)
+					l := cnf.Lit(i + 1)
 					if rng.IntN(2) == 0 {
 						l = -l
 					}

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/hyperiso/hyperiso/cnf"
 )
 
 // dagTheory is a toy version of hyperiso's use: edge variables of a graph
@@ -16,7 +18,7 @@ type dagTheory struct {
 	t      testing.TB
 	edges  map[int32][2]int // variable -> (from, to)
 	out    [][]int32        // node -> true edge variables leaving it, in Assign order
-	stack  []Lit
+	stack  []cnf.Lit
 	seen   []bool
 	path   []int32
 	phases bool
@@ -41,7 +43,7 @@ func (d *dagTheory) reach(from, to int) bool {
 	return false
 }
 
-func (d *dagTheory) Assign(l Lit) []Lit {
+func (d *dagTheory) Assign(l cnf.Lit) []cnf.Lit {
 	d.stack = append(d.stack, l)
 	e, ok := d.edges[l.Var()]
 	if !ok || l < 0 {
@@ -50,18 +52,18 @@ func (d *dagTheory) Assign(l Lit) []Lit {
 	u, v := e[0], e[1]
 	clear(d.seen)
 	d.path = d.path[:0]
-	var conflict []Lit
+	var conflict []cnf.Lit
 	if d.reach(v, u) {
-		conflict = []Lit{-l}
+		conflict = []cnf.Lit{-l}
 		for _, x := range d.path {
-			conflict = append(conflict, -Lit(x))
+			conflict = append(conflict, -cnf.Lit(x))
 		}
 	}
 	d.out[u] = append(d.out[u], l.Var()) // added even on conflict: Unassign pops it
 	return conflict
 }
 
-func (d *dagTheory) Unassign(l Lit) {
+func (d *dagTheory) Unassign(l cnf.Lit) {
 	if len(d.stack) == 0 || d.stack[len(d.stack)-1] != l {
 		d.t.Fatalf("Unassign(%d) out of LIFO order", l)
 	}
@@ -102,7 +104,7 @@ func TestDAGTheoryDifferential(t *testing.T) {
 			nodes = 15 + r.IntN(21) // larger, with more conflicts
 		}
 		d := &dagTheory{t: t, edges: map[int32][2]int{}, out: make([][]int32, nodes), seen: make([]bool, nodes), phases: i%2 == 0}
-		var cls [][]Lit
+		var cls [][]cnf.Lit
 		nv := int32(0)
 		var evars []int32
 		edge := func(u, v int) int32 {
@@ -121,12 +123,12 @@ func TestDAGTheoryDifferential(t *testing.T) {
 					if r.IntN(2) == 0 {
 						a, b = b, a
 					}
-					cls = append(cls, []Lit{Lit(edge(a, b))})
+					cls = append(cls, []cnf.Lit{cnf.Lit(edge(a, b))})
 				case 1, 2, 3, 4, 5:
-					x, y := Lit(edge(u, v)), Lit(edge(v, u))
-					cls = append(cls, []Lit{x, y})
+					x, y := cnf.Lit(edge(u, v)), cnf.Lit(edge(v, u))
+					cls = append(cls, []cnf.Lit{x, y})
 					if r.IntN(2) == 0 {
-						cls = append(cls, []Lit{-x, -y})
+						cls = append(cls, []cnf.Lit{-x, -y})
 					}
 				}
 			}
@@ -136,9 +138,9 @@ func TestDAGTheoryDifferential(t *testing.T) {
 		}
 		// Random side constraints between alternatives.
 		for k := 0; k < r.IntN(len(evars)/4+1); k++ {
-			c := make([]Lit, 1+r.IntN(3))
+			c := make([]cnf.Lit, 1+r.IntN(3))
 			for j := range c {
-				c[j] = Lit(evars[r.IntN(len(evars))])
+				c[j] = cnf.Lit(evars[r.IntN(len(evars))])
 				if r.IntN(2) == 0 {
 					c[j] = -c[j]
 				}
@@ -155,23 +157,23 @@ func TestDAGTheoryDifferential(t *testing.T) {
 		tot.add(s.Stats())
 
 		// Order encoding for gini: o(a,b) for a != b.
-		ord := func(a, b int) Lit { return Lit(int(nv) + a*nodes + b + 1) }
-		all := append([][]Lit(nil), cls...)
+		ord := func(a, b int) cnf.Lit { return cnf.Lit(int(nv) + a*nodes + b + 1) }
+		all := append([][]cnf.Lit(nil), cls...)
 		for a := 0; a < nodes; a++ {
 			for b := 0; b < nodes; b++ {
 				if a == b {
 					continue
 				}
-				all = append(all, []Lit{ord(a, b), ord(b, a)}, []Lit{-ord(a, b), -ord(b, a)})
+				all = append(all, []cnf.Lit{ord(a, b), ord(b, a)}, []cnf.Lit{-ord(a, b), -ord(b, a)})
 				for c := 0; c < nodes; c++ {
 					if c != a && c != b {
-						all = append(all, []Lit{-ord(a, b), -ord(b, c), ord(a, c)})
+						all = append(all, []cnf.Lit{-ord(a, b), -ord(b, c), ord(a, c)})
 					}
 				}
 			}
 		}
 		for e, uv := range d.edges {
-			all = append(all, []Lit{-Lit(e), ord(uv[0], uv[1])})
+			all = append(all, []cnf.Lit{-cnf.Lit(e), ord(uv[0], uv[1])})
 		}
 		want := giniSolve(int(nv)+nodes*nodes, all, nil)
 		msg := fmt.Sprintf("instance %d nodes=%d edges=%d", i, nodes, nv)

@@ -21,7 +21,7 @@
 //
 // Files by concern:
 //
-//	lit.go        literal encodings (public DIMACS-style Lit, internal lit)
+//	lit.go        the internal literal encoding (from and to cnf.Lit, the public one)
 //	clausedb.go   clause arena, allocation, deletion, compaction
 //	watch.go      watch lists (blockers; binary clauses inline)
 //	trail.go      assignment, trail, decision levels, backtracking

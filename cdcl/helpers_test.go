@@ -7,17 +7,19 @@ import (
 	"github.com/go-air/gini"
 	"github.com/go-air/gini/z"
 	"github.com/stretchr/testify/require"
+
+	"github.com/hyperiso/hyperiso/cnf"
 )
 
 // random3SAT returns m random 3-clauses over n variables (distinct
 // variables per clause).
-func random3SAT(r *rand.Rand, n, m int) [][]Lit {
-	cls := make([][]Lit, m)
+func random3SAT(r *rand.Rand, n, m int) [][]cnf.Lit {
+	cls := make([][]cnf.Lit, m)
 	for i := range cls {
-		var c [3]Lit
+		var c [3]cnf.Lit
 		for k := 0; k < 3; k++ {
 		again:
-			v := Lit(r.IntN(n) + 1)
+			v := cnf.Lit(r.IntN(n) + 1)
 			for _, u := range c[:k] {
 				if u.Var() == int32(v) {
 					goto again
@@ -34,7 +36,7 @@ func random3SAT(r *rand.Rand, n, m int) [][]Lit {
 }
 
 // giniSolve solves clauses (plus assumptions as units) with gini.
-func giniSolve(n int, cls [][]Lit, assumptions []Lit) bool {
+func giniSolve(n int, cls [][]cnf.Lit, assumptions []cnf.Lit) bool {
 	g := gini.NewV(n + 1)
 	for _, c := range cls {
 		for _, l := range c {
@@ -50,7 +52,7 @@ func giniSolve(n int, cls [][]Lit, assumptions []Lit) bool {
 }
 
 // newWith builds a solver holding cls.
-func newWith(n int, cls [][]Lit, opt Options) *Solver {
+func newWith(n int, cls [][]cnf.Lit, opt Options) *Solver {
 	s := New(n, opt)
 	for _, c := range cls {
 		s.AddClause(c)
@@ -59,7 +61,7 @@ func newWith(n int, cls [][]Lit, opt Options) *Solver {
 }
 
 // satisfies reports whether the model value(v) satisfies every clause.
-func satisfies(cls [][]Lit, value func(v int32) bool) bool {
+func satisfies(cls [][]cnf.Lit, value func(v int32) bool) bool {
 	for _, c := range cls {
 		ok := false
 		for _, l := range c {
@@ -75,7 +77,7 @@ func satisfies(cls [][]Lit, value func(v int32) bool) bool {
 	return true
 }
 
-func requireModel(t testing.TB, s *Solver, cls [][]Lit, msg ...any) {
+func requireModel(t testing.TB, s *Solver, cls [][]cnf.Lit, msg ...any) {
 	t.Helper()
 	require.True(t, satisfies(cls, s.Value), msg...)
 }

@@ -1,24 +1,10 @@
 package cdcl
 
-import "fmt"
+import (
+	"fmt"
 
-// Lit is a literal in DIMACS convention: +v is variable v, -v its negation,
-// with v ≥ 1. The zero Lit is not a literal.
-type Lit int32
-
-// Var returns the variable of l (≥ 1).
-func (l Lit) Var() int32 {
-	if l < 0 {
-		return int32(-l)
-	}
-	return int32(l)
-}
-
-// Not returns the negation of l.
-func (l Lit) Not() Lit { return -l }
-
-// IsPos reports whether l is the positive literal of its variable.
-func (l Lit) IsPos() bool { return l > 0 }
+	"github.com/hyperiso/hyperiso/cnf"
+)
 
 // lit is the internal literal encoding: variable index v (0-based) times two,
 // plus one for the negative literal. p^1 is the negation of p, and p
@@ -28,7 +14,7 @@ type lit uint32
 const litUndef lit = ^lit(0)
 
 // toLit converts a public literal; it panics on the zero literal.
-func toLit(l Lit) lit {
+func toLit(l cnf.Lit) lit {
 	switch {
 	case l > 0:
 		return lit(uint32(l-1) << 1)
@@ -39,8 +25,8 @@ func toLit(l Lit) lit {
 }
 
 // ext converts back to the public encoding.
-func (p lit) ext() Lit {
-	v := Lit(p>>1) + 1
+func (p lit) ext() cnf.Lit {
+	v := cnf.Lit(p>>1) + 1
 	if p&1 != 0 {
 		return -v
 	}

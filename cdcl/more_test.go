@@ -11,6 +11,8 @@ import (
 	"github.com/go-air/gini"
 	"github.com/go-air/gini/z"
 	"github.com/stretchr/testify/require"
+
+	"github.com/hyperiso/hyperiso/cnf"
 )
 
 // TestAssumptionsDifferential: random formulas under random assumptions;
@@ -33,9 +35,9 @@ func TestAssumptionsDifferential(t *testing.T) {
 		// Several solves under different assumptions on the same solver.
 		for round := 0; round < 4; round++ {
 			k := 1 + r.IntN(25)
-			assume := make([]Lit, k)
+			assume := make([]cnf.Lit, k)
 			for j := range assume {
-				assume[j] = Lit(1 + r.IntN(n))
+				assume[j] = cnf.Lit(1 + r.IntN(n))
 				if r.IntN(2) == 0 {
 					assume[j] = -assume[j]
 				}
@@ -119,11 +121,11 @@ func TestIncrementalDifferential(t *testing.T) {
 }
 
 // php adds the pigeon-hole formula: p pigeons, h holes.
-func php(p, h int) [][]Lit {
-	v := func(i, j int) Lit { return Lit(i*h + j + 1) }
-	var cls [][]Lit
+func php(p, h int) [][]cnf.Lit {
+	v := func(i, j int) cnf.Lit { return cnf.Lit(i*h + j + 1) }
+	var cls [][]cnf.Lit
 	for i := 0; i < p; i++ {
-		c := make([]Lit, h)
+		c := make([]cnf.Lit, h)
 		for j := range c {
 			c[j] = v(i, j)
 		}
@@ -132,7 +134,7 @@ func php(p, h int) [][]Lit {
 	for j := 0; j < h; j++ {
 		for a := 0; a < p; a++ {
 			for b := a + 1; b < p; b++ {
-				cls = append(cls, []Lit{-v(a, j), -v(b, j)})
+				cls = append(cls, []cnf.Lit{-v(a, j), -v(b, j)})
 			}
 		}
 	}
@@ -206,7 +208,7 @@ func TestSatStateKept(t *testing.T) {
 	require.Equal(t, Sat, s.Solve(context.Background()))
 	require.Len(t, th.stack, 40)
 	model := s.Model()
-	s.AddClause([]Lit{41}) // new variable: backtracks first
+	s.AddClause([]cnf.Lit{41}) // new variable: backtracks first
 	require.Equal(t, 41, s.NumVars())
 	require.Len(t, th.stack, s.thead)
 	require.Nil(t, s.Model())
@@ -222,7 +224,7 @@ func TestSatStateKept(t *testing.T) {
 	require.Equal(t, Sat, s.Solve(context.Background()))
 	require.False(t, s.Value(43))
 	require.Equal(t, "SAT", Sat.String())
-	require.Equal(t, Lit(-3), Lit(3).Not())
+	require.Equal(t, cnf.Lit(-3), cnf.Lit(3).Not())
 	require.Equal(t, "-3", fmt.Sprint(toLit(-3)))
 	_ = slices.Clone(cls)
 }

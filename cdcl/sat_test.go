@@ -7,26 +7,28 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/hyperiso/hyperiso/cnf"
 )
 
 func TestTrivial(t *testing.T) {
 	s := New(3, Options{})
-	require.True(t, s.AddClause([]Lit{1, 2}))
-	require.True(t, s.AddClause([]Lit{-1, 2}))
-	require.True(t, s.AddClause([]Lit{-2, 3, 3}))
-	require.True(t, s.AddClause([]Lit{1, -1})) // tautology
+	require.True(t, s.AddClause([]cnf.Lit{1, 2}))
+	require.True(t, s.AddClause([]cnf.Lit{-1, 2}))
+	require.True(t, s.AddClause([]cnf.Lit{-2, 3, 3}))
+	require.True(t, s.AddClause([]cnf.Lit{1, -1})) // tautology
 	require.Equal(t, Sat, s.Solve(context.Background()))
 	require.True(t, s.Value(2))
 	require.True(t, s.Value(3))
-	require.False(t, s.AddClause([]Lit{-3}))
+	require.False(t, s.AddClause([]cnf.Lit{-3}))
 	require.Equal(t, Unsat, s.Solve(context.Background()))
-	require.False(t, s.AddClause([]Lit{1}))
+	require.False(t, s.AddClause([]cnf.Lit{1}))
 
 	e := New(0, Options{})
 	require.Equal(t, Sat, e.Solve(context.Background()))
 	require.False(t, e.AddClause(nil))
 	require.Equal(t, Unsat, e.Solve(context.Background()))
-	require.Panics(t, func() { New(1, Options{}).AddClause([]Lit{0}) })
+	require.Panics(t, func() { New(1, Options{}).AddClause([]cnf.Lit{0}) })
 }
 
 // TestRandom3SATDifferential compares with gini on random 3-SAT around the

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"slices"
+
+	"github.com/hyperiso/hyperiso/cnf"
 )
 
 // Result is the outcome of a Solve call.
@@ -149,7 +151,7 @@ type Solver struct {
 
 	// Interface state.
 	assumptions []lit
-	failed      []Lit
+	failed      []cnf.Lit
 	model       []bool
 	modelValid  bool
 	stats       Stats
@@ -249,7 +251,7 @@ func (s *Solver) SetPhase(v int32, positive bool) {
 // NumVars are created). It may be called between Solve calls; the solver
 // first backtracks to level 0. It returns false if the formula has become
 // unsatisfiable at level 0 (by this clause or before).
-func (s *Solver) AddClause(c []Lit) bool {
+func (s *Solver) AddClause(c []cnf.Lit) bool {
 	s.cancelUntil(0)
 	s.modelValid = false
 	if !s.ok {
@@ -302,7 +304,7 @@ func (s *Solver) Solve(ctx context.Context) Result { return s.SolveAssuming(ctx,
 // SolveAssuming decides the clauses under the assumption that every literal
 // of assumptions is true. After Unsat, FailedAssumptions tells which
 // assumptions were needed.
-func (s *Solver) SolveAssuming(ctx context.Context, assumptions []Lit) Result {
+func (s *Solver) SolveAssuming(ctx context.Context, assumptions []cnf.Lit) Result {
 	s.cancelUntil(0)
 	s.failed = s.failed[:0]
 	s.modelValid = false
@@ -430,7 +432,7 @@ func (s *Solver) learn(lbd int) {
 // FailedAssumptions returns, after SolveAssuming returned Unsat, a subset of
 // the assumptions that is unsatisfiable together with the clauses (and the
 // theory). It is empty when the clauses are unsatisfiable on their own.
-func (s *Solver) FailedAssumptions() []Lit { return slices.Clone(s.failed) }
+func (s *Solver) FailedAssumptions() []cnf.Lit { return slices.Clone(s.failed) }
 
 // Value returns the value of variable v in the model found by the last
 // Solve call (false when there is none or v is out of range).

@@ -3,6 +3,8 @@ package cdcl
 import (
 	"fmt"
 	"slices"
+
+	"github.com/hyperiso/hyperiso/cnf"
 )
 
 // Theory gives meaning to some of the solver's variables (CDCL(T)); for
@@ -41,8 +43,8 @@ import (
 //     permanent.
 //  6. Callbacks must not call the Solver's methods.
 type Theory interface {
-	Assign(l Lit) (conflict []Lit)
-	Unassign(l Lit)
+	Assign(l cnf.Lit) (conflict []cnf.Lit)
+	Unassign(l cnf.Lit)
 	Phase(v int32) (positive bool, ok bool)
 }
 
@@ -62,14 +64,14 @@ type Theory interface {
 // consequences of the theory alone.
 type TheoryPropagator interface {
 	Theory
-	Propagate() (implication []Lit)
+	Propagate() (implication []cnf.Lit)
 }
 
 // loadTheoryClause copies a theory clause into s.thBuf in internal form,
 // removing duplicate literals (keeping the first literal first when
 // implication is set) and checking the contract: every literal (every
 // literal but the first, for an implication) must be false.
-func (s *Solver) loadTheoryClause(cl []Lit, implication bool) {
+func (s *Solver) loadTheoryClause(cl []cnf.Lit, implication bool) {
 	s.thBuf = s.thBuf[:0]
 	for _, l := range cl {
 		if l == 0 || int(l.Var()) > s.nVars {

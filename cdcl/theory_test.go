@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/hyperiso/hyperiso/cnf"
 )
 
 // cubeTheory forbids cubes (conjunctions of literals): no model may make a
@@ -17,10 +19,10 @@ type cubeTheory struct {
 	t     testing.TB
 	s     *Solver
 	n     int
-	cubes [][]Lit
-	occ   map[Lit][]int // cubes containing a literal
-	view  []int8        // per variable: 0 unknown, ±1 as Assigned
-	stack []Lit         // Assign calls not yet undone
+	cubes [][]cnf.Lit
+	occ   map[cnf.Lit][]int // cubes containing a literal
+	view  []int8            // per variable: 0 unknown, ±1 as Assigned
+	stack []cnf.Lit         // Assign calls not yet undone
 	// lazy reports a violation only on every third Assign (and on the one
 	// completing the assignment), so conflict clauses are often entirely
 	// below the current decision level.
@@ -32,8 +34,8 @@ type cubeTheory struct {
 	assigns, unassigns int
 }
 
-func newCubeTheory(t testing.TB, n int, cubes [][]Lit, r *rand.Rand) *cubeTheory {
-	th := &cubeTheory{t: t, n: n, cubes: cubes, occ: map[Lit][]int{}, view: make([]int8, n+1), rng: r}
+func newCubeTheory(t testing.TB, n int, cubes [][]cnf.Lit, r *rand.Rand) *cubeTheory {
+	th := &cubeTheory{t: t, n: n, cubes: cubes, occ: map[cnf.Lit][]int{}, view: make([]int8, n+1), rng: r}
 	for i, c := range cubes {
 		for _, l := range c {
 			th.occ[l] = append(th.occ[l], i)
@@ -42,7 +44,7 @@ func newCubeTheory(t testing.TB, n int, cubes [][]Lit, r *rand.Rand) *cubeTheory
 	return th
 }
 
-func (th *cubeTheory) isTrue(l Lit) bool {
+func (th *cubeTheory) isTrue(l cnf.Lit) bool {
 	x := th.view[l.Var()]
 	return x != 0 && (x > 0) == l.IsPos()
 }
@@ -56,15 +58,15 @@ func (th *cubeTheory) violated(i int) bool {
 	return true
 }
 
-func (th *cubeTheory) negation(i int) []Lit {
-	out := make([]Lit, len(th.cubes[i]))
+func (th *cubeTheory) negation(i int) []cnf.Lit {
+	out := make([]cnf.Lit, len(th.cubes[i]))
 	for k, l := range th.cubes[i] {
 		out[k] = -l
 	}
 	return out
 }
 
-func (th *cubeTheory) Assign(l Lit) []Lit {
+func (th *cubeTheory) Assign(l cnf.Lit) []cnf.Lit {
 	th.assigns++
 	s := th.s
 	if s.qhead != len(s.trail) {
@@ -100,7 +102,7 @@ func (th *cubeTheory) Assign(l Lit) []Lit {
 	return nil
 }
 
-func (th *cubeTheory) Unassign(l Lit) {
+func (th *cubeTheory) Unassign(l cnf.Lit) {
 	th.unassigns++
 	if len(th.stack) == 0 || th.stack[len(th.stack)-1] != l {
 		th.t.Fatalf("Unassign(%d) out of LIFO order (top %v)", l, th.stack[max(0, len(th.stack)-1):])
@@ -123,7 +125,7 @@ func (th *cubeTheory) Phase(v int32) (bool, bool) {
 // true implies the negation of the remaining one.
 type propCubeTheory struct{ *cubeTheory }
 
-func (th propCubeTheory) Propagate() []Lit {
+func (th propCubeTheory) Propagate() []cnf.Lit {
 	s := th.s
 	if s.thead != len(s.trail) {
 		th.t.Fatalf("Propagate before the theory saw the whole trail")
@@ -147,7 +149,7 @@ func (th propCubeTheory) Propagate() []Lit {
 		if open < 0 { // violated (possible in lazy mode): a conflict
 			return th.negation(i)
 		}
-		out := []Lit{-c[open]}
+		out := []cnf.Lit{-c[open]}
 		for k, l := range c {
 			if k != open {
 				out = append(out, -l)
@@ -158,8 +160,8 @@ func (th propCubeTheory) Propagate() []Lit {
 	return nil
 }
 
-func randomCubes(r *rand.Rand, n, k int) [][]Lit {
-	cubes := make([][]Lit, k)
+func randomCubes(r *rand.Rand, n, k int) [][]cnf.Lit {
+	cubes := make([][]cnf.Lit, k)
 	for i := range cubes {
 		size := 1 + r.IntN(3)
 		if n < 3 {
@@ -171,10 +173,10 @@ func randomCubes(r *rand.Rand, n, k int) [][]Lit {
 	return cubes
 }
 
-func cubeClauses(cubes [][]Lit) [][]Lit {
-	var out [][]Lit
+func cubeClauses(cubes [][]cnf.Lit) [][]cnf.Lit {
+	var out [][]cnf.Lit
 	for _, c := range cubes {
-		nc := make([]Lit, len(c))
+		nc := make([]cnf.Lit, len(c))
 		for k, l := range c {
 			nc[k] = -l
 		}
@@ -185,10 +187,10 @@ func cubeClauses(cubes [][]Lit) [][]Lit {
 
 // bruteForce reports whether some assignment of n ≤ 20 variables satisfies
 // cls, makes the assumptions true and passes ok.
-func bruteForce(n int, cls [][]Lit, assumptions []Lit, ok func(val func(int32) bool) bool) bool {
-	units := make([][]Lit, len(assumptions))
+func bruteForce(n int, cls [][]cnf.Lit, assumptions []cnf.Lit, ok func(val func(int32) bool) bool) bool {
+	units := make([][]cnf.Lit, len(assumptions))
 	for i, a := range assumptions {
-		units[i] = []Lit{a}
+		units[i] = []cnf.Lit{a}
 	}
 	for m := 0; m < 1<<n; m++ {
 		val := func(v int32) bool { return m>>(v-1)&1 != 0 }
@@ -199,7 +201,7 @@ func bruteForce(n int, cls [][]Lit, assumptions []Lit, ok func(val func(int32) b
 	return false
 }
 
-func noCube(cubes [][]Lit) func(val func(int32) bool) bool {
+func noCube(cubes [][]cnf.Lit) func(val func(int32) bool) bool {
 	return func(val func(int32) bool) bool {
 		for _, c := range cubes {
 			all := true
@@ -256,7 +258,7 @@ func TestCubeTheoryBruteForce(t *testing.T) {
 		if i%2 == 1 {
 			fastReduce(s)
 		}
-		var assumptions []Lit
+		var assumptions []cnf.Lit
 		if i%5 == 0 {
 			assumptions = random3SAT(r, n, 1)[0][:min(n, 1+r.IntN(3))]
 		}
@@ -369,10 +371,10 @@ func TestCubeTheoryDifferential(t *testing.T) {
 type atMostK struct {
 	in   map[int32]bool
 	k    int
-	true []Lit
+	true []cnf.Lit
 }
 
-func (a *atMostK) Assign(l Lit) []Lit {
+func (a *atMostK) Assign(l cnf.Lit) []cnf.Lit {
 	if l < 0 || !a.in[l.Var()] {
 		return nil
 	}
@@ -380,14 +382,14 @@ func (a *atMostK) Assign(l Lit) []Lit {
 	if len(a.true) <= a.k {
 		return nil
 	}
-	out := make([]Lit, len(a.true))
+	out := make([]cnf.Lit, len(a.true))
 	for i, x := range a.true {
 		out[i] = -x
 	}
 	return out
 }
 
-func (a *atMostK) Unassign(l Lit) {
+func (a *atMostK) Unassign(l cnf.Lit) {
 	if l > 0 && a.in[l.Var()] {
 		if a.true[len(a.true)-1] != l {
 			panic("atMostK: not LIFO")
@@ -442,9 +444,9 @@ func TestAtMostKBruteForce(t *testing.T) {
 func TestTheoryOnlyUnsat(t *testing.T) {
 	th := &atMostK{in: map[int32]bool{1: true, 2: true, 3: true}, k: 1}
 	s := New(3, Options{Theory: th})
-	s.AddClause([]Lit{1, 2})
-	s.AddClause([]Lit{1, 3})
-	s.AddClause([]Lit{2, 3})
+	s.AddClause([]cnf.Lit{1, 2})
+	s.AddClause([]cnf.Lit{1, 3})
+	s.AddClause([]cnf.Lit{2, 3})
 	require.Equal(t, Unsat, s.Solve(context.Background()))
 	require.Positive(t, s.Stats().TheoryConflicts)
 	require.Equal(t, Unsat, s.Solve(context.Background()))
@@ -453,36 +455,36 @@ func TestTheoryOnlyUnsat(t *testing.T) {
 // A theory conflict on level-0 literals makes the formula UNSAT for good.
 func TestTheoryLevel0Conflict(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 1))
-	th := newCubeTheory(t, 4, [][]Lit{{1, -2}}, r)
+	th := newCubeTheory(t, 4, [][]cnf.Lit{{1, -2}}, r)
 	s := New(4, Options{Theory: th})
 	th.s = s
-	s.AddClause([]Lit{1})
-	s.AddClause([]Lit{-2})
-	s.AddClause([]Lit{3, 4})
+	s.AddClause([]cnf.Lit{1})
+	s.AddClause([]cnf.Lit{-2})
+	s.AddClause([]cnf.Lit{3, 4})
 	require.Equal(t, Unsat, s.Solve(context.Background()))
 	require.Empty(t, s.FailedAssumptions())
-	require.False(t, s.AddClause([]Lit{3}))
+	require.False(t, s.AddClause([]cnf.Lit{3}))
 }
 
 type emptyConflict struct{}
 
-func (emptyConflict) Assign(Lit) []Lit         { return []Lit{} }
-func (emptyConflict) Unassign(Lit)             {}
+func (emptyConflict) Assign(cnf.Lit) []cnf.Lit { return []cnf.Lit{} }
+func (emptyConflict) Unassign(cnf.Lit)         {}
 func (emptyConflict) Phase(int32) (bool, bool) { return false, false }
 
 type badConflict struct{}
 
-func (badConflict) Assign(l Lit) []Lit       { return []Lit{l} } // true, not false
-func (badConflict) Unassign(Lit)             {}
-func (badConflict) Phase(int32) (bool, bool) { return false, false }
+func (badConflict) Assign(l cnf.Lit) []cnf.Lit { return []cnf.Lit{l} } // true, not false
+func (badConflict) Unassign(cnf.Lit)           {}
+func (badConflict) Phase(int32) (bool, bool)   { return false, false }
 
 func TestTheoryContractEdges(t *testing.T) {
 	s := New(2, Options{Theory: emptyConflict{}})
-	s.AddClause([]Lit{1, 2})
+	s.AddClause([]cnf.Lit{1, 2})
 	require.Equal(t, Unsat, s.Solve(context.Background()))
 
 	b := New(2, Options{Theory: badConflict{}})
-	b.AddClause([]Lit{1, 2})
+	b.AddClause([]cnf.Lit{1, 2})
 	require.Panics(t, func() { b.Solve(context.Background()) })
 }
 

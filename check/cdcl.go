@@ -25,13 +25,8 @@ func cdclSolve(polarity acyclic.Polarity) func(ctx context.Context, enc *encode.
 			return nil
 		}
 		s := cdcl.New(enc.NumVars, cdcl.Options{Theory: th, NoTheoryPhase: polarity == acyclic.NoPolarity})
-		buf := make([]cdcl.Lit, 0, 8)
 		for _, c := range enc.Clauses {
-			buf = buf[:0]
-			for _, l := range c {
-				buf = append(buf, cdcl.Lit(l))
-			}
-			if !s.AddClause(buf) {
+			if !s.AddClause(c) {
 				break
 			}
 		}

@@ -8,6 +8,7 @@ import (
 	"github.com/go-air/gini"
 	"github.com/go-air/gini/z"
 
+	"github.com/hyperiso/hyperiso/cnf"
 	"github.com/hyperiso/hyperiso/encode"
 	"github.com/hyperiso/hyperiso/hyperpolygraph"
 )
@@ -15,7 +16,7 @@ import (
 // satBackend is the part of an off-the-shelf SAT solver the lazy strategy
 // needs: add clauses between solves, solve, read the model.
 type satBackend interface {
-	addClause(c []encode.Lit)
+	addClause(c []cnf.Lit)
 	solve(ctx context.Context) (sat bool, err error)
 	value(v int32) bool
 }
@@ -81,10 +82,10 @@ func cycleEdges(comp *hyperpolygraph.Compatible, cyc []int) []hyperpolygraph.Edg
 
 // blockingClause negates the literals that put the cycle's uncertain edges
 // into the graph.
-func blockingClause(enc *encode.Encoding, comp *hyperpolygraph.Compatible, a hyperpolygraph.Assignment, cyc []int) []encode.Lit {
-	seen := map[encode.Lit]bool{}
-	var clause []encode.Lit
-	addNeg := func(l encode.Lit) {
+func blockingClause(enc *encode.Encoding, comp *hyperpolygraph.Compatible, a hyperpolygraph.Assignment, cyc []int) []cnf.Lit {
+	seen := map[cnf.Lit]bool{}
+	var clause []cnf.Lit
+	addNeg := func(l cnf.Lit) {
 		if !seen[-l] {
 			seen[-l] = true
 			clause = append(clause, -l)
@@ -93,14 +94,14 @@ func blockingClause(enc *encode.Encoding, comp *hyperpolygraph.Compatible, a hyp
 	for _, ei := range cyc {
 		p := comp.Prov[ei]
 		if p.WW >= 0 {
-			v := encode.Lit(enc.WWVar[p.WW])
+			v := cnf.Lit(enc.WWVar[p.WW])
 			if !a.Forward[p.WW] {
 				v = -v
 			}
 			addNeg(v)
 		}
 		if p.WR >= 0 {
-			addNeg(encode.Lit(enc.WRBase[p.WR] + a.Choice[p.WR]))
+			addNeg(cnf.Lit(enc.WRBase[p.WR] + a.Choice[p.WR]))
 		}
 	}
 	return clause
@@ -111,7 +112,7 @@ type giniBackend struct{ s *gini.Gini }
 
 func newGini(nv int) *giniBackend { return &giniBackend{s: gini.NewV(nv + 1)} }
 
-func (b *giniBackend) addClause(c []encode.Lit) {
+func (b *giniBackend) addClause(c []cnf.Lit) {
 	for _, l := range c {
 		b.s.Add(z.Dimacs2Lit(int(l)))
 	}
@@ -145,7 +146,7 @@ type gophersatBackend struct {
 	model   []bool
 }
 
-func (b *gophersatBackend) addClause(c []encode.Lit) {
+func (b *gophersatBackend) addClause(c []cnf.Lit) {
 	cl := make([]int, len(c))
 	for i, l := range c {
 		cl[i] = int(l)

@@ -10,26 +10,16 @@ import (
 	"fmt"
 	"unsafe"
 
+	"github.com/hyperiso/hyperiso/cnf"
 	"github.com/hyperiso/hyperiso/history"
 	"github.com/hyperiso/hyperiso/hyperpolygraph"
 )
-
-// Lit is a DIMACS-style literal: +v or -v for variable v ≥ 1.
-type Lit int32
-
-// Var returns the literal's variable.
-func (l Lit) Var() int32 {
-	if l < 0 {
-		return int32(-l)
-	}
-	return int32(l)
-}
 
 // Encoding is the CNF of a hyper-polygraph and the meaning of its variables.
 type Encoding struct {
 	G       *hyperpolygraph.Graph
 	NumVars int
-	Clauses [][]Lit
+	Clauses [][]cnf.Lit
 	// WWVar[i] is the variable of g.WW[i]: true means A→B, false B→A.
 	WWVar []int32
 	// WRBase[i] is the variable of g.WR[i].Cands[0]; candidate j has
@@ -68,8 +58,8 @@ func Encode(g *hyperpolygraph.Graph, reach Reacher, opt Options) *Encoding {
 
 // Sizes the memory estimates use.
 const (
-	clauseBytes = int64(unsafe.Sizeof([]Lit{}))
-	litBytes    = int64(unsafe.Sizeof(Lit(0)))
+	clauseBytes = int64(unsafe.Sizeof([]cnf.Lit{}))
+	litBytes    = int64(unsafe.Sizeof(cnf.Lit(0)))
 )
 
 // EncodeContext is Encode that gives up, with ctx's error or opt.Fit's,
@@ -91,7 +81,7 @@ func EncodeContext(ctx context.Context, g *hyperpolygraph.Graph, reach Reacher, 
 		}
 	}
 	e := &Encoding{G: g, WWVar: make([]int32, len(g.WW)), WRBase: make([]int32, len(g.WR)),
-		Clauses: make([][]Lit, 0, nClauses), varInfo: make([]int32, 1, nVars+1)} // variable 0 does not exist
+		Clauses: make([][]cnf.Lit, 0, nClauses), varInfo: make([]int32, 1, nVars+1)} // variable 0 does not exist
 	for i := range g.WW {
 		e.NumVars++
 		e.WWVar[i] = int32(e.NumVars)
@@ -104,16 +94,16 @@ func EncodeContext(ctx context.Context, g *hyperpolygraph.Graph, reach Reacher, 
 			}
 		}
 		e.WRBase[i] = int32(e.NumVars + 1)
-		clause := make([]Lit, len(s.Cands))
+		clause := make([]cnf.Lit, len(s.Cands))
 		for j := range s.Cands {
 			e.NumVars++
 			e.varInfo = append(e.varInfo, -int32(1+i))
-			clause[j] = Lit(e.NumVars)
+			clause[j] = cnf.Lit(e.NumVars)
 		}
 		e.Clauses = append(e.Clauses, clause)
 		for a := range s.Cands {
 			for b := a + 1; b < len(s.Cands); b++ {
-				e.Clauses = append(e.Clauses, []Lit{-clause[a], -clause[b]})
+				e.Clauses = append(e.Clauses, []cnf.Lit{-clause[a], -clause[b]})
 			}
 		}
 	}
@@ -133,7 +123,7 @@ type Reacher interface {
 
 // EdgeOf returns the edge that literal l asserts when true, if any (a false
 // read-from literal asserts nothing).
-func (e *Encoding) EdgeOf(l Lit) (hyperpolygraph.Edge, bool) {
+func (e *Encoding) EdgeOf(l cnf.Lit) (hyperpolygraph.Edge, bool) {
 	v := l.Var()
 	info := e.varInfo[v]
 	if info >= 0 {

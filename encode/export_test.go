@@ -1,8 +1,14 @@
 package encode
 
-// AddTwoWidthNaive runs the pairwise enumeration instead of the rank-window
-// one, for comparison.
-func (e *Encoding) AddTwoWidthNaive(br BitReacher) { e.addTwoWidthNaive(br) }
+import "context"
+
+// AddTwoWidthNaive is addTwoWidth with the pairwise enumeration instead of
+// the rank-window one, for comparison.
+func (e *Encoding) AddTwoWidthNaive(br BitReacher) {
+	w := e.newTwoWidth(context.Background(), nil, br.Layers(), br.Node, func(u, v int32) bool { return has(br.Row(u), v) })
+	w.naive()
+	w.derived()
+}
 
 // SetTwoWidthBudget sets the work and clause budgets and returns a function
 // that restores them.

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"unsafe"
 
+	"github.com/hyperiso/hyperiso/cnf"
 	"github.com/hyperiso/hyperiso/history"
 	"github.com/hyperiso/hyperiso/hyperpolygraph"
 )
@@ -46,7 +47,7 @@ var (
 
 // litEdge is one state edge a literal asserts when true.
 type litEdge struct {
-	lit Lit
+	lit cnf.Lit
 	// con identifies the constraint (WW pair i is i, WR set i is
 	// len(WW)+i): two literals of one constraint never get a clause here.
 	con  int32
@@ -125,13 +126,6 @@ func (e *Encoding) addTwoWidth(ctx context.Context, reach Reacher, fit func(int6
 	return w.err
 }
 
-// addTwoWidthNaive is addTwoWidth with the pairwise enumeration, for tests.
-func (e *Encoding) addTwoWidthNaive(br BitReacher) {
-	w := e.newTwoWidth(context.Background(), nil, br.Layers(), br.Node, func(u, v int32) bool { return has(br.Row(u), v) })
-	w.naive()
-	w.derived()
-}
-
 func has(row []uint64, s int32) bool { return row[s>>6]&(1<<(s&63)) != 0 }
 
 func (e *Encoding) newTwoWidth(ctx context.Context, fit func(int64, string) error, layers int, node func(history.TxnID) int32, reach func(u, v int32) bool) *twoWidth {
@@ -180,14 +174,14 @@ func (e *Encoding) newTwoWidth(ctx context.Context, fit func(int64, string) erro
 func (w *twoWidth) collect() {
 	g := w.e.G
 	for i, p := range g.WW {
-		v := Lit(w.e.WWVar[i])
+		v := cnf.Lit(w.e.WWVar[i])
 		w.wwLit(v, int32(i), p.Key, p.A, p.B)
 		w.wwLit(-v, int32(i), p.Key, p.B, p.A)
 	}
 	for i, s := range g.WR {
 		con := int32(len(g.WW) + i)
 		for j, t := range s.Cands {
-			l := Lit(w.e.WRBase[i] + int32(j))
+			l := cnf.Lit(w.e.WRBase[i] + int32(j))
 			w.add(l, con, t, s.Reader, false)
 			for _, t2 := range w.wwSucc[kt(s.Key, t)] {
 				if t2 != s.Reader {
@@ -199,7 +193,7 @@ func (w *twoWidth) collect() {
 }
 
 // wwLit records the edges of literal l, which orders a before b on x.
-func (w *twoWidth) wwLit(l Lit, con int32, x history.KeyID, a, b history.TxnID) {
+func (w *twoWidth) wwLit(l cnf.Lit, con int32, x history.KeyID, a, b history.TxnID) {
 	w.add(l, con, a, b, false)
 	for _, s := range w.readers[kt(x, a)] {
 		if s != b {
@@ -209,7 +203,7 @@ func (w *twoWidth) wwLit(l Lit, con int32, x history.KeyID, a, b history.TxnID) 
 }
 
 // add records the state edges of from→to for literal l.
-func (w *twoWidth) add(l Lit, con int32, from, to history.TxnID, rw bool) {
+func (w *twoWidth) add(l cnf.Lit, con int32, from, to history.TxnID, rw bool) {
 	a, b := w.node(from), w.node(to)
 	if a < 0 || b < 0 {
 		return
@@ -232,7 +226,7 @@ func (w *twoWidth) add(l Lit, con int32, from, to history.TxnID, rw bool) {
 }
 
 // clause adds ¬l1 ∨ ¬l2 once.
-func (w *twoWidth) clause(l1, l2 Lit) {
+func (w *twoWidth) clause(l1, l2 cnf.Lit) {
 	if l1 > l2 {
 		l1, l2 = l2, l1
 	}
@@ -241,7 +235,7 @@ func (w *twoWidth) clause(l1, l2 Lit) {
 		return
 	}
 	w.seen[key] = struct{}{}
-	w.e.Clauses = append(w.e.Clauses, []Lit{-l1, -l2})
+	w.e.Clauses = append(w.e.Clauses, []cnf.Lit{-l1, -l2})
 	w.e.TwoWidth++
 	if w.fit != nil && w.e.TwoWidth%fitClauses == 0 {
 		// A clause: its header, its two literals, its entry in seen, and
@@ -386,12 +380,12 @@ func stateRanks(rows [][]uint64) []int32 {
 func (w *twoWidth) derived() {
 	g := w.e.G
 	type succ struct {
-		lit Lit
+		lit cnf.Lit
 		to  history.TxnID
 	}
 	bySrc := map[uint64][]succ{}
 	for i, p := range g.WW {
-		v := Lit(w.e.WWVar[i])
+		v := cnf.Lit(w.e.WWVar[i])
 		bySrc[kt(p.Key, p.A)] = append(bySrc[kt(p.Key, p.A)], succ{v, p.B})
 		bySrc[kt(p.Key, p.B)] = append(bySrc[kt(p.Key, p.B)], succ{-v, p.A})
 	}
@@ -401,7 +395,7 @@ func (w *twoWidth) derived() {
 			continue
 		}
 		for j, t := range s.Cands {
-			l := Lit(w.e.WRBase[i] + int32(j))
+			l := cnf.Lit(w.e.WRBase[i] + int32(j))
 			succs := bySrc[kt(s.Key, t)]
 			if w.spent(len(succs)) {
 				return

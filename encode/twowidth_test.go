@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/hyperiso/hyperiso/cnf"
 	"github.com/hyperiso/hyperiso/encode"
 	"github.com/hyperiso/hyperiso/formats/dbcop"
 	"github.com/hyperiso/hyperiso/history"
@@ -39,35 +40,35 @@ func pruned(t *testing.T, h *history.History, level history.Level) (*hyperpolygr
 
 // twoWidth returns the width-two clauses of an encoding, each sorted, in
 // sorted order.
-func twoWidth(e *encode.Encoding) [][]encode.Lit {
+func twoWidth(e *encode.Encoding) [][]cnf.Lit {
 	base := len(e.Clauses) - e.TwoWidth
 	out := slices.Clone(e.Clauses[base:])
 	for _, c := range out {
 		slices.Sort(c)
 	}
-	slices.SortFunc(out, func(a, b []encode.Lit) int { return slices.Compare(a, b) })
+	slices.SortFunc(out, func(a, b []cnf.Lit) int { return slices.Compare(a, b) })
 	return out
 }
 
 // wwLit returns the literal that orders a before b on key.
-func wwLit(t *testing.T, e *encode.Encoding, a, b history.TxnID) encode.Lit {
+func wwLit(t *testing.T, e *encode.Encoding, a, b history.TxnID) cnf.Lit {
 	for i, p := range e.G.WW {
 		switch {
 		case p.A == a && p.B == b:
-			return encode.Lit(e.WWVar[i])
+			return cnf.Lit(e.WWVar[i])
 		case p.A == b && p.B == a:
-			return -encode.Lit(e.WWVar[i])
+			return -cnf.Lit(e.WWVar[i])
 		}
 	}
 	t.Fatalf("no WW pair %d, %d", a, b)
 	return 0
 }
 
-func wrLit(t *testing.T, e *encode.Encoding, from, reader history.TxnID) encode.Lit {
+func wrLit(t *testing.T, e *encode.Encoding, from, reader history.TxnID) cnf.Lit {
 	for i, s := range e.G.WR {
 		if s.Reader == reader {
 			if j := slices.Index(s.Cands, from); j >= 0 {
-				return encode.Lit(e.WRBase[i] + int32(j))
+				return cnf.Lit(e.WRBase[i] + int32(j))
 			}
 		}
 	}
@@ -83,11 +84,11 @@ func TestCanonicalClause(t *testing.T) {
 	for _, level := range []history.Level{history.SER, history.SI} {
 		g, reach := pruned(t, h, level)
 		e := encode.Encode(g, reach, encode.Options{TwoWidth: true})
-		require.Equal(t, [][]encode.Lit{sorted(-wwLit(t, e, 2, 3), -wwLit(t, e, 4, 1))}, twoWidth(e), level)
+		require.Equal(t, [][]cnf.Lit{sorted(-wwLit(t, e, 2, 3), -wwLit(t, e, 4, 1))}, twoWidth(e), level)
 	}
 }
 
-func sorted(ls ...encode.Lit) []encode.Lit {
+func sorted(ls ...cnf.Lit) []cnf.Lit {
 	slices.Sort(ls)
 	return ls
 }
@@ -115,14 +116,14 @@ func TestSIClauseNeedsNonRWBeforeRW(t *testing.T) {
 	for _, level := range []history.Level{history.SER, history.SI} {
 		g, reach := pruned(t, h, level)
 		e := encode.Encode(g, reach, encode.Options{TwoWidth: true})
-		var ry1, rx2 encode.Lit
+		var ry1, rx2 cnf.Lit
 		for i, s := range g.WR {
 			j := slices.Index(s.Cands, history.InitTxn)
 			if s.Reader == 1 && h.Keys[s.Key] == 2 {
-				ry1 = encode.Lit(e.WRBase[i] + int32(j))
+				ry1 = cnf.Lit(e.WRBase[i] + int32(j))
 			}
 			if s.Reader == 2 && h.Keys[s.Key] == 1 {
-				rx2 = encode.Lit(e.WRBase[i] + int32(j))
+				rx2 = cnf.Lit(e.WRBase[i] + int32(j))
 			}
 		}
 		require.NotZero(t, ry1)

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/hyperiso/hyperiso/cdcl"
+	"github.com/hyperiso/hyperiso/cnf"
 	"github.com/hyperiso/hyperiso/history"
 	hp "github.com/hyperiso/hyperiso/hyperpolygraph"
 	"github.com/hyperiso/hyperiso/pk"
@@ -60,7 +61,7 @@ func coreOf(ctx context.Context, h *history.History, level history.Level, keep [
 		return nil
 	}
 	e := &coreEnc{n: len(h.Txns)}
-	sel := make([]cdcl.Lit, len(h.Txns))
+	sel := make([]cnf.Lit, len(h.Txns))
 	for _, t := range txns {
 		sel[t] = e.newVar()
 	}
@@ -78,7 +79,7 @@ func coreOf(ctx context.Context, h *history.History, level history.Level, keep [
 				continue // left out of every sub-history of keep
 			}
 			act := e.newVar()
-			long := []cdcl.Lit{act, -sel[t]}
+			long := []cnf.Lit{act, -sel[t]}
 			e.clause(-act, sel[t])
 			for _, c := range cands {
 				if c != history.InitTxn {
@@ -87,8 +88,8 @@ func coreOf(ctx context.Context, h *history.History, level history.Level, keep [
 				}
 			}
 			e.clause(long...)
-			some := []cdcl.Lit{-act}
-			var xs []cdcl.Lit
+			some := []cnf.Lit{-act}
+			var xs []cnf.Lit
 			for _, c := range cands {
 				x := e.newVar()
 				e.edge(x, hp.Edge{From: c, To: t, Rel: hp.WR, Key: rd.Key})
@@ -156,8 +157,8 @@ func coreOf(ctx context.Context, h *history.History, level history.Level, keep [
 			return nil
 		}
 	}
-	owner := map[cdcl.Lit]history.TxnID{}
-	var assume []cdcl.Lit
+	owner := map[cnf.Lit]history.TxnID{}
+	var assume []cnf.Lit
 	for _, t := range txns {
 		owner[sel[t]] = t
 		assume = append(assume, sel[t])
@@ -205,21 +206,21 @@ func writesOf(h *history.History, t history.TxnID) []history.Version {
 type coreEnc struct {
 	n       int
 	nv      int
-	clauses [][]cdcl.Lit
+	clauses [][]cnf.Lit
 	edges   [][]hp.Edge // per variable
 }
 
-func (e *coreEnc) newVar() cdcl.Lit {
+func (e *coreEnc) newVar() cnf.Lit {
 	e.nv++
 	for len(e.edges) <= e.nv {
 		e.edges = append(e.edges, nil)
 	}
-	return cdcl.Lit(e.nv)
+	return cnf.Lit(e.nv)
 }
 
-func (e *coreEnc) clause(ls ...cdcl.Lit) { e.clauses = append(e.clauses, ls) }
+func (e *coreEnc) clause(ls ...cnf.Lit) { e.clauses = append(e.clauses, ls) }
 
-func (e *coreEnc) edge(v cdcl.Lit, ed hp.Edge) { e.edges[v] = append(e.edges[v], ed) }
+func (e *coreEnc) edge(v cnf.Lit, ed hp.Edge) { e.edges[v] = append(e.edges[v], ed) }
 
 // coreTheory keeps the graph of the true edge variables, with the rw edges
 // they derive, acyclic (for SI its doubled graph, as package acyclic does).
@@ -227,7 +228,7 @@ type coreTheory struct {
 	enc     *coreEnc
 	si      bool
 	pk      *pk.Graph
-	reasons [][2]cdcl.Lit
+	reasons [][2]cnf.Lit
 	frames  []coreFrame
 	// Edges currently true, by (key, source): the readers of a version and
 	// the later writers of it.
@@ -242,7 +243,7 @@ type coreKey struct {
 
 type coreHalf struct {
 	t   history.TxnID
-	lit cdcl.Lit
+	lit cnf.Lit
 }
 
 type coreFrame struct {
@@ -269,10 +270,10 @@ func (th *coreTheory) permanent(e hp.Edge) {
 
 // add inserts e with the literals that assert it and returns a conflict
 // clause if it closes a cycle.
-func (th *coreTheory) add(e hp.Edge, l1, l2 cdcl.Lit) []cdcl.Lit {
+func (th *coreTheory) add(e hp.Edge, l1, l2 cnf.Lit) []cnf.Lit {
 	r := int32(len(th.reasons))
-	th.reasons = append(th.reasons, [2]cdcl.Lit{l1, l2})
-	try := func(u, v int32) []cdcl.Lit {
+	th.reasons = append(th.reasons, [2]cnf.Lit{l1, l2})
+	try := func(u, v int32) []cnf.Lit {
 		cyc, ok := th.pk.AddEdge(u, v, r)
 		if ok {
 			if len(th.frames) > 0 {
@@ -280,8 +281,8 @@ func (th *coreTheory) add(e hp.Edge, l1, l2 cdcl.Lit) []cdcl.Lit {
 			}
 			return nil
 		}
-		seen := map[cdcl.Lit]bool{}
-		clause := []cdcl.Lit{}
+		seen := map[cnf.Lit]bool{}
+		clause := []cnf.Lit{}
 		for _, ri := range append(slices.Clone(cyc), r) {
 			for _, l := range th.reasons[ri] {
 				if l != 0 && !seen[l] {
@@ -305,7 +306,7 @@ func (th *coreTheory) add(e hp.Edge, l1, l2 cdcl.Lit) []cdcl.Lit {
 }
 
 // Assign adds the edges of a true variable and the rw edges they derive.
-func (th *coreTheory) Assign(l cdcl.Lit) []cdcl.Lit {
+func (th *coreTheory) Assign(l cnf.Lit) []cnf.Lit {
 	th.frames = append(th.frames, coreFrame{reasons: len(th.reasons)})
 	if l < 0 {
 		return nil
@@ -343,7 +344,7 @@ func (th *coreTheory) Assign(l cdcl.Lit) []cdcl.Lit {
 }
 
 // Unassign undoes the matching Assign.
-func (th *coreTheory) Unassign(cdcl.Lit) {
+func (th *coreTheory) Unassign(cnf.Lit) {
 	f := th.frames[len(th.frames)-1]
 	th.frames = th.frames[:len(th.frames)-1]
 	for range f.pkEdges {

@@ -68,9 +68,6 @@ func (b *Builder) Begin(s int32, id int64, status Status, pos Pos) TxnID {
 	return t
 }
 
-// NumTxns returns the number of transactions so far, T⊥ included.
-func (b *Builder) NumTxns() int { return len(b.h.Txns) }
-
 // SetStatus changes the status of t.
 func (b *Builder) SetStatus(t TxnID, s Status) { b.h.Txns[t].Status = s }
 

@@ -21,7 +21,7 @@ import (
 	"github.com/hyperiso/hyperiso/history"
 )
 
-const benchLong = `Compare solver strategies: run each strategy at each level on each history,
+var benchLong = `Compare solver strategies: run each strategy at each level on each history,
 repeat, and report per history, level and strategy the verdict, the wall
 time (median and minimum over the repeats), the peak memory, the time of
 each stage and the solver's counters.
@@ -33,8 +33,8 @@ as the kernel reports it. A run that exceeds --timeout is recorded as
 "timeout" and its remaining repeats are skipped. Runs go one at a time.
 
 PATH is a history file; a directory holding history.bincode or Cobra *.log
-files (one history); any other directory (every history inside it); or
-gen:NAME[:SPEC], a registered workload generator.
+files (one history); any other directory (every history inside it); or a
+generated history (below).
 
 The table goes to standard output; --csv, --json and --plot (.svg, .png or
 .pdf: time per strategy and history, log scale, one panel per level) write
@@ -43,7 +43,9 @@ files ("-" sends CSV or JSON to standard output instead of the table).
 switching one optimisation off): conflicts and time, relative to BASE.
 --from REPORT.json prints, plots or compares a saved report again without
 running anything.
-A progress bar is shown when standard error is a terminal.`
+A progress bar is shown when standard error is a terminal.
+
+` + benchGenHelp
 
 func newBench(stdout io.Writer) *cobra.Command {
 	var (
@@ -123,6 +125,7 @@ func newBench(stdout io.Writer) *cobra.Command {
 				return fail(exitBadInput, "--ablation %s: the base strategy must be one of the strategies (%s)", ablation, strings.Join(strategies, ", "))
 			}
 			if rep == nil {
+				registerBenchGenerators()
 				targets, err := bench.Expand(args)
 				if err != nil {
 					return fail(exitBadInput, "%v", err)

@@ -123,6 +123,31 @@ func TestBenchCommand(t *testing.T) {
 	assert.Contains(t, errs, "reading a bench report")
 }
 
+// TestBenchGenerators benchmarks histories generated in memory: write skew
+// under snapshot isolation violates SER but not SI, and a store that loses
+// updates violates SI.
+func TestBenchGenerators(t *testing.T) {
+	t.Setenv(benchWorkerEnv, "1")
+	code, out, errs := runWithBench(t, "bench", "--strategy", "veristrong", "--level", "ser,si",
+		"gen:write-skew:isolation=snapshot,seed=3", "gen:lost-update:isolation=snapshot,bug=lost-update,txns=20")
+	require.Equal(t, 0, code, out+errs)
+	assert.Regexp(t, `(?m)^gen:write-skew:isolation=snapshot,seed=3\s+ser\s+veristrong\s+violated\s+400\s`, out)
+	assert.Regexp(t, `(?m)^gen:write-skew:isolation=snapshot,seed=3\s+si\s+veristrong\s+satisfied\s`, out)
+	assert.Regexp(t, `(?m)^gen:lost-update:isolation=snapshot,bug=lost-update,txns=20\s+si\s+veristrong\s+violated\s+160\s`, out)
+
+	for spec, msg := range map[string]string{
+		"gen:nope":                  `unknown generator "nope" (known: blindw-rw, general, lost-update, write-skew)`,
+		"gen:general:nope=1":        "unknown flag: --nope",
+		"gen:general:sessions=x":    `invalid argument "x" for "--sessions"`,
+		"gen:write-skew:preset=WH":  "--preset applies to the general workload only",
+		"gen:general:isolation=foo": "isolation:",
+	} {
+		code, _, errs := runWithBench(t, "bench", spec)
+		assert.Equal(t, exitBadInput, code, spec)
+		assert.Contains(t, errs, msg, spec)
+	}
+}
+
 func TestBenchCSVToStdout(t *testing.T) {
 	t.Setenv(benchWorkerEnv, "1")
 	code, out, errs := runWithBench(t, "bench", "--strategy", "lazy-gini", "--csv", "-", "../../testdata/bank.jsonl")

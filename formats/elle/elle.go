@@ -50,16 +50,6 @@ func (w Workload) String() string {
 	return fmt.Sprintf("Workload(%d)", w)
 }
 
-// ParseWorkload is the inverse of Workload.String.
-func ParseWorkload(s string) (Workload, bool) {
-	for i, n := range workloadNames {
-		if n == s {
-			return Workload(i), true
-		}
-	}
-	return 0, false
-}
-
 // Syntax is the surface syntax of the input.
 type Syntax uint8
 
@@ -85,16 +75,6 @@ func (s Syntax) String() string {
 		return syntaxNames[s]
 	}
 	return fmt.Sprintf("Syntax(%d)", s)
-}
-
-// ParseSyntax is the inverse of Syntax.String.
-func ParseSyntax(s string) (Syntax, bool) {
-	for i, n := range syntaxNames {
-		if n == s {
-			return Syntax(i), true
-		}
-	}
-	return 0, false
 }
 
 // Options controls the reader.

@@ -1,0 +1,446 @@
+// The pruning fixpoint: Prune, its passes over the WW pairs and the WR
+// sets, and the known edges a decided constraint adds.
+
+package prune
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/hyperiso/hyperiso/history"
+	"github.com/hyperiso/hyperiso/hyperpolygraph"
+	"github.com/hyperiso/hyperiso/internal/memlimit"
+)
+
+// Stats reports what pruning did. Constraint counts are of uncertain
+// constraints: version-order pairs (WW) and read-from sets (WR).
+type Stats struct {
+	Passes            int
+	WWBefore, WWAfter int
+	WRBefore, WRAfter int
+	// WRCandsBefore and WRCandsAfter count the candidates of all read-from
+	// sets.
+	WRCandsBefore, WRCandsAfter int
+	// KnownBefore and KnownAfter count g.Known.
+	KnownBefore, KnownAfter int
+	// Nodes is the number of included transactions; States is Nodes for
+	// SER and 2·Nodes for SI.
+	Nodes, States int
+	// ReachBytes is the size of the reachability matrix.
+	ReachBytes int64
+}
+
+// Prune mutates g to the width-one fixpoint (cases I–III of VeriStrong §6.1):
+//
+//   - I: a WW pair with an infeasible orientation leaves g.WW, and the other
+//     orientation joins g.Known with the RW edges it derives from known WR
+//     edges of its key;
+//   - II: a read-from candidate whose WR edge, or an RW edge it derives from
+//     known WW edges, closes a cycle leaves its set; a set left with one
+//     candidate leaves g.WR and that candidate joins g.Known with its RW
+//     edges (g.Reads is kept in step);
+//   - III: is case I for the RW edges of an orientation.
+//
+// An option is infeasible iff one of its edges u→v has v ⇝ u in the known
+// graph; when the known graph is acyclic no cycle can use two edges of one
+// option (they share their target, or their source, or would need a known
+// cycle), so edge-by-edge tests are complete.
+//
+// It returns the final reachability (nil with a Conflict or an error), or a
+// Conflict when a constraint has no feasible option or the known graph is
+// cyclic, or ErrTooLarge (wrapping Fit's error when the budget refused the
+// matrix), or Fit's error, or the context's error.
+func Prune(ctx context.Context, g *hyperpolygraph.Graph, opt Options) (Stats, *Reach, *Conflict, error) {
+	p := newPruner(g)
+	st := Stats{
+		WWBefore:      len(g.WW),
+		WRBefore:      len(g.WR),
+		WRCandsBefore: countCands(g),
+		KnownBefore:   len(g.Known),
+		Nodes:         len(p.r.txns),
+		States:        p.m,
+		ReachBytes:    p.r.bytes(),
+	}
+	if opt.MaxBytes > 0 && st.ReachBytes > opt.MaxBytes {
+		return st, nil, nil, fmt.Errorf("%w: %d states need %d bytes, limit %d", ErrTooLarge, p.m, st.ReachBytes, opt.MaxBytes)
+	}
+	p.fit = opt.Fit
+	if p.fit == nil {
+		p.fit = memlimit.Default().Fit
+	}
+	if err := p.fit(st.ReachBytes, fmt.Sprintf("pruning's reachability matrix (%d states)", p.m)); err != nil {
+		return st, nil, nil, budgetError{err}
+	}
+	p.r.bits = make([]uint64, p.m*p.r.words)
+	finish := func() {
+		st.WWAfter, st.WRAfter, st.WRCandsAfter, st.KnownAfter = len(g.WW), len(g.WR), countCands(g), len(g.Known)
+	}
+	for {
+		if err := ctx.Err(); err != nil {
+			finish()
+			return st, nil, nil, err
+		}
+		st.Passes++
+		p.buildCSR()
+		if cyc := p.topoSort(); cyc != nil {
+			finish()
+			return st, nil, &Conflict{Cycle: cyc}, nil
+		}
+		if err := p.fillReach(ctx); err != nil {
+			finish()
+			return st, nil, nil, err
+		}
+		changed, c, err := p.pass(ctx)
+		if err != nil || c != nil {
+			finish()
+			return st, nil, c, err
+		}
+		if !changed {
+			break
+		}
+	}
+	finish()
+	return st, &p.r, nil, nil
+}
+
+func countCands(g *hyperpolygraph.Graph) int {
+	n := 0
+	for _, s := range g.WR {
+		n += len(s.Cands)
+	}
+	return n
+}
+
+// kt packs a key and a transaction into a map key.
+func kt(k history.KeyID, t history.TxnID) uint64 { return uint64(uint32(k))<<32 | uint64(uint32(t)) }
+
+type pruner struct {
+	g *hyperpolygraph.Graph
+	r Reach
+	m int // number of states
+	// core holds the state edges that matter for reachability: every
+	// state edge of g.Known[:seen] except those found implied by other
+	// edges (dropping them keeps reachability, and so cycles, unchanged).
+	core []stateEdge
+	seen int
+	// filled says whether r.bits holds the reachability of core.
+	filled bool
+	// The core in CSR form: the successors of state u are
+	// dst[off[u]:off[u+1]], each made from g.Known[edge[i]].
+	off  []int32
+	dst  []int32
+	edge []int32
+	// order is a topological order of the states, rank its inverse.
+	order, rank []int32
+	// The known readers of each writer's version of key rdKey, as linked
+	// lists: rdHead[w] (valid when rdStamp[w] == rdGen) indexes rdList and
+	// rdNext. Loaded per key from g.Reads.
+	rdKey           history.KeyID
+	rdGen           int32
+	rdHead, rdStamp []int32
+	rdNext          []int32
+	rdList          []history.TxnID
+	// wwSucc[kt(x, t)] lists the known WW successors of t on x, kept only
+	// for the candidates t of uncertain reads of x (the only ones asked).
+	wwSucc map[uint64][]history.TxnID
+	// fit is Options.Fit, or the default budget's.
+	fit func(need int64, what string) error
+	// Scratch.
+	stamp []int32
+	opt   []hyperpolygraph.Edge
+	drop  []history.TxnID
+	keys  []uint64
+}
+
+func newPruner(g *hyperpolygraph.Graph) *pruner {
+	p := &pruner{g: g, wwSucc: map[uint64][]history.TxnID{}, rdKey: -1}
+	p.r.layers = 1
+	if g.Level == history.SI {
+		p.r.layers = 2
+	}
+	p.r.node = make([]int32, g.N())
+	for t, in := range g.Included {
+		p.r.node[t] = -1
+		if in {
+			p.r.node[t] = int32(len(p.r.txns))
+			p.r.txns = append(p.r.txns, history.TxnID(t))
+		}
+	}
+	p.m = len(p.r.txns) * p.r.layers
+	p.r.words = (p.m + 63) / 64
+	p.rdHead = make([]int32, g.N())
+	p.rdStamp = make([]int32, g.N())
+	for _, set := range g.WR {
+		for _, t := range set.Cands {
+			p.wwSucc[kt(set.Key, t)] = nil
+		}
+	}
+	for _, e := range g.Known {
+		if e.Rel == hyperpolygraph.WW {
+			if l, ok := p.wwSucc[kt(e.Key, e.From)]; ok {
+				p.wwSucc[kt(e.Key, e.From)] = append(l, e.To)
+			}
+		}
+	}
+	return p
+}
+
+// loadReaders indexes the known readers of key x by writer.
+func (p *pruner) loadReaders(x history.KeyID) {
+	if x == p.rdKey {
+		return
+	}
+	p.rdKey = x
+	p.rdGen++
+	p.rdList, p.rdNext = p.rdList[:0], p.rdNext[:0]
+	for _, rd := range p.g.Reads[x] {
+		w := rd.Writer
+		if w < 0 {
+			continue
+		}
+		if p.rdStamp[w] != p.rdGen {
+			p.rdStamp[w], p.rdHead[w] = p.rdGen, -1
+		}
+		p.rdList = append(p.rdList, rd.Reader)
+		p.rdNext = append(p.rdNext, p.rdHead[w])
+		p.rdHead[w] = int32(len(p.rdList) - 1)
+	}
+}
+
+// firstReader starts the list of known readers of w's version of the
+// loaded key (-1: none).
+func (p *pruner) firstReader(w history.TxnID) int32 {
+	if p.rdStamp[w] != p.rdGen {
+		return -1
+	}
+	return p.rdHead[w]
+}
+
+// wwBad reports whether orientation a→b of a WW pair on x is infeasible,
+// testing the WW edge before the RW edges it derives.
+func (p *pruner) wwBad(x history.KeyID, a, b history.TxnID) bool {
+	if _, _, bad := p.blocked(a, b, false); bad {
+		return true
+	}
+	p.loadReaders(x)
+	for i := p.firstReader(a); i >= 0; i = p.rdNext[i] {
+		if s := p.rdList[i]; s != b {
+			if _, _, bad := p.blocked(s, b, true); bad {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// wrBad reports whether candidate t of the read of x by s is infeasible.
+func (p *pruner) wrBad(x history.KeyID, t, s history.TxnID) bool {
+	if _, _, bad := p.blocked(t, s, false); bad {
+		return true
+	}
+	for _, t2 := range p.wwSucc[kt(x, t)] {
+		if t2 != s {
+			if _, _, bad := p.blocked(s, t2, true); bad {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// wwOption collects the edges of orientation a→b of a WW pair on key x:
+// the WW edge and the RW edges it derives from known reads of a's version.
+func (p *pruner) wwOption(x history.KeyID, a, b history.TxnID) []hyperpolygraph.Edge {
+	p.opt = append(p.opt[:0], hyperpolygraph.Edge{From: a, To: b, Rel: hyperpolygraph.WW, Key: x})
+	p.loadReaders(x)
+	for i := p.firstReader(a); i >= 0; i = p.rdNext[i] {
+		if s := p.rdList[i]; s != b {
+			p.opt = append(p.opt, hyperpolygraph.Edge{From: s, To: b, Rel: hyperpolygraph.RW, Key: x})
+		}
+	}
+	return p.opt
+}
+
+// wrOption collects the edges of candidate t of a read of x by s: the WR
+// edge and the RW edges it derives from known WW successors of t.
+func (p *pruner) wrOption(x history.KeyID, t, s history.TxnID) []hyperpolygraph.Edge {
+	p.opt = append(p.opt[:0], hyperpolygraph.Edge{From: t, To: s, Rel: hyperpolygraph.WR, Key: x})
+	for _, t2 := range p.wwSucc[kt(x, t)] {
+		if t2 != s {
+			p.opt = append(p.opt, hyperpolygraph.Edge{From: s, To: t2, Rel: hyperpolygraph.RW, Key: x})
+		}
+	}
+	return p.opt
+}
+
+// pass tests every constraint once against the reachability of the known
+// graph as it was at the start of the pass. New known edges join g.Known
+// (and the derivation indexes) at once, so later constraints of the same
+// pass already derive RW edges from them; reachability catches up next pass.
+func (p *pruner) pass(ctx context.Context) (changed bool, c *Conflict, err error) {
+	g := p.g
+	// Case I and III. Most pairs get decided in the first pass: grow
+	// g.Known once rather than many times (the RW edges they derive come
+	// on top).
+	if err := p.growKnown(len(g.WW)); err != nil {
+		return false, nil, err
+	}
+	keep := g.WW[:0]
+	for i, pr := range g.WW {
+		if i&1023 == 0 {
+			if err := ctx.Err(); err != nil {
+				// Keep the rest; nothing is lost.
+				keep = append(keep, g.WW[i:]...)
+				g.WW = keep
+				return changed, nil, err
+			}
+		}
+		fwdBad := p.wwBad(pr.Key, pr.A, pr.B)
+		bwdBad := p.wwBad(pr.Key, pr.B, pr.A)
+		switch {
+		case fwdBad && bwdBad:
+			c1 := p.optionCycle(p.wwOption(pr.Key, pr.A, pr.B))
+			c2 := p.optionCycle(p.wwOption(pr.Key, pr.B, pr.A))
+			keep = append(keep, g.WW[i:]...)
+			g.WW = keep
+			return changed, &Conflict{Cycle: c1, Options: [][]hyperpolygraph.Edge{c1, c2}, WW: &pr}, nil
+		case fwdBad || bwdBad:
+			a, b := pr.A, pr.B
+			if fwdBad {
+				a, b = b, a
+			}
+			if err := p.addWW(pr.Key, a, b); err != nil {
+				keep = append(keep, g.WW[i:]...)
+				g.WW = keep
+				return changed, nil, err
+			}
+			changed = true
+		default:
+			keep = append(keep, pr)
+		}
+	}
+	g.WW = keep
+
+	// Case II. newSet[i] is the new index of set i, or -1 when it became
+	// known, with writer[i] its writer.
+	newSet := make([]int32, len(g.WR))
+	writer := make([]history.TxnID, len(g.WR))
+	n := 0
+	resolved := false
+	for i := range g.WR {
+		s := &g.WR[i]
+		if i&1023 == 0 {
+			if err := ctx.Err(); err != nil {
+				// Leave the sets (and g.Reads) as they are, minus resolved ones.
+				for j := i; j < len(g.WR); j++ {
+					newSet[j] = int32(n)
+					g.WR[n] = g.WR[j]
+					n++
+				}
+				p.compactWR(newSet, writer, n, resolved)
+				return changed, nil, err
+			}
+		}
+		cands := s.Cands[:0]
+		p.drop = p.drop[:0]
+		for _, t := range s.Cands {
+			if p.wrBad(s.Key, t, s.Reader) {
+				p.drop = append(p.drop, t)
+				continue
+			}
+			cands = append(cands, t)
+		}
+		if len(p.drop) > 0 {
+			changed = true
+		}
+		switch len(cands) {
+		case 0:
+			// Every candidate closes a cycle: keep the set whole for the
+			// report and leave the graph consistent.
+			s.Cands = append(cands, p.drop...)
+			var cycles [][]hyperpolygraph.Edge
+			for _, t := range s.Cands {
+				cycles = append(cycles, p.optionCycle(p.wrOption(s.Key, t, s.Reader)))
+			}
+			orig := *s
+			orig.Cands = slices.Clone(s.Cands)
+			for j := i; j < len(g.WR); j++ {
+				newSet[j] = int32(n)
+				g.WR[n] = g.WR[j]
+				n++
+			}
+			p.compactWR(newSet, writer, n, resolved)
+			return changed, &Conflict{Cycle: cycles[0], Options: cycles, WR: &orig}, nil
+		case 1:
+			if err := p.addWR(s.Key, cands[0], s.Reader); err != nil {
+				s.Cands = append(cands, p.drop...)
+				for j := i; j < len(g.WR); j++ {
+					newSet[j] = int32(n)
+					g.WR[n] = g.WR[j]
+					n++
+				}
+				p.compactWR(newSet, writer, n, resolved)
+				return changed, nil, err
+			}
+			newSet[i] = -1
+			writer[i] = cands[0]
+			resolved = true
+		default:
+			s.Cands = cands
+			newSet[i] = int32(n)
+			g.WR[n] = *s
+			n++
+		}
+	}
+	p.compactWR(newSet, writer, n, resolved)
+	return changed, nil, nil
+}
+
+// compactWR truncates g.WR to n sets and renumbers g.Reads.
+func (p *pruner) compactWR(newSet []int32, writer []history.TxnID, n int, resolved bool) {
+	g := p.g
+	clear(g.WR[n:])
+	g.WR = g.WR[:n]
+	p.rdKey = -1 // g.Reads changes
+	if !resolved && n == len(newSet) {
+		return
+	}
+	for k := range g.Reads {
+		rs := g.Reads[k]
+		for j := range rs {
+			if i := rs[j].Set; i >= 0 {
+				if ns := newSet[i]; ns >= 0 {
+					rs[j].Set = ns
+				} else {
+					rs[j].Set, rs[j].Writer = -1, writer[i]
+				}
+			}
+		}
+	}
+}
+
+// addWW makes a→b a known WW edge on x, with the RW edges it derives.
+func (p *pruner) addWW(x history.KeyID, a, b history.TxnID) error {
+	opt := p.wwOption(x, a, b)
+	if err := p.growKnown(len(opt)); err != nil {
+		return err
+	}
+	p.g.Known = append(p.g.Known, opt...)
+	if l, ok := p.wwSucc[kt(x, a)]; ok {
+		p.wwSucc[kt(x, a)] = append(l, b)
+	}
+	return nil
+}
+
+// addWR makes t→s a known WR edge on x, with the RW edges it derives.
+func (p *pruner) addWR(x history.KeyID, t, s history.TxnID) error {
+	opt := p.wrOption(x, t, s)
+	if err := p.growKnown(len(opt)); err != nil {
+		return err
+	}
+	p.g.Known = append(p.g.Known, opt...)
+	// The reader joins g.Reads (and so the reader index) when the pass
+	// compacts the sets; no WW pair is tested before that.
+	return nil
+}

@@ -1,0 +1,55 @@
+// Options tune Prune, and the memory budget it asks before each large
+// allocation.
+
+package prune
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"unsafe"
+
+	"github.com/hyperiso/hyperiso/hyperpolygraph"
+)
+
+// ErrTooLarge is returned, before anything large is allocated, when the
+// reachability matrix would exceed Options.MaxBytes or the memory budget.
+var ErrTooLarge = errors.New("prune: reachability matrix exceeds the memory limit")
+
+// budgetError is the memory budget's refusal of the matrix: its message,
+// and ErrTooLarge.
+type budgetError struct{ error }
+
+func (e budgetError) Is(target error) bool { return target == ErrTooLarge }
+func (e budgetError) Unwrap() error        { return e.error }
+
+// Options tune Prune.
+type Options struct {
+	// MaxBytes, when positive, bounds the reachability matrix on its own:
+	// (states)²/8 bytes, where states is the number of included
+	// transactions for SER and twice that for SI.
+	MaxBytes int64
+	// Fit is asked, before each allocation that grows faster than the
+	// graph (the matrix, the known edges pruning adds), whether need more
+	// bytes fit the memory budget; its error stops Prune. Nil means
+	// memlimit.Default().Fit: the limits of the environment.
+	Fit func(need int64, what string) error
+}
+
+// growKnown makes room for n more known edges. When the slice must move,
+// it grows by a quarter at least, after asking the memory budget for the
+// new array: the RW edges that decided constraints derive can outgrow
+// everything else.
+func (p *pruner) growKnown(n int) error {
+	k := p.g.Known
+	if cap(k)-len(k) >= n {
+		return nil
+	}
+	grow := max(n, len(k)/4)
+	need := int64(len(k)+grow) * int64(unsafe.Sizeof(hyperpolygraph.Edge{}))
+	if err := p.fit(need, fmt.Sprintf("pruning's known edges (%d, growing by %d)", len(k), grow)); err != nil {
+		return err
+	}
+	p.g.Known = slices.Grow(k, grow)
+	return nil
+}
