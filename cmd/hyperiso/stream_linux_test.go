@@ -16,36 +16,25 @@ import (
 // each written by a goroutine, and compares with the file, strictly and
 // leniently (where a lost head used to give another verdict, not an error).
 func TestCheckFromPipeAndFIFO(t *testing.T) {
-	for _, size := range []int{5 << 10, 100 << 10} {
-		path := streamHistory(t, size)
-		data, err := os.ReadFile(path)
-		require.NoError(t, err)
-		for _, lenient := range []bool{false, true} {
-			args := []string{"check", "--level", "ser", "--json"}
-			if lenient {
-				args = append(args, "--lenient")
-			}
-			want := runOutcome(t, nil, append(args, path)...)
-			require.Equal(t, exitViolated, want.Code)
-			t.Run(fmt.Sprintf("pipe-%d-lenient-%v", size, lenient), func(t *testing.T) {
-				r, w, err := os.Pipe()
-				require.NoError(t, err)
-				defer r.Close()
-				writeAll(w, data)
-				require.Equal(t, want, runWithin(t, append(args, fmt.Sprintf("/dev/fd/%d", r.Fd()))...))
-			})
-			t.Run(fmt.Sprintf("fifo-%d-lenient-%v", size, lenient), func(t *testing.T) {
-				fifo := filepath.Join(t.TempDir(), "h.jsonl")
-				require.NoError(t, syscall.Mkfifo(fifo, 0o600))
-				go func() {
-					if f, err := os.OpenFile(fifo, os.O_WRONLY, 0); err == nil {
-						writeAll(f, data)
-					}
-				}()
-				require.Equal(t, want, runWithin(t, append(args, fifo)...))
-			})
-		}
-	}
+	streamCases(t, func(t *testing.T, name string, data []byte, args []string, want outcome) {
+		t.Run("pipe-"+name, func(t *testing.T) {
+			r, w, err := os.Pipe()
+			require.NoError(t, err)
+			defer r.Close()
+			writeAll(w, data)
+			require.Equal(t, want, runWithin(t, append(args, fmt.Sprintf("/dev/fd/%d", r.Fd()))...))
+		})
+		t.Run("fifo-"+name, func(t *testing.T) {
+			fifo := filepath.Join(t.TempDir(), "h.jsonl")
+			require.NoError(t, syscall.Mkfifo(fifo, 0o600))
+			go func() {
+				if f, err := os.OpenFile(fifo, os.O_WRONLY, 0); err == nil {
+					writeAll(f, data)
+				}
+			}()
+			require.Equal(t, want, runWithin(t, append(args, fifo)...))
+		})
+	})
 }
 
 // runWithin is runOutcome with a deadline: a reader that opens a FIFO

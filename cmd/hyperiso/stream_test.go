@@ -75,6 +75,21 @@ func writeAll(w io.WriteCloser, data []byte) {
 // same verdict and transaction count as from the file, for histories larger
 // than the 4 KB detection used to consume and than the readers' 64 KB buffer.
 func TestCheckFromStandardInput(t *testing.T) {
+	streamCases(t, func(t *testing.T, name string, data []byte, args []string, want outcome) {
+		t.Run(name, func(t *testing.T) {
+			r, w, err := os.Pipe()
+			require.NoError(t, err)
+			defer r.Close()
+			writeAll(w, data)
+			require.Equal(t, want, runOutcome(t, r, append(args, "-")...))
+		})
+	})
+}
+
+// streamCases calls run for histories of 5 KB and 100 KB, read strictly and
+// leniently, with the bytes, the check arguments (the path to add) and the
+// outcome the file itself gives.
+func streamCases(t *testing.T, run func(t *testing.T, name string, data []byte, args []string, want outcome)) {
 	for _, size := range []int{5 << 10, 100 << 10} {
 		path := streamHistory(t, size)
 		data, err := os.ReadFile(path)
@@ -86,13 +101,7 @@ func TestCheckFromStandardInput(t *testing.T) {
 			}
 			want := runOutcome(t, nil, append(args, path)...)
 			require.Equal(t, exitViolated, want.Code)
-			t.Run(fmt.Sprintf("%d-lenient-%v", size, lenient), func(t *testing.T) {
-				r, w, err := os.Pipe()
-				require.NoError(t, err)
-				defer r.Close()
-				writeAll(w, data)
-				require.Equal(t, want, runOutcome(t, r, append(args, "-")...))
-			})
+			run(t, fmt.Sprintf("%d-lenient-%v", size, lenient), data, args, want)
 		}
 	}
 }
