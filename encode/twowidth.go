@@ -78,7 +78,7 @@ type twoWidth struct {
 	polls int
 }
 
-func kt(k history.KeyID, t history.TxnID) uint64 { return uint64(uint32(k))<<32 | uint64(uint32(t)) }
+func kt(k history.KeyID, t history.TxnID) uint64 { return hyperpolygraph.KeyTxn(k, t) }
 
 // addTwoWidth adds the clauses ¬l1 ∨ ¬l2 for pairs of literals that cannot
 // both be true because the edges they assert close a cycle with known
@@ -131,7 +131,7 @@ func has(row []uint64, s int32) bool { return row[s>>6]&(1<<(s&63)) != 0 }
 func (e *Encoding) newTwoWidth(ctx context.Context, fit func(int64, string) error, layers int, node func(history.TxnID) int32, reach func(u, v int32) bool) *twoWidth {
 	g := e.G
 	w := &twoWidth{e: e, ctx: ctx, fit: fit, layers: layers, node: node, reach: reach, seen: map[uint64]struct{}{},
-		readers: map[uint64][]history.TxnID{}, wwSucc: map[uint64][]history.TxnID{}}
+		readers: map[uint64][]history.TxnID{}}
 	for k, rs := range g.Reads {
 		for _, rd := range rs {
 			if rd.Writer >= 0 {
@@ -141,18 +141,7 @@ func (e *Encoding) newTwoWidth(ctx context.Context, fit func(int64, string) erro
 		}
 	}
 	// Only the candidates of uncertain reads need their WW successors.
-	for _, s := range g.WR {
-		for _, t := range s.Cands {
-			w.wwSucc[kt(s.Key, t)] = nil
-		}
-	}
-	for _, ed := range g.Known {
-		if ed.Rel == hyperpolygraph.WW {
-			if l, ok := w.wwSucc[kt(ed.Key, ed.From)]; ok {
-				w.wwSucc[kt(ed.Key, ed.From)] = append(l, ed.To)
-			}
-		}
-	}
+	w.wwSucc = g.CandidateWWSuccessors()
 	// Count the literal edges, then collect them into a slice of that size
 	// if the budget has room.
 	w.counting = true

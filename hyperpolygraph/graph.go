@@ -272,3 +272,28 @@ func (g *Graph) DeriveRW(edges []Edge) []Edge {
 	}
 	return out
 }
+
+// KeyTxn packs a key and a transaction into one map key.
+func KeyTxn(k history.KeyID, t history.TxnID) uint64 {
+	return uint64(uint32(k))<<32 | uint64(uint32(t))
+}
+
+// CandidateWWSuccessors maps KeyTxn(x, t), for every candidate writer t of
+// an uncertain read of x, to t's known WW successors on x: what pruning and
+// the width-two clauses ask of the writer a read may choose.
+func (g *Graph) CandidateWWSuccessors() map[uint64][]history.TxnID {
+	succ := map[uint64][]history.TxnID{}
+	for _, set := range g.WR {
+		for _, t := range set.Cands {
+			succ[KeyTxn(set.Key, t)] = nil
+		}
+	}
+	for _, e := range g.Known {
+		if e.Rel == WW {
+			if l, ok := succ[KeyTxn(e.Key, e.From)]; ok {
+				succ[KeyTxn(e.Key, e.From)] = append(l, e.To)
+			}
+		}
+	}
+	return succ
+}

@@ -113,7 +113,7 @@ func countCands(g *hyperpolygraph.Graph) int {
 }
 
 // kt packs a key and a transaction into a map key.
-func kt(k history.KeyID, t history.TxnID) uint64 { return uint64(uint32(k))<<32 | uint64(uint32(t)) }
+func kt(k history.KeyID, t history.TxnID) uint64 { return hyperpolygraph.KeyTxn(k, t) }
 
 type pruner struct {
 	g *hyperpolygraph.Graph
@@ -154,7 +154,7 @@ type pruner struct {
 }
 
 func newPruner(g *hyperpolygraph.Graph) *pruner {
-	p := &pruner{g: g, wwSucc: map[uint64][]history.TxnID{}, rdKey: -1}
+	p := &pruner{g: g, rdKey: -1}
 	p.r.layers = 1
 	if g.Level == history.SI {
 		p.r.layers = 2
@@ -171,18 +171,7 @@ func newPruner(g *hyperpolygraph.Graph) *pruner {
 	p.r.words = (p.m + 63) / 64
 	p.rdHead = make([]int32, g.N())
 	p.rdStamp = make([]int32, g.N())
-	for _, set := range g.WR {
-		for _, t := range set.Cands {
-			p.wwSucc[kt(set.Key, t)] = nil
-		}
-	}
-	for _, e := range g.Known {
-		if e.Rel == hyperpolygraph.WW {
-			if l, ok := p.wwSucc[kt(e.Key, e.From)]; ok {
-				p.wwSucc[kt(e.Key, e.From)] = append(l, e.To)
-			}
-		}
-	}
+	p.wwSucc = g.CandidateWWSuccessors()
 	return p
 }
 
