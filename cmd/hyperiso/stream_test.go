@@ -212,3 +212,20 @@ func TestEveryCommandReadsStandardInput(t *testing.T) {
 	require.Equal(t, exitBadInput, code)
 	require.Contains(t, errs, "<stdin>: empty file")
 }
+
+// TestCollectPipedIntoCheck is the path of the issue that found the lost
+// head: `hyperiso collect … | hyperiso check --level ser -` checks every
+// transaction collect wrote, with the verdict the file gets.
+func TestCollectPipedIntoCheck(t *testing.T) {
+	var hist, errb bytes.Buffer
+	code := runIn([]string{"collect", "--db", "memory", "--workload", "general", "--sessions", "4", "--txns", "100", "--keys", "20"}, nil, &hist, &errb)
+	require.Equal(t, 0, code, errb.String())
+	require.Greater(t, hist.Len(), 64<<10, "larger than the readers' buffer")
+	path := filepath.Join(t.TempDir(), "h.jsonl")
+	require.NoError(t, os.WriteFile(path, hist.Bytes(), 0o600))
+	args := []string{"check", "--level", "ser", "--json"}
+	want := runOutcome(t, nil, append(args, path)...)
+	got := runOutcome(t, bytes.NewReader(hist.Bytes()), append(args, "-")...)
+	require.Equal(t, want, got)
+	require.Equal(t, 400, got.Transactions)
+}
