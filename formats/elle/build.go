@@ -21,13 +21,16 @@ const (
 var clockNames = [...]string{"none", "index", "time"}
 
 type parser struct {
-	name     string
-	opt      Options
-	syntax   Syntax
-	ops      []rawOp
-	w        *history.WarningLog
-	b        *history.Builder
-	workload Workload
+	name   string
+	opt    Options
+	syntax Syntax
+	ops    []rawOp
+	// procNames are the keyword or string processes, by the number
+	// numberProcesses gave them.
+	procNames map[int64]string
+	w         *history.WarningLog
+	b         *history.Builder
+	workload  Workload
 	// workloadLine is where the workload was recognised (0: forced or default).
 	workloadLine int
 	clock        clock
@@ -98,6 +101,7 @@ func (p *parser) build() (*history.History, error) {
 	if err != nil {
 		return nil, err
 	}
+	p.numberProcesses(keep)
 	p.chooseClock(keep)
 	useIndex := p.chooseIDs(keep)
 	p.detectWorkload(keep)
@@ -138,7 +142,8 @@ func (p *parser) finishHistory() (*history.History, error) {
 
 // classify drops maps without a valid :type (E2, E3) and skips, with one
 // warning per reason, operations that are not transactions: other :f
-// values and non-integer processes (the nemesis).
+// values (the nemesis's, among others), Jepsen's :nemesis process, and
+// processes that are neither integers, keywords nor strings.
 func (p *parser) classify() ([]int, error) {
 	keep := make([]int, 0, len(p.ops))
 	var skips []*skipped
@@ -163,7 +168,8 @@ func (p *parser) classify() ([]int, error) {
 				reason = ":f " + op.f.describe()
 			}
 		}
-		if reason == "" && op.hasProc && op.proc.k != vInt {
+		if reason == "" && op.hasProc && (op.proc.k != vInt && op.proc.k != vKeyword && op.proc.k != vString ||
+			op.proc.k == vKeyword && op.proc.s == "nemesis") {
 			reason = ":process " + op.proc.describe()
 		}
 		if reason == "" {
@@ -218,6 +224,38 @@ func (p *parser) sessions(keep []int) ([]int, bool, error) {
 		out = append(out, i)
 	}
 	return out, false, nil
+}
+
+// numberProcesses gives each keyword or string :process (Jepsen allows
+// them, e.g. :process :a) a number of its own after the largest integer
+// one, in order of first appearance, so that it is paired and becomes a
+// session like any other; procNames keeps its name for messages.
+func (p *parser) numberProcesses(keep []int) {
+	top := int64(-1)
+	for _, i := range keep {
+		if op := &p.ops[i]; op.hasProc && op.proc.k == vInt {
+			top = max(top, op.proc.n)
+		}
+	}
+	ids := map[string]int64{}
+	for _, i := range keep {
+		op := &p.ops[i]
+		if !op.hasProc || op.proc.k == vInt {
+			continue
+		}
+		name := op.proc.describe()
+		id, ok := ids[name]
+		if !ok {
+			top++
+			id = top
+			ids[name] = id
+			if p.procNames == nil {
+				p.procNames = map[int64]string{}
+			}
+			p.procNames[id] = name
+		}
+		op.proc = val{k: vInt, n: id}
+	}
 }
 
 // chooseClock picks :index when every operation has one, else :time when
@@ -404,10 +442,14 @@ func (p *parser) keyString(k int64) string {
 	return fmt.Sprint(k)
 }
 
-// procDesc names the process of op for messages.
-func procDesc(op *rawOp) string {
+// procDesc names the process of op for messages: its keyword or string
+// if it had one (numberProcesses), else its number.
+func (p *parser) procDesc(op *rawOp) string {
 	if !op.hasProc {
 		return "(no :process)"
+	}
+	if name, ok := p.procNames[op.proc.n]; ok {
+		return "process " + name
 	}
 	return fmt.Sprintf("process %d", op.proc.n)
 }
@@ -428,7 +470,7 @@ func (p *parser) pair(keep []int, processless, useIndex bool) error {
 		if op.typ == tInvoke {
 			if pd, ok := pending[proc]; ok {
 				if err := p.fail("pairing", op.line, "the earlier invocation is taken as never completed",
-					"second :invoke on %s while its :invoke at line %d is still pending", procDesc(op), pd.inv.line); err != nil {
+					"second :invoke on %s while its :invoke at line %d is still pending", p.procDesc(op), pd.inv.line); err != nil {
 					return err
 				}
 				delete(pending, proc)
@@ -454,7 +496,7 @@ func (p *parser) pair(keep []int, processless, useIndex bool) error {
 		}
 		pd, ok := pending[proc]
 		if !ok {
-			if err := p.fail("pairing", op.line, "completion ignored", ":%s completion on %s with no pending :invoke", opTypeNames[op.typ], procDesc(op)); err != nil {
+			if err := p.fail("pairing", op.line, "completion ignored", ":%s completion on %s with no pending :invoke", opTypeNames[op.typ], p.procDesc(op)); err != nil {
 				return err
 			}
 			continue

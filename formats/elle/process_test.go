@@ -1,0 +1,42 @@
+package elle_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/hyperiso/hyperiso/formats/elle"
+	"github.com/hyperiso/hyperiso/history"
+)
+
+// Keyword and string :process values name client processes as integers
+// do: each becomes a session, paired like any other, distinct from the
+// integer ones; a nemesis's operations are skipped for their :f.
+func TestKeywordProcesses(t *testing.T) {
+	src := `{:type :invoke, :f :txn, :value [[:append 1 1]], :process :a, :index 0}
+{:type :invoke, :f :start-partition, :value nil, :process :nemesis, :index 1}
+{:type :invoke, :f :txn, :value [[:r 1 nil]], :process "b", :index 2}
+{:type :ok, :f :txn, :value [[:append 1 1]], :process :a, :index 3}
+{:type :invoke, :f :txn, :value [[:append 1 2]], :process 0, :index 4}
+{:type :ok, :f :txn, :value [[:r 1 [1]]], :process "b", :index 5}
+{:type :ok, :f :txn, :value [[:append 1 2]], :process 0, :index 6}
+{:type :invoke, :f :txn, :value [[:r 1 nil]], :process :a, :index 7}
+{:type :ok, :f :txn, :value [[:r 1 [2 1]]], :process :a, :index 8}
+`
+	h, err := elle.Parse(strings.NewReader(src), "kw.edn", elle.Options{})
+	require.NoError(t, err)
+	require.Len(t, h.Sessions, 3, "processes :a, \"b\" and 0")
+	require.Equal(t, 4, h.Stats().Committed)
+	// :a's two transactions are one session, in order.
+	var a *history.Session
+	for i := range h.Sessions {
+		if len(h.Sessions[i].Txns) == 2 {
+			a = &h.Sessions[i]
+		}
+	}
+	require.NotNil(t, a)
+	require.Contains(t, warnings(h), ":f :start-partition")
+	// The lists say 2 came before 1 and 1 was there alone: incompatible.
+	require.NotEmpty(t, h.ListFacts().Findings)
+}
