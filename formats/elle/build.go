@@ -461,13 +461,22 @@ func (p *parser) pair(keep []int, processless, useIndex bool) error {
 	infoLine := map[int64]int{}
 	p.compLine = []int{0}
 	var never []pend
+	// A history of completions only (as Elle's own tests and many stored
+	// analyses write them) has each completion stand for its whole
+	// transaction. When it was invoked is unknown, so there is no real
+	// time.
+	completionsOnly := len(keep) > 0 && !slices.ContainsFunc(keep, func(i int) bool { return p.ops[i].typ == tInvoke })
+	if completionsOnly {
+		p.warn("completions-only", p.pos(p.ops[keep[0]].line), "no :invoke in the history: each completion is a whole transaction, and without invocation times there is no real-time order")
+		p.clock = clockNone
+	}
 	for _, i := range keep {
 		op := &p.ops[i]
 		proc := op.proc.n
 		if processless {
 			proc = 0
 		}
-		if op.typ == tInvoke {
+		if op.typ == tInvoke || completionsOnly {
 			if pd, ok := pending[proc]; ok {
 				if err := p.fail("pairing", op.line, "the earlier invocation is taken as never completed",
 					"second :invoke on %s while its :invoke at line %d is still pending", p.procDesc(op), pd.inv.line); err != nil {
@@ -491,6 +500,12 @@ func (p *parser) pair(keep []int, processless, useIndex bool) error {
 			p.ids[id] = true
 			t := p.b.Begin(p.b.Session(sid), id, history.Unknown, p.pos(op.line))
 			p.compLine = append(p.compLine, 0)
+			if completionsOnly {
+				if err := p.complete(pend{t: t, inv: op}, op); err != nil {
+					return err
+				}
+				continue
+			}
 			pending[proc] = pend{t: t, inv: op}
 			continue
 		}

@@ -302,7 +302,7 @@ func TestErrors(t *testing.T) {
 		{"E4 value not a vector", inv + "{:type :ok, :process 0, :value 7, :index 1}\n", "mem.edn:2: :value must be a vector of micro-operations, found 7", "value ignored"},
 		{"E4 key", inv + "{:type :ok, :process 0, :value [[:append [1] 1]], :index 1}\n", "mem.edn:2: micro-operation 1: the key must be an integer, keyword or string, found [1]", "micro-operation dropped"},
 		{"E4 reserved", `{:type :invoke, :process 0, :value [[:append 1 9221111406453585911]], :index 0}` + "\n", "mem.edn:1: micro-operation 1: the value written 9221111406453585911 is reserved for the empty list (nil)", "micro-operation dropped"},
-		{"E5 orphan", ok, "mem.edn:1: :ok completion on process 0 with no pending :invoke", "completion ignored"},
+		{"E5 orphan", ok + inv, "mem.edn:1: :ok completion on process 0 with no pending :invoke", "completion ignored"},
 		{"E5 double invoke", inv + inv + ok, "mem.edn:2: second :invoke on process 0 while its :invoke at line 1 is still pending", "the earlier invocation is taken as never completed"},
 		{"E6 plain", inv + "{:type :ok, :process 0, :value [[:append 1 99999999999999999999]], :index 1}\n", "mem.edn:2: integer 99999999999999999999 does not fit in 64 bits", ""},
 		{"E6 N", inv + "{:type :ok, :process 0, :value [[:append 1 99999999999999999999N]], :index 1}\n", "mem.edn:2: micro-operation 1: the value written 99999999999999999999 does not fit in 64 bits", "micro-operation dropped"},
