@@ -179,6 +179,25 @@ func stopCPUProfile() {
 	}
 }
 
+// levelDefinitions says, once, which definition each level follows where
+// peers differ; README "Which definition each level follows" says the same.
+const levelDefinitions = `Which definition each level follows, where checkers differ:
+  ser         a serial order that contains session order (Elle's "strong
+              session serializable"; dbcop, Cobra, PolySI and VeriStrong
+              include session order as well)
+  strict-ser  ser whose order also contains real time (Elle's strict
+              serializability); needs invocation and completion times
+  si          a commit order with snapshots that contains session order
+              (strong session SI), checked on the induced graph of Cerone
+              and Gotsman, as PolySI and VeriStrong
+  cc, ra, rc  the commit-order axioms of Biswas and Enea, as AWDIT and dbcop;
+              rc includes monotonic reads inside a transaction, so it is
+              stronger than Adya's PL-2, which forbids only G0 and G1
+  all         one version order per key for list-append reads (Adya, Elle):
+              a write cycle the lists show (G0, G1c) violates every level;
+              a transaction of unknown outcome may or may not have committed
+`
+
 func newCheck(stdout io.Writer, code *int) *cobra.Command {
 	var (
 		rf       readFlags
@@ -191,6 +210,7 @@ func newCheck(stdout io.Writer, code *int) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "check --level ser|si|cc|ra|rc|strict-ser [flags] PATH|-",
 		Short: "Decide whether a history satisfies an isolation level",
+		Long:  "Decide whether a history satisfies an isolation level.\n\n" + levelDefinitions,
 		Args:  cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			in, err := loadCheckInput(c.Context(), &rf, args[0], level, strategy, timeout)

@@ -216,3 +216,17 @@ func TestCPUProfile(t *testing.T) {
 	require.Equal(t, exitBadInput, code)
 	require.Contains(t, errs, "--cpuprofile")
 }
+
+// check --help says which definition each level follows, and the README
+// says the same for every level.
+func TestLevelDefinitions(t *testing.T) {
+	code, out, _ := runCLI(t, "check", "--help")
+	require.Equal(t, 0, code)
+	require.Contains(t, out, levelDefinitions)
+	readme, err := os.ReadFile("../../README.md")
+	require.NoError(t, err)
+	for _, phrase := range []string{"strong session SI", "induced graph of Cerone", "Biswas and Enea", "Adya's PL-2", "one version order per key"} {
+		require.Contains(t, out, phrase)
+		require.Contains(t, string(readme), phrase)
+	}
+}
