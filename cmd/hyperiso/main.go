@@ -205,6 +205,7 @@ func newCheck(stdout io.Writer, code *int) *cobra.Command {
 		strategy string
 		timeout  time.Duration
 		asJSON   bool
+		asEDN    bool
 		realtime bool
 	)
 	c := &cobra.Command{
@@ -236,7 +237,11 @@ func newCheck(stdout io.Writer, code *int) *cobra.Command {
 			if !asJSON {
 				printWarnings(c.ErrOrStderr(), in.h, seeReport)
 			}
-			if asJSON {
+			if asEDN {
+				if err := writeEDN(stdout, res); err != nil {
+					return err
+				}
+			} else if asJSON {
 				enc := json.NewEncoder(stdout)
 				enc.SetIndent("", "  ")
 				if err := enc.Encode(res); err != nil {
@@ -262,6 +267,8 @@ func newCheck(stdout io.Writer, code *int) *cobra.Command {
 	c.Flags().StringVar(&strategy, "strategy", "", "solver strategy for ser/si (default: the best available)")
 	c.Flags().DurationVar(&timeout, "timeout", 0, "give up after this long (exit status 3), e.g. 30s")
 	c.Flags().BoolVar(&asJSON, "json", false, "print the JSON report instead of text")
+	c.Flags().BoolVar(&asEDN, "edn", false, "print an Elle-style EDN result map (:valid?, :anomaly-types, :anomalies, :not) instead of text")
+	c.MarkFlagsMutuallyExclusive("json", "edn")
 	_ = c.MarkFlagRequired("level")
 	return c
 }

@@ -1,0 +1,91 @@
+package main
+
+import (
+	"io"
+	"slices"
+
+	"olympos.io/encoding/edn"
+
+	"github.com/hyperiso/hyperiso/check"
+)
+
+// elleModels names each level as Elle's consistency models do; hyperiso's
+// SER and SI contain session order, which Elle calls strong session.
+var elleModels = map[string]edn.Keyword{
+	"strict-ser": "strict-serializable",
+	"ser":        "strong-session-serializable",
+	"si":         "strong-session-snapshot-isolation",
+	"cc":         "causal-cerone",
+	"ra":         "read-atomic",
+	"rc":         "read-committed",
+}
+
+// ednResult is the result map, with its keys in a fixed order.
+type ednResult struct {
+	Valid        any                          `edn:"valid?"`
+	Level        edn.Keyword                  `edn:"level"`
+	AnomalyTypes []edn.Keyword                `edn:"anomaly-types"`
+	Anomalies    map[edn.Keyword][]ednAnomaly `edn:"anomalies,omitempty"`
+	Not          map[edn.Keyword]bool         `edn:"not,omitempty"`
+	Error        string                       `edn:"error,omitempty"`
+}
+
+type ednAnomaly struct {
+	Type        edn.Keyword `edn:"type"`
+	Description string      `edn:"description"`
+	Txns        []int64     `edn:"txns"`
+	Steps       []ednStep   `edn:"steps,omitempty"`
+}
+
+type ednStep struct {
+	Type        edn.Keyword `edn:"type"`
+	From        int64       `edn:"from"`
+	To          int64       `edn:"to"`
+	Key         *int64      `edn:"key,omitempty"`
+	Explanation string      `edn:"explanation"`
+}
+
+// writeEDN prints res as an Elle-style result map, so that a Jepsen test
+// can read hyperiso's answer where it reads Elle's: :valid? (true, false or
+// :unknown), :anomaly-types, :anomalies (per type, each with its
+// transactions and the steps of its cycle), and :not, the model ruled out.
+func writeEDN(w io.Writer, res *check.Result) error {
+	out := ednResult{Level: elleModels[res.Level], AnomalyTypes: []edn.Keyword{}}
+	switch res.Verdict {
+	case check.Satisfied:
+		out.Valid = true
+	case check.Violated:
+		out.Valid = false
+		out.Not = map[edn.Keyword]bool{out.Level: true}
+	default:
+		out.Valid = edn.Keyword("unknown")
+		out.Error = res.Reason
+	}
+	for _, a := range res.Anomalies {
+		name := edn.Keyword(a.Type)
+		if a.Class != "" && a.Class != "internal" {
+			name = edn.Keyword(a.Class)
+		}
+		if out.Anomalies == nil {
+			out.Anomalies = map[edn.Keyword][]ednAnomaly{}
+		}
+		if _, seen := out.Anomalies[name]; !seen {
+			out.AnomalyTypes = append(out.AnomalyTypes, name)
+		}
+		e := ednAnomaly{Type: name, Description: a.Description}
+		for _, t := range a.Txns {
+			e.Txns = append(e.Txns, t.ID)
+		}
+		for _, ed := range a.Edges {
+			e.Steps = append(e.Steps, ednStep{Type: edn.Keyword(ed.Relation), From: ed.From, To: ed.To, Key: ed.Key, Explanation: ed.Reason})
+		}
+		out.Anomalies[name] = append(out.Anomalies[name], e)
+	}
+	slices.Sort(out.AnomalyTypes)
+	b, err := edn.MarshalIndent(out, "", " ")
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
