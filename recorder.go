@@ -10,9 +10,11 @@
 package hyperiso
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 	"time"
 
@@ -27,14 +29,14 @@ type Recorder struct {
 	start    time.Time
 	sessions int64
 	done     []*Txn // finished transactions, in completion order
+	open     map[*Txn]bool
 	initial  map[int64]int64
-	lists    map[int64]bool
 	nextID   int64
 }
 
 // NewRecorder starts an empty history; real time is measured from now.
 func NewRecorder() *Recorder {
-	return &Recorder{start: time.Now(), initial: map[int64]int64{}, lists: map[int64]bool{}}
+	return &Recorder{start: time.Now(), initial: map[int64]int64{}, open: map[*Txn]bool{}}
 }
 
 // Initial sets the value key holds before any transaction (default 0).
@@ -62,7 +64,11 @@ type Session struct {
 
 // Begin starts a transaction of the session; it is invoked now.
 func (s *Session) Begin() *Txn {
-	return &Txn{s: s, start: time.Since(s.r.start).Nanoseconds()}
+	t := &Txn{s: s, start: time.Since(s.r.start).Nanoseconds()}
+	s.r.mu.Lock()
+	s.r.open[t] = true
+	s.r.mu.Unlock()
+	return t
 }
 
 type opKind uint8
@@ -92,27 +98,35 @@ type Txn struct {
 }
 
 // Read records that the transaction read value from key.
-func (t *Txn) Read(key, value int64) { t.ops = append(t.ops, op{kind: opRead, key: key, value: value}) }
+func (t *Txn) Read(key, value int64) { t.add(op{kind: opRead, key: key, value: value}) }
 
 // ReadMissing records a read of key that found no value (SQL: no row).
 func (t *Txn) ReadMissing(key int64) {
-	t.ops = append(t.ops, op{kind: opRead, key: key, value: history.EmptyList, missing: true})
+	t.add(op{kind: opRead, key: key, value: history.EmptyList, missing: true})
 }
 
 // Write records that the transaction wrote value to key.
 func (t *Txn) Write(key, value int64) {
-	t.ops = append(t.ops, op{kind: opWrite, key: key, value: value})
+	t.add(op{kind: opWrite, key: key, value: value})
 }
 
 // Append records that the transaction appended value to the list at key.
 func (t *Txn) Append(key, value int64) {
-	t.ops = append(t.ops, op{kind: opAppend, key: key, value: value})
+	t.add(op{kind: opAppend, key: key, value: value})
 }
 
 // ReadList records that the transaction read the whole list at key, oldest
 // element first.
 func (t *Txn) ReadList(key int64, list []int64) {
-	t.ops = append(t.ops, op{kind: opReadList, key: key, list: append([]int64(nil), list...)})
+	t.add(op{kind: opReadList, key: key, list: append([]int64(nil), list...)})
+}
+
+// add records o under the recorder's lock, so that History may run while
+// transactions do.
+func (t *Txn) add(o op) {
+	t.s.r.mu.Lock()
+	t.ops = append(t.ops, o)
+	t.s.r.mu.Unlock()
 }
 
 // Commit records that the database confirmed the commit.
@@ -129,40 +143,52 @@ func (t *Txn) Unknown() { t.finish(history.Unknown) }
 
 func (t *Txn) finish(s history.Status) {
 	r := t.s.r
-	t.status = s
-	t.end = time.Since(r.start).Nanoseconds()
+	end := time.Since(r.start).Nanoseconds()
 	if s == history.Unknown {
-		t.end = math.MaxInt64 // it may take effect at any later time
+		end = math.MaxInt64 // it may take effect at any later time
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if t.id != 0 {
 		panic("hyperiso: a transaction finished twice")
 	}
+	t.status, t.end = s, end
 	r.nextID++
 	t.id = r.nextID
-	for _, o := range t.ops {
-		if o.kind == opAppend || o.kind == opReadList || o.missing {
-			r.lists[o.key] = true
-		}
-	}
+	delete(r.open, t)
 	r.done = append(r.done, t)
 }
 
-// History returns what was recorded so far, transactions that have not
-// finished left out.
+// History returns what was recorded so far. A transaction that has not
+// finished is in it as of unknown outcome, with the operations recorded so
+// far: it may have taken effect (a client that died mid-commit).
 func (r *Recorder) History() *history.History {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	txns := slices.Clone(r.done)
+	id := r.nextID
+	var open []*Txn
+	for t := range r.open {
+		open = append(open, t)
+	}
+	slices.SortFunc(open, func(a, b *Txn) int { return cmp.Compare(a.start, b.start) })
+	for _, t := range open {
+		id++
+		txns = append(txns, &Txn{s: t.s, ops: slices.Clone(t.ops), start: t.start, end: math.MaxInt64, status: history.Unknown, id: id})
+	}
 	b := history.NewBuilder("recorder", "go")
 	b.SetInit(history.InitImplicit, 0)
 	for k, v := range r.initial {
 		b.InitWrite(k, v)
 	}
-	for k := range r.lists {
-		b.InitWrite(k, history.EmptyList)
+	for _, t := range txns {
+		for _, o := range t.ops {
+			if o.kind == opAppend || o.kind == opReadList || o.missing {
+				b.InitWrite(o.key, history.EmptyList)
+			}
+		}
 	}
-	for _, t := range r.done {
+	for _, t := range txns {
 		tx := b.Begin(b.Session(t.s.id), t.id, t.status, history.Pos{})
 		b.SetInterval(tx, t.start, t.end)
 		for _, o := range t.ops {

@@ -90,3 +90,23 @@ func ExampleRecorder() {
 	fmt.Println(res.Verdict, res.Anomalies[0].Type)
 	// Output: violated incompatible-order
 }
+
+// A transaction still running when History is taken (a client that died
+// mid-commit) is in the history as of unknown outcome: a read of its write
+// is then no thin-air read.
+func TestRecorderOpenTransaction(t *testing.T) {
+	r := hyperiso.NewRecorder()
+	a, b := r.Session(), r.Session()
+	dying := a.Begin()
+	dying.Write(1, 7)
+	reader := b.Begin()
+	reader.Read(1, 7)
+	reader.Commit()
+	h := r.History()
+	require.Equal(t, 1, h.Stats().Unknown)
+	res, err := hyperiso.Check(context.Background(), h, "ser")
+	require.NoError(t, err)
+	require.Equal(t, hyperiso.Satisfied, res.Verdict, "%+v", res.Anomalies)
+	dying.Commit()
+	require.Equal(t, 2, r.History().Stats().Committed)
+}
