@@ -27,12 +27,12 @@ func inputError(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrInput, fmt.Sprintf(format, args...))
 }
 
-// refuse says why h cannot be checked at level with opt, or nil. A history
+// refuse says why h, whose statistics are s, cannot be checked at level
+// with opt, or nil. A history
 // with no transaction that may have committed would be satisfied by every
 // level vacuously; a real-time level on a history without timing would
 // silently be the plain level.
-func refuse(h *history.History, level history.Level, opt Options) error {
-	s := h.Stats()
+func refuse(h *history.History, s history.Stats, level history.Level, opt Options) error {
 	if s.Committed+s.Unknown == 0 {
 		skipped := ""
 		if n := len(h.Warnings); n > 0 {
@@ -105,7 +105,7 @@ func Check(ctx context.Context, h *history.History, level history.Level, opt Opt
 		d := h.Dropped
 		res.Dropped = &d
 	}
-	if err := refuse(h, level, opt); err != nil {
+	if err := refuse(h, res.History, level, opt); err != nil {
 		return res, err
 	}
 	start := time.Now()
