@@ -101,10 +101,7 @@ func Check(ctx context.Context, h *history.History, level history.Level, opt Opt
 	for _, w := range h.Warnings {
 		res.Warnings = append(res.Warnings, w.String())
 	}
-	if h.Dropped.Any() {
-		d := h.Dropped
-		res.Dropped = &d
-	}
+	res.Dropped = h.Dropped.Reported()
 	if err := refuse(h, res.History, level, opt); err != nil {
 		return res, err
 	}

@@ -19,6 +19,14 @@ type Dropped struct {
 // Any reports whether anything was dropped.
 func (d Dropped) Any() bool { return d != Dropped{} }
 
+// Reported is what a report carries: nil when nothing was dropped.
+func (d Dropped) Reported() *Dropped {
+	if !d.Any() {
+		return nil
+	}
+	return &d
+}
+
 // String says what was dropped, e.g. "1 transaction, 3 operations and 2
 // other input items".
 func (d Dropped) String() string {

@@ -62,7 +62,6 @@ but not proven minimal.`,
 			rep, err := in.explain(args[0], explain.Options{Strategy: strategy, Budget: b, Max: max})
 			if rep != nil && rep.Result != nil {
 				rep.TimingsMS["read"] = in.readMS
-				rep.Dropped = droppedOf(in.h)
 			}
 			switch {
 			case errors.Is(err, check.ErrUnavailable), errors.Is(err, check.ErrInput):

@@ -251,6 +251,7 @@ func (in *checkInput) standIn(path, stage string) *check.Result {
 	}
 	if h := in.h; h != nil {
 		res.Source, res.Format = h.Source, h.Format
+		res.Dropped = h.Dropped.Reported()
 		s := &res.History
 		s.Sessions, s.Transactions, s.Keys = len(h.Sessions), len(h.Txns)-1, len(h.Keys)
 		for t := 1; t < len(h.Txns); t++ {

@@ -306,16 +306,6 @@ func printWarnings(w io.Writer, h *history.History, where string) {
 	}
 }
 
-// droppedOf is what the report says lenient reading dropped: nil if
-// nothing.
-func droppedOf(h *history.History) *history.Dropped {
-	if !h.Dropped.Any() {
-		return nil
-	}
-	d := h.Dropped
-	return &d
-}
-
 // droppedNote qualifies a verdict reached without what lenient reading
 // dropped.
 func droppedNote(d history.Dropped) string {
@@ -441,7 +431,7 @@ func newStats(stdout io.Writer) *cobra.Command {
 					Warnings        int              `json:"warnings"`
 					WarningMessages []string         `json:"warning_messages,omitempty"`
 					Dropped         *history.Dropped `json:"dropped,omitempty"`
-				}{h.Source, h.Format, st, len(h.Warnings), msgs, droppedOf(h)})
+				}{h.Source, h.Format, st, len(h.Warnings), msgs, h.Dropped.Reported()})
 			}
 			printWarnings(c.ErrOrStderr(), h, seeStats)
 			fmt.Fprintf(stdout, "source              %s\nformat              %s\n", h.Source, h.Format)
