@@ -249,14 +249,12 @@ func reaches(succ [][]history.TxnID, a, b history.TxnID) bool {
 // singleWriter reports whether the read behind wr edge e has e.From as its
 // only candidate writer.
 func singleWriter(h *history.History, e hyperpolygraph.Edge) bool {
-	ix := h.Index()
-	for _, r := range ix.Reads(e.To) {
-		if r.Key == e.Key {
-			c := ix.Candidates(e.To, r)
-			return len(c) == 1 && c[0] == e.From
-		}
+	rd, ok := extRead(h, e.To, e.Key)
+	if !ok {
+		return true
 	}
-	return true
+	c := h.Index().Candidates(e.To, rd)
+	return len(c) == 1 && c[0] == e.From
 }
 
 func count(cyc []hyperpolygraph.Edge) Cycle {
