@@ -244,7 +244,8 @@ type listRead struct {
 
 // listScan holds the per-version tables of one analysis.
 type listScan struct {
-	h    *History
+	h *History
+	// base numbers versions as Index.VerBase does.
 	base []int32
 	// appended counts, per version, the appends by transactions that may
 	// have committed, and writers those transactions; aborted marks
@@ -263,10 +264,7 @@ func analyzeLists(h *History) *ListFacts {
 		return lf
 	}
 	nk := len(h.Keys)
-	s := &listScan{h: h, base: make([]int32, nk+1), seen: map[uint64]bool{}}
-	for k := range nk {
-		s.base[k+1] = s.base[k] + int32(len(h.Values[k]))
-	}
+	s := &listScan{h: h, base: h.Index().VerBase, seen: map[uint64]bool{}}
 	nv := s.base[nk]
 	s.appended = make([]int32, nv)
 	s.writers = make([]int32, nv)
@@ -369,11 +367,12 @@ func (s *listScan) elementFindings(lf *ListFacts, k KeyID, r listRead, wantWrite
 	h := s.h
 	l := h.Lists[r.list]
 	s.stamp++
-	// Only a reader that appends to k after the read can read the future.
-	future := true
+	// Only a reader that appends to k after the read can read the future;
+	// one finding per list is enough.
+	noFuture := true
 	for _, op := range h.Txns[r.t].Ops[r.op+1:] {
 		if op.Kind.IsWrite() && op.Key == k {
-			future = false
+			noFuture = false
 			break
 		}
 	}
@@ -395,8 +394,8 @@ func (s *listScan) elementFindings(lf *ListFacts, k KeyID, r listRead, wantWrite
 				wantWriters[ver] = append(wantWriters[ver], len(lf.Findings))
 			}
 			lf.Findings = append(lf.Findings, f)
-		case !future && s.onlyLaterOwn(r, k, v):
-			future = true
+		case !noFuture && s.onlyLaterOwn(r, k, v):
+			noFuture = true
 			lf.Findings = append(lf.Findings, ListFinding{Kind: FutureElement, Key: k, Txns: []TxnID{r.t}, Ops: []int32{r.op}, Value: v, At: pos, Last: last})
 		}
 	}
