@@ -75,6 +75,7 @@ type Theory struct {
 	enc     *encode.Encoding
 	g       *hyperpolygraph.Graph
 	si      bool
+	layers  int // graph states per transaction (hyperpolygraph.StateArcs)
 	pk      *pk.Graph
 	writers map[writerKey]*writerInfo
 	// value[v] is 0 unassigned, 1 true, -1 false (as seen by the theory).
@@ -99,12 +100,9 @@ type Theory struct {
 // guarantees it; otherwise New returns the cycle).
 func New(enc *encode.Encoding, polarity Polarity) (*Theory, []hyperpolygraph.Edge) {
 	g := enc.G
-	t := &Theory{enc: enc, g: g, si: g.Level == history.SI, writers: map[writerKey]*writerInfo{},
+	t := &Theory{enc: enc, g: g, si: g.Level == history.SI, layers: g.Layers(), writers: map[writerKey]*writerInfo{},
 		value: make([]int8, enc.NumVars+1), Polarity: polarity}
-	n := g.N()
-	if t.si {
-		n *= 2
-	}
+	n := t.layers * g.N()
 	t.pk = pk.New(n)
 	t.ids = t.knownOrder(n)
 	t.undo = append(t.undo, undoMark{})
@@ -154,11 +152,13 @@ func (t *Theory) addEdge(e hyperpolygraph.Edge, l1, l2 cnf.Lit) []cnf.Lit {
 // insert adds e with pk reason r and returns the conflict clause if it
 // closes a cycle.
 func (t *Theory) insert(e hyperpolygraph.Edge, r int32) []cnf.Lit {
-	u1, v1, u2, v2, two := t.arcs(e)
-	if c := t.insertArc(u1, v1, r); c != nil || !two {
-		return c
+	as, n := hyperpolygraph.StateArcs(e.From, e.To, e.Rel == hyperpolygraph.RW, t.layers)
+	for _, a := range as[:n] {
+		if c := t.insertArc(a.From, a.To, r); c != nil {
+			return c
+		}
 	}
-	return t.insertArc(u2, v2, r)
+	return nil
 }
 
 // insertArc adds the pk edge of arc u→v between graph states.
@@ -169,19 +169,6 @@ func (t *Theory) insertArc(u, v, r int32) []cnf.Lit {
 	}
 	t.undo[len(t.undo)-1].pkEdges++
 	return nil
-}
-
-// arcs returns the arcs between graph states that edge e stands for: the
-// edge itself at SER; in SI's doubled graph one arc for an RW edge and two
-// (two=true) for any other.
-func (t *Theory) arcs(e hyperpolygraph.Edge) (u1, v1, u2, v2 int32, two bool) {
-	switch {
-	case !t.si:
-		return e.From, e.To, 0, 0, false
-	case e.Rel == hyperpolygraph.RW:
-		return 2*e.From + 1, 2 * e.To, 0, 0, false
-	}
-	return 2 * e.From, 2*e.To + 1, 2*e.From + 1, 2*e.To + 1, true
 }
 
 // explain turns a cycle of reasons into a clause of negated literals.
@@ -408,10 +395,9 @@ func (t *Theory) knownOrder(n int) []int32 {
 // edges, as insert adds them.
 func (t *Theory) knownArcs(arc func(u, v int32)) {
 	for _, e := range t.g.Known {
-		u1, v1, u2, v2, two := t.arcs(e)
-		arc(u1, v1)
-		if two {
-			arc(u2, v2)
+		as, n := hyperpolygraph.StateArcs(e.From, e.To, e.Rel == hyperpolygraph.RW, t.layers)
+		for _, a := range as[:n] {
+			arc(a.From, a.To)
 		}
 	}
 }

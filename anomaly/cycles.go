@@ -57,25 +57,20 @@ type arc struct {
 
 func newGraph(n int, edges []hyperpolygraph.Edge, keep func(hyperpolygraph.Edge) bool, si bool) *graph {
 	g := &graph{si: si}
-	ns := n
+	layers := 1
 	if si {
-		ns = 2 * n
+		layers = 2
 	}
+	ns := layers * n
 	g.start = make([]int32, ns+1)
 	emit := func(fn func(from int32, a arc)) {
 		for i, e := range edges {
 			if int(e.From) >= n || int(e.To) >= n || !keep(e) {
 				continue
 			}
-			if !si {
-				fn(e.From, arc{e.To, int32(i)})
-				continue
-			}
-			if e.Rel == hyperpolygraph.RW {
-				fn(2*e.From+1, arc{2 * e.To, int32(i)})
-			} else {
-				fn(2*e.From, arc{2*e.To + 1, int32(i)})
-				fn(2*e.From+1, arc{2*e.To + 1, int32(i)})
+			as, n := hyperpolygraph.StateArcs(e.From, e.To, e.Rel == hyperpolygraph.RW, layers)
+			for _, a := range as[:n] {
+				fn(a.From, arc{a.To, int32(i)})
 			}
 		}
 	}

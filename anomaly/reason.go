@@ -248,14 +248,19 @@ func (r *Reasoner) Path(a, b history.TxnID) []hyperpolygraph.Edge {
 	if int(a) >= len(r.adj) || int(b) >= len(r.adj) || a == b {
 		return nil
 	}
-	si := r.level == history.SI
-	// State 2t: t entered by an rw edge; 2t+1: otherwise (or the start).
+	// The states are those of the graph SI is decided on
+	// (hyperpolygraph.StateArcs); a path starts in a's "entered otherwise"
+	// state.
+	layers := 1
+	if r.level == history.SI {
+		layers = 2
+	}
 	type via struct {
 		prev int32
 		edge hyperpolygraph.Edge
 	}
 	seen := map[int32]via{}
-	start := 2*a + 1
+	start := int32(layers)*a + int32(layers) - 1
 	seen[start] = via{prev: -1}
 	queue := []int32{start}
 	visits := 0
@@ -263,14 +268,17 @@ func (r *Reasoner) Path(a, b history.TxnID) []hyperpolygraph.Edge {
 		s := queue[0]
 		queue = queue[1:]
 		visits++
-		t := s / 2
+		t := s / int32(layers)
 		for _, e := range r.adj[t] {
-			if si && s%2 == 0 && e.Rel == hyperpolygraph.RW {
-				continue
+			arcs, n := hyperpolygraph.StateArcs(t, e.To, e.Rel == hyperpolygraph.RW, layers)
+			ns := int32(-1)
+			for _, arc := range arcs[:n] {
+				if arc.From == s {
+					ns = arc.To
+				}
 			}
-			ns := 2*e.To + 1
-			if e.Rel == hyperpolygraph.RW {
-				ns = 2 * e.To
+			if ns < 0 {
+				continue // an rw edge right after an rw edge, at SI
 			}
 			if _, ok := seen[ns]; ok {
 				continue

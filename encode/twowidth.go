@@ -197,20 +197,13 @@ func (w *twoWidth) add(l cnf.Lit, con int32, from, to history.TxnID, rw bool) {
 	if a < 0 || b < 0 {
 		return
 	}
+	arcs, n := hyperpolygraph.StateArcs(a, b, rw, w.layers)
 	if w.counting {
-		w.nEdges++
-		if w.layers == 2 && !rw {
-			w.nEdges++
-		}
+		w.nEdges += int64(n)
 		return
 	}
-	switch {
-	case w.layers == 1:
-		w.edges = append(w.edges, litEdge{l, con, a, b})
-	case rw:
-		w.edges = append(w.edges, litEdge{l, con, 2*a + 1, 2 * b})
-	default:
-		w.edges = append(w.edges, litEdge{l, con, 2 * a, 2*b + 1}, litEdge{l, con, 2*a + 1, 2*b + 1})
+	for _, arc := range arcs[:n] {
+		w.edges = append(w.edges, litEdge{l, con, arc.From, arc.To})
 	}
 }
 
@@ -399,11 +392,8 @@ func (w *twoWidth) derived() {
 				}
 				// The RW edge S→T' is the state edge u→v; it closes a
 				// cycle iff v ⇝ u.
-				u, v := sn, tn
-				if w.layers == 2 {
-					u, v = 2*sn+1, 2*tn
-				}
-				if w.reach(v, u) {
+				arcs, _ := hyperpolygraph.StateArcs(sn, tn, true, w.layers)
+				if w.reach(arcs[0].To, arcs[0].From) {
 					w.clause(ww.lit, l)
 				}
 			}

@@ -244,10 +244,11 @@ func (c *Compatible) topo(adj [][]history.TxnID) (order []history.TxnID, ok bool
 // findCycle searches for a cycle with an iterative DFS. With si, node v is
 // split into v·2 (arrived by RW, may not take RW) and v·2+1 (may take RW).
 func findCycle(n int, edges []Edge, disabled []bool, si bool) []int {
-	nn := n
+	layers := 1
 	if si {
-		nn = 2 * n
+		layers = 2
 	}
+	nn := layers * n
 	// CSR adjacency of the (possibly doubled) graph; each entry is an edge
 	// index into edges.
 	start := make([]int32, nn+1)
@@ -261,15 +262,9 @@ func findCycle(n int, edges []Edge, disabled []bool, si bool) []int {
 			if disabled[i] {
 				continue
 			}
-			if !si {
-				fn(e.From, arc{e.To, int32(i)})
-				continue
-			}
-			if e.Rel == RW {
-				fn(2*e.From+1, arc{2 * e.To, int32(i)})
-			} else {
-				fn(2*e.From, arc{2*e.To + 1, int32(i)})
-				fn(2*e.From+1, arc{2*e.To + 1, int32(i)})
+			as, n := StateArcs(e.From, e.To, e.Rel == RW, layers)
+			for _, a := range as[:n] {
+				fn(a.From, arc{a.To, int32(i)})
 			}
 		}
 	}

@@ -1,0 +1,37 @@
+package hyperpolygraph
+
+import "github.com/hyperiso/hyperiso/history"
+
+// SI is decided on a doubled graph whose acyclicity is SI's (Biswas–Enea):
+// every transaction t is two states, 2t and 2t+1, and a cycle of the
+// doubled graph is a cycle of the dependency graph in which no two RW edges
+// are adjacent. State 2t means "t was entered by an RW edge", from which no
+// further RW edge may leave; state 2t+1 means "entered otherwise". Every
+// place that walks or orders the SI graph takes its arcs from here.
+
+// Arc is one arc between graph states.
+type Arc struct{ From, To int32 }
+
+// StateArcs returns the arcs that a dependency a→b (rw: an RW edge) stands
+// for between graph states: the edge itself when layers is 1 (SER), and in
+// SI's doubled graph (layers 2) one arc for an RW edge, two for any other.
+// a and b are node numbers, not necessarily TxnIDs: callers that renumber
+// transactions pass their own numbers.
+func StateArcs(a, b int32, rw bool, layers int) (arcs [2]Arc, n int) {
+	switch {
+	case layers == 1:
+		return [2]Arc{{a, b}}, 1
+	case rw:
+		return [2]Arc{{2*a + 1, 2 * b}}, 1
+	}
+	return [2]Arc{{2 * a, 2*b + 1}, {2*a + 1, 2*b + 1}}, 2
+}
+
+// Layers is the number of states per transaction at level SI (2) or any
+// other strong level (1).
+func (g *Graph) Layers() int {
+	if g.Level == history.SI {
+		return 2
+	}
+	return 1
+}
