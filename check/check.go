@@ -1,6 +1,7 @@
-// Package check is hyperiso's façade: Check validates a history, runs the
-// pipeline of the requested level (SAT-backed for SER and SI, saturation for
-// RC, RA and CC) and assembles the Result that every front end reports.
+// Package check is hyperiso's façade: Check validates a history, hands it
+// to the checker of the requested level (package strong, SAT-backed, for
+// SER, strict SER and SI; package weak, saturation, for RC, RA and CC) and
+// turns the answer into the Result that every front end reports.
 package check
 
 import (
@@ -78,14 +79,6 @@ type Options struct {
 	OnStage func(stage string)
 }
 
-// pipeline decides a level for a history that passed validation, filling
-// the verdict, timings, counters and anomalies of res.
-type pipeline func(ctx context.Context, h *history.History, opt Options, res *Result) error
-
-// pipelines holds the checker of each level; a level without one is
-// reported as unavailable rather than guessed.
-var pipelines = map[history.Level]pipeline{}
-
 // Check decides whether h satisfies level.
 func Check(ctx context.Context, h *history.History, level history.Level, opt Options) (*Result, error) {
 	res := &Result{
@@ -126,11 +119,16 @@ func Check(ctx context.Context, h *history.History, level history.Level, opt Opt
 		res.Stage = ""
 		return res, nil
 	}
-	p, ok := pipelines[level]
-	if !ok {
+	var err error
+	switch level {
+	case history.SER, history.StrictSER, history.SI:
+		err = strongLevel(ctx, h, level, opt, res)
+	case history.RC, history.RA, history.CC:
+		err = weakLevel(ctx, h, level, opt, res)
+	default:
 		return res, fmt.Errorf("level %s: %w (validation found no read-consistency anomaly)", level, ErrUnavailable)
 	}
-	if err := p(ctx, h, opt, res); err != nil {
+	if err != nil {
 		if errors.Is(err, memlimit.ErrExceeded) {
 			res.Verdict, res.Reason = Unknown, err.Error()
 			return res, nil

@@ -10,13 +10,14 @@ import (
 
 	"github.com/hyperiso/hyperiso/history"
 	"github.com/hyperiso/hyperiso/internal/oracle"
+	"github.com/hyperiso/hyperiso/strong"
 )
 
 // testStrategies adds the lazy strategies without preprocessing, so that
 // pruning and the width-two clauses are checked against the plain search.
-func testStrategies() []Strategy {
-	out := append([]Strategy(nil), Strategies...)
-	for _, s := range Strategies[:1] {
+func testStrategies() []strong.Strategy {
+	out := append([]strong.Strategy(nil), strong.Strategies...)
+	for _, s := range strong.Strategies[:1] {
 		raw := s
 		raw.Name += "/raw"
 		raw.Prune, raw.TwoWidth = false, false
@@ -43,10 +44,10 @@ func TestStrongAgreesWithOracle(t *testing.T) {
 			want, err := oracle.Check(h, level)
 			require.NoError(t, err)
 			for _, s := range strategies {
-				saved := Strategies
-				Strategies = []Strategy{s}
+				saved := strong.Strategies
+				strong.Strategies = []strong.Strategy{s}
 				res, err := Check(context.Background(), h, level, Options{})
-				Strategies = saved
+				strong.Strategies = saved
 				require.NoError(t, err)
 				got := res.Verdict == Satisfied
 				if got != want {

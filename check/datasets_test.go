@@ -16,6 +16,7 @@ import (
 	"github.com/hyperiso/hyperiso/formats"
 	"github.com/hyperiso/hyperiso/history"
 	"github.com/hyperiso/hyperiso/internal/shared"
+	"github.com/hyperiso/hyperiso/strong"
 )
 
 var large = flag.Bool("large", false, "also check the 10k-transaction bench histories against expected.tsv (minutes)")
@@ -78,7 +79,7 @@ func TestSharedDatasets(t *testing.T) {
 		level, ok := history.ParseLevel(e.level)
 		require.True(t, ok)
 		big := strings.HasPrefix(e.path, "bench/") || strings.Contains(e.path, "/cobra/") || strings.Contains(e.path, "/polysi/")
-		for _, s := range Strategies {
+		for _, s := range strong.Strategies {
 			if big && s.Name != "veristrong" && s.Name != "lazy-gini" {
 				continue // ablations and the slower baseline: the small histories and the random tests cover them
 			}
@@ -87,7 +88,7 @@ func TestSharedDatasets(t *testing.T) {
 			res, err := Check(ctx, h, level, Options{Strategy: s.Name})
 			took := time.Since(start)
 			cancel()
-			if s.Name == Strategies[0].Name && e.refMS >= 0 {
+			if s.Name == strong.Strategies[0].Name && e.refMS >= 0 {
 				group := strings.Join(strings.Split(e.path, "/")[:2], "/")
 				tl := times[group]
 				if tl == nil {
@@ -109,6 +110,6 @@ func TestSharedDatasets(t *testing.T) {
 	t.Logf("%d checks agree with expected.tsv", checked)
 	for g, tl := range times {
 		t.Logf("%s: %d checks, mean %.1f ms with %s (reading excluded) vs %.1f ms for the reference checker",
-			g, tl.n, tl.ours/float64(tl.n), Strategies[0].Name, tl.theirs/float64(tl.n))
+			g, tl.n, tl.ours/float64(tl.n), strong.Strategies[0].Name, tl.theirs/float64(tl.n))
 	}
 }

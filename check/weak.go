@@ -9,16 +9,9 @@ import (
 	"github.com/hyperiso/hyperiso/weak"
 )
 
-func init() {
-	pipelines[history.RC] = weakPipeline
-	pipelines[history.RA] = weakPipeline
-	pipelines[history.CC] = weakPipeline
-}
-
-// weakPipeline decides RC, RA and CC by saturation (package weak). Reads
+// weakLevel decides RC, RA and CC by saturation (package weak). Reads
 // with several candidate writers make the verdict unknown, with the reason.
-func weakPipeline(ctx context.Context, h *history.History, opt Options, res *Result) error {
-	level, _ := history.ParseLevel(res.Level)
+func weakLevel(ctx context.Context, h *history.History, level history.Level, opt Options, res *Result) error {
 	opt.enter(res, "saturate")
 	r, err := weak.Check(ctx, h, level, weak.Options{CommittedValidated: true, Fit: opt.fit()})
 	if r != nil {

@@ -1,0 +1,341 @@
+// Package strong is hyperiso's engine for the NP-complete levels: it decides
+// whether a validated history satisfies SER, strict SER (SER with real-time
+// order) or SI. It owns the whole road from history to answer: the
+// hyper-polygraph with the version orders lists state and real time,
+// the plan for unknown-status transactions, pruning, the encoding, the
+// solver strategy, and the witness order or the cycle that refutes the
+// level. It also answers what explain asks of the same machinery: a small
+// violating core under assumptions (Core) and whether pruning alone refutes
+// a graph (Refute). It reports in its own terms (Outcome); package check
+// turns an Outcome into the report.
+package strong
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/hyperiso/hyperiso/encode"
+	"github.com/hyperiso/hyperiso/history"
+	"github.com/hyperiso/hyperiso/hyperpolygraph"
+	"github.com/hyperiso/hyperiso/prune"
+)
+
+// Options tune Decide.
+type Options struct {
+	// Strategy names the solver strategy ("" = the default, Strategies[0]).
+	Strategy string
+	// RealTime adds real-time order (strict-ser always has it).
+	RealTime bool
+	// Fit is asked before each large allocation whether it fits the memory
+	// budget (memlimit.Budget.Fit); nil means no bound.
+	Fit func(need int64, what string) error
+	// OnStage is called with the name of each stage as Decide enters it.
+	OnStage func(stage string)
+}
+
+// Verdict is the engine's answer.
+type Verdict int
+
+const (
+	// Satisfied: Outcome.Order is a witness.
+	Satisfied Verdict = iota + 1
+	// Violated: Outcome.Violation says why.
+	Violated
+	// Unknown: Outcome.Reason says why (a memory bound, too many
+	// ambiguous unknown-status transactions).
+	Unknown
+)
+
+// ViolationKind says what refutes the level.
+type ViolationKind int
+
+const (
+	// Cycle: every compatible graph has a cycle; Violation.Cycle is one
+	// (the last the solver ruled out; possibly empty).
+	Cycle ViolationKind = iota + 1
+	// UnwrittenRead: Violation.Reader read Violation.Read, which no
+	// transaction that may have committed wrote.
+	UnwrittenRead
+	// UnappendedElement: an observed list element was appended only by
+	// unknown-status transactions that cannot all be taken as committed.
+	UnappendedElement
+)
+
+// Violation is why a history violates the level.
+type Violation struct {
+	Kind  ViolationKind
+	Cycle []hyperpolygraph.Edge
+	// Note says where the cycle was found, for the report.
+	Note   string
+	Reader history.TxnID
+	Read   history.ExtRead
+}
+
+// Outcome is what Decide found.
+type Outcome struct {
+	Verdict   Verdict
+	Reason    string
+	Violation *Violation
+	// Order is, when satisfied, a serial order (SER) or commit order (SI)
+	// of the transactions taken as committed, T⊥ left out.
+	Order []history.TxnID
+	// Snapshots[i] is, at SI, how many transactions of Order (from its
+	// start) Order[i] sees.
+	Snapshots []int
+	// Stage is the last stage entered: where a budget or a cancellation
+	// stopped the engine.
+	Stage     string
+	TimingsMS map[string]float64
+	Counters  map[string]int64
+}
+
+func newOutcome() *Outcome {
+	return &Outcome{TimingsMS: map[string]float64{}, Counters: map[string]int64{}}
+}
+
+func (o *Outcome) violated(v Violation) {
+	o.Verdict, o.Violation = Violated, &v
+}
+
+// run is one Decide call: its options, strategy and level.
+type run struct {
+	opt   Options
+	strat Strategy
+	level history.Level
+	fit   func(need int64, what string) error
+}
+
+func (r *run) enter(out *Outcome, stage string) {
+	out.Stage = stage
+	if r.opt.OnStage != nil {
+		r.opt.OnStage(stage)
+	}
+}
+
+// maxAmbiguousUnknown bounds the subsets of optional unknown-status
+// transactions tried one by one.
+const maxAmbiguousUnknown = 8
+
+// Decide decides level (SER, StrictSER or SI) for h, which must have passed
+// validation (history.Validate) at that level. The Outcome is returned even
+// with an error, for its stage, timings and counters.
+func Decide(ctx context.Context, h *history.History, level history.Level, opt Options) (*Outcome, error) {
+	out := newOutcome()
+	if level != history.SER && level != history.SI && level != history.StrictSER {
+		return out, fmt.Errorf("strong: level %s is not decided here", level)
+	}
+	strat, err := Find(opt.Strategy)
+	if err != nil {
+		return out, err
+	}
+	r := &run{opt: opt, strat: strat, level: level, fit: opt.Fit}
+	if r.fit == nil {
+		r.fit = func(int64, string) error { return nil }
+	}
+	needOne := h.ListFacts().UnknownAppenders
+	forced, optional, viol := planUnknown(h, level, needOne)
+	if viol != nil {
+		out.violated(*viol)
+		return out, nil
+	}
+	if len(optional) > maxAmbiguousUnknown {
+		out.Verdict = Unknown
+		out.Reason = fmt.Sprintf("%d unknown-status transactions may or may not have committed and are read ambiguously; at most %d are tried", len(optional), maxAmbiguousUnknown)
+		return out, nil
+	}
+	// Each subset of the optional transactions is one hyper-polygraph; the
+	// first satisfied one wins, else the first one's refutation is shown.
+	var first *Outcome
+	timings := map[string]float64{}
+masks:
+	for mask := 0; mask < 1<<len(optional); mask++ {
+		include := func(t history.TxnID) bool {
+			if forced[t] {
+				return true
+			}
+			if i, ok := slices.BinarySearch(optional, t); ok {
+				return mask&(1<<i) != 0
+			}
+			return false
+		}
+		for _, set := range needOne {
+			if !slices.ContainsFunc(set, include) {
+				continue masks // an observed list element would have no appender
+			}
+		}
+		sub := newOutcome()
+		err := r.once(ctx, h, include, sub)
+		for k, v := range sub.TimingsMS {
+			timings[k] += v
+		}
+		if err != nil {
+			sub.TimingsMS = timings
+			return sub, err
+		}
+		if first == nil || sub.Verdict == Satisfied {
+			first = sub
+		}
+		if sub.Verdict == Satisfied {
+			break
+		}
+	}
+	if first == nil {
+		out.violated(Violation{Kind: UnappendedElement})
+		return out, nil
+	}
+	first.TimingsMS = timings
+	if first.Verdict != Unknown {
+		first.Stage = "" // only an undecided outcome says where it stopped
+	}
+	if len(optional) > 0 {
+		first.Counters["unknown_subsets"] = int64(1 << len(optional))
+	}
+	return first, nil
+}
+
+// once builds, prunes, encodes and solves the hyper-polygraph of the
+// transactions include admits.
+func (r *run) once(ctx context.Context, h *history.History, include func(history.TxnID) bool, out *Outcome) error {
+	g, done, err := r.graph(ctx, h, include, out)
+	if err != nil || done {
+		return err
+	}
+	reach, done, err := r.prune(ctx, g, out)
+	if err != nil || done {
+		return err
+	}
+	t := time.Now()
+	r.enter(out, "encode")
+	enc, err := encode.EncodeContext(ctx, g, reach, encode.Options{TwoWidth: r.strat.TwoWidth && reach != nil, Fit: r.fit})
+	out.TimingsMS["encode"] = ms(time.Since(t))
+	if err != nil {
+		return err
+	}
+	out.Counters["variables"] = int64(enc.NumVars)
+	out.Counters["clauses"] = int64(len(enc.Clauses))
+	out.Counters["two_width_clauses"] = int64(enc.TwoWidth)
+	return r.solve(ctx, enc, out)
+}
+
+// graph builds the hyper-polygraph with the version orders the lists state
+// and, where asked, real-time order. done is true when building alone
+// decided the level.
+func (r *run) graph(ctx context.Context, h *history.History, include func(history.TxnID) bool, out *Outcome) (g *hyperpolygraph.Graph, done bool, err error) {
+	t := time.Now()
+	defer func() { out.TimingsMS["build"] = ms(time.Since(t)) }()
+	r.enter(out, "build")
+	graphLevel := r.level
+	if r.level == history.StrictSER {
+		graphLevel = history.SER
+	}
+	g, viol, err := hyperpolygraph.BuildContext(ctx, h, graphLevel, include, hyperpolygraph.BuildOptions{Fit: r.fit})
+	if err != nil {
+		return nil, true, err
+	}
+	if viol != nil {
+		out.violated(Violation{Kind: UnwrittenRead, Reader: viol.Reader, Read: viol.Read})
+		return nil, true, nil
+	}
+	if hints := h.HintsAt(r.level); len(hints) > 0 {
+		if cyc := g.ApplyVersionHints(hints); cyc != nil {
+			out.violated(Violation{Kind: Cycle, Cycle: cyc, Note: "the version orders the observed lists state form a cycle"})
+			return nil, true, nil
+		}
+	}
+	if r.level == history.StrictSER || r.opt.RealTime {
+		out.Counters["realtime_edges"] = int64(len(g.AddRealTime()))
+	}
+	out.Counters["ww_constraints"] = int64(len(g.WW))
+	out.Counters["wr_constraints"] = int64(len(g.WR))
+	out.Counters["known_edges"] = int64(len(g.Known))
+	return g, false, nil
+}
+
+// prune resolves what the known graph already decides, when the strategy
+// prunes, and returns the reachability the encoding's width-two clauses
+// use (nil without pruning).
+func (r *run) prune(ctx context.Context, g *hyperpolygraph.Graph, out *Outcome) (reach encode.Reacher, done bool, err error) {
+	if !r.strat.Prune {
+		return nil, false, nil
+	}
+	t := time.Now()
+	r.enter(out, "prune")
+	st, rc, conflict, err := prune.Prune(ctx, g, prune.Options{Fit: r.fit})
+	out.TimingsMS["prune"] = ms(time.Since(t))
+	if err != nil {
+		if errors.Is(err, prune.ErrTooLarge) {
+			out.Verdict, out.Reason = Unknown, err.Error()
+			return nil, true, nil
+		}
+		return nil, true, err
+	}
+	out.Counters["prune_passes"] = int64(st.Passes)
+	out.Counters["ww_constraints_pruned"] = int64(len(g.WW))
+	out.Counters["wr_constraints_pruned"] = int64(len(g.WR))
+	if conflict != nil {
+		out.violated(Violation{Kind: Cycle, Cycle: conflict.Cycle, Note: "found while pruning: every resolution of a constraint closes this cycle"})
+		return nil, true, nil
+	}
+	return rc, false, nil
+}
+
+// solve runs the strategy's solver on enc and turns its answer into the
+// outcome: a witness order, or the last cycle ruled out.
+func (r *run) solve(ctx context.Context, enc *encode.Encoding, out *Outcome) error {
+	t := time.Now()
+	r.enter(out, "solve")
+	if err := r.fit(solverBytes(enc), fmt.Sprintf("the solver's copy of the CNF (%d variables, %d clauses)", enc.NumVars, len(enc.Clauses))); err != nil {
+		return err
+	}
+	var res solveOutcome
+	err := r.strat.solve(ctx, enc, &res)
+	out.TimingsMS["solve"] = ms(time.Since(t))
+	out.Counters["solver_iterations"] = res.iterations
+	out.Counters["blocking_clauses"] = res.blocking
+	for k, v := range res.counters {
+		out.Counters[k] = v
+	}
+	if err != nil {
+		return err
+	}
+	if !res.sat {
+		note := "every compatible graph has a cycle"
+		if len(res.lastCycle) > 0 {
+			note += "; the last one the solver ruled out is shown"
+		}
+		out.violated(Violation{Kind: Cycle, Cycle: res.lastCycle, Note: note})
+		return nil
+	}
+	out.Verdict = Satisfied
+	out.Order, out.Snapshots = witness(r.level, res.compatible)
+	return nil
+}
+
+// witness is the order of an acyclic compatible graph, T⊥ left out: serial
+// for SER, commit order with snapshots for SI.
+func witness(level history.Level, c *hyperpolygraph.Compatible) (order []history.TxnID, snaps []int) {
+	if level != history.SI {
+		all, _ := c.Order()
+		for _, t := range all {
+			if t != history.InitTxn {
+				order = append(order, t)
+			}
+		}
+		return order, nil
+	}
+	all, snap, _ := c.SnapshotOrder()
+	for i, t := range all {
+		if t == history.InitTxn {
+			continue
+		}
+		order = append(order, t)
+		// T⊥ comes first in the order and is not listed.
+		snaps = append(snaps, max(snap[i]-1, 0))
+	}
+	return order, snaps
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

@@ -1,0 +1,137 @@
+package strong
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/hyperiso/hyperiso/acyclic"
+	"github.com/hyperiso/hyperiso/cdcl"
+	"github.com/hyperiso/hyperiso/encode"
+	"github.com/hyperiso/hyperiso/hyperpolygraph"
+)
+
+// Strategy is a way to solve the encoded hyper-polygraph.
+type Strategy struct {
+	Name string
+	// Prune and TwoWidth switch the preprocessing stages.
+	Prune, TwoWidth bool
+	solve           func(ctx context.Context, enc *encode.Encoding, out *solveOutcome) error
+}
+
+// solveOutcome is what a strategy reports back.
+type solveOutcome struct {
+	sat        bool
+	compatible *hyperpolygraph.Compatible // an acyclic compatible graph when sat
+	lastCycle  []hyperpolygraph.Edge      // the last cycle blocked, as an example
+	iterations int64
+	blocking   int64
+	counters   map[string]int64
+}
+
+// Strategies lists the selectable strategies for SER and SI; the first is
+// the default.
+var Strategies = []Strategy{
+	{Name: "veristrong", Prune: true, TwoWidth: true, solve: cdclSolve(acyclic.LatestWriterPolarity)},
+	{Name: "order-polarity", Prune: true, TwoWidth: true, solve: cdclSolve(acyclic.OrderPolarity)},
+	{Name: "no-polarity", Prune: true, TwoWidth: true, solve: cdclSolve(acyclic.NoPolarity)},
+	{Name: "no-2width", Prune: true, TwoWidth: false, solve: cdclSolve(acyclic.LatestWriterPolarity)},
+	// Without pruning there is no reachability, hence no width-two clauses.
+	{Name: "no-prune", Prune: false, TwoWidth: false, solve: cdclSolve(acyclic.LatestWriterPolarity)},
+	{Name: "lazy-gini", Prune: true, TwoWidth: true, solve: func(ctx context.Context, enc *encode.Encoding, out *solveOutcome) error {
+		return lazySolve(ctx, enc, newGini(enc.NumVars), out)
+	}},
+	{Name: "lazy-gophersat", Prune: true, TwoWidth: true, solve: func(ctx context.Context, enc *encode.Encoding, out *solveOutcome) error {
+		return lazySolve(ctx, enc, &gophersatBackend{nv: enc.NumVars}, out)
+	}},
+}
+
+// StrategyNames lists the names of Strategies.
+func StrategyNames() []string {
+	var out []string
+	for _, s := range Strategies {
+		out = append(out, s.Name)
+	}
+	return out
+}
+
+// Find returns the strategy called name ("" = the default).
+func Find(name string) (Strategy, error) {
+	if name == "" {
+		return Strategies[0], nil
+	}
+	for _, s := range Strategies {
+		if s.Name == name {
+			return s, nil
+		}
+	}
+	return Strategy{}, fmt.Errorf("unknown strategy %q (want one of %s)", name, strings.Join(StrategyNames(), ", "))
+}
+
+// errTheory marks a model the acyclicity theory accepted although its graph
+// has a cycle: a bug, reported instead of a wrong verdict.
+var errTheory = errors.New("internal error: the solver's model has a cycle")
+
+// cdclSolve solves enc with hyperiso's own CDCL(T) solver, whose theory
+// keeps the chosen graph acyclic and, as polarity says, guides decisions.
+func cdclSolve(polarity acyclic.Polarity) func(ctx context.Context, enc *encode.Encoding, out *solveOutcome) error {
+	return func(ctx context.Context, enc *encode.Encoding, out *solveOutcome) error {
+		th, cyc := acyclic.New(enc, polarity)
+		if cyc != nil {
+			out.sat, out.lastCycle = false, cyc
+			return nil
+		}
+		s := cdcl.New(enc.NumVars, cdcl.Options{Theory: th, NoTheoryPhase: polarity == acyclic.NoPolarity})
+		for _, c := range enc.Clauses {
+			if !s.AddClause(c) {
+				break
+			}
+		}
+		r := s.Solve(ctx)
+		st := s.Stats()
+		out.iterations = 1
+		out.counters = map[string]int64{
+			"decisions":        st.Decisions,
+			"conflicts":        st.Conflicts,
+			"propagations":     st.Propagations,
+			"learned":          st.Learned,
+			"restarts":         st.Restarts,
+			"theory_conflicts": th.Conflicts,
+		}
+		switch r {
+		case cdcl.Unsat:
+			out.sat = false
+			out.lastCycle = append([]hyperpolygraph.Edge(nil), th.Cycle...)
+			return nil
+		case cdcl.Sat:
+		default:
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			return fmt.Errorf("solver gave up")
+		}
+		a, err := enc.Decode(s.Value)
+		if err != nil {
+			return fmt.Errorf("%w: %v", errTheory, err)
+		}
+		comp := enc.G.Resolve(a)
+		if len(comp.FindCycles(1)) > 0 {
+			return errTheory
+		}
+		out.sat, out.compatible = true, comp
+		return nil
+	}
+}
+
+// solverBytes estimates what a solver adds to enc: its clause arena (a
+// three-word header and a word per literal, doubled as the arena grows) and
+// some sixty bytes of state per variable. Learnt clauses come on top; Go's
+// soft memory limit is what keeps them in check.
+func solverBytes(enc *encode.Encoding) int64 {
+	words := int64(0)
+	for _, c := range enc.Clauses {
+		words += 3 + int64(len(c))
+	}
+	return 8*words + 64*int64(enc.NumVars)
+}
