@@ -93,4 +93,3 @@ func planUnknown(h *history.History, level history.Level, needOne [][]history.Tx
 	slices.Sort(optional)
 	return forced, optional, nil
 }
-
