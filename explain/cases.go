@@ -9,7 +9,7 @@ import (
 	"github.com/hyperiso/hyperiso/check"
 	"github.com/hyperiso/hyperiso/history"
 	"github.com/hyperiso/hyperiso/hyperpolygraph"
-	"github.com/hyperiso/hyperiso/prune"
+	"github.com/hyperiso/hyperiso/strong"
 )
 
 // DefaultMaxCases bounds the case analysis when Options.MaxCases is 0.
@@ -54,20 +54,13 @@ func proveCases(ctx context.Context, h *history.History, level history.Level, ma
 	p := &prover{ctx: ctx, h: h, level: level, reasoner: anomaly.NewReasoner(h, level), max: max, complete: true}
 	// Unknown-status transactions are taken as committed here; the check
 	// itself tried the alternatives.
-	graphLevel := level
-	if level == history.StrictSER {
-		graphLevel = history.SER
-	}
-	g, viol := hyperpolygraph.Build(h, graphLevel, func(history.TxnID) bool { return true })
-	if viol != nil {
+	g, viol, err := strong.BuildGraph(ctx, h, level, func(history.TxnID) bool { return true }, level == history.StrictSER, nil)
+	switch {
+	case err != nil || g == nil:
 		return nil, false
-	}
-	if c := g.ApplyVersionHints(h.HintsAt(level)); c != nil {
-		p.leaf(nil, g.Known)
+	case viol != nil:
+		p.leaf(nil, g.Known) // the version orders the lists state form a cycle
 		return p.cases, p.complete
-	}
-	if level == history.StrictSER {
-		g.AddRealTime()
 	}
 	p.prove(g, nil, 0)
 	return p.cases, p.complete
@@ -79,7 +72,7 @@ func (p *prover) prove(g *hyperpolygraph.Graph, choices []choice, depth int) {
 		return
 	}
 	g = cloneGraph(g)
-	_, _, conf, err := prune.Prune(p.ctx, g, prune.Options{})
+	conf, err := strong.Refute(p.ctx, g)
 	if err != nil {
 		p.complete = false
 		return

@@ -11,6 +11,7 @@ import (
 	"github.com/hyperiso/hyperiso/check"
 	"github.com/hyperiso/hyperiso/formats/jsonl"
 	"github.com/hyperiso/hyperiso/history"
+	"github.com/hyperiso/hyperiso/strong"
 )
 
 // noisy returns lines plus n unrelated transactions: chains of
@@ -66,7 +67,7 @@ func TestCoreFindsTheAnomaly(t *testing.T) {
 		for i := range keep {
 			keep[i] = true
 		}
-		core := coreOf(context.Background(), h, c.level, keep)
+		core := strong.Core(context.Background(), h, c.level, keep)
 		require.Equal(t, c.want, ids(h, core), "%s", c.level)
 		// The core alone is violating.
 		k := make([]bool, len(h.Txns))
@@ -81,6 +82,6 @@ func TestCoreFindsTheAnomaly(t *testing.T) {
 		for _, t := range core {
 			keep[t] = false
 		}
-		require.Empty(t, coreOf(context.Background(), h, c.level, keep))
+		require.Empty(t, strong.Core(context.Background(), h, c.level, keep))
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hyperiso/hyperiso/history"
+	"github.com/hyperiso/hyperiso/strong"
 )
 
 // maxGrowRounds bounds how often the candidate set grows by the writers
@@ -79,7 +80,7 @@ const (
 	coreMinCost    = time.Millisecond
 )
 
-// core narrows a large violating keep to an UNSAT core (coreOf), when the
+// core narrows a large violating keep to an UNSAT core (strong.Core), when the
 // core, re-checked, still violates.
 func (r *run) core(ce *Counterexample, keep []bool, best *outcome) {
 	n := 0
@@ -88,7 +89,7 @@ func (r *run) core(ce *Counterexample, keep []bool, best *outcome) {
 			n++
 		}
 	}
-	if n < coreMinTxns || r.exhausted || r.opt.NoCore || r.lastCost < coreMinCost {
+	if n < strong.CoreMinTxns || r.exhausted || r.opt.NoCore || r.lastCost < coreMinCost {
 		return
 	}
 	// The shortcut pays where re-checks are dear: it gets a few re-checks'
@@ -96,7 +97,7 @@ func (r *run) core(ce *Counterexample, keep []bool, best *outcome) {
 	slice := min(max(coreCostFactor*r.lastCost, coreMinTime), time.Until(r.deadline))
 	ctx, cancel := context.WithTimeout(r.ctx, slice)
 	defer cancel()
-	c := coreOf(ctx, r.h, r.level, keep)
+	c := strong.Core(ctx, r.h, r.level, keep)
 	if len(c) == 0 || len(c) >= n {
 		return
 	}

@@ -227,23 +227,13 @@ func (r *run) graph(ctx context.Context, h *history.History, include func(histor
 	t := time.Now()
 	defer func() { out.TimingsMS["build"] = ms(time.Since(t)) }()
 	r.enter(out, "build")
-	graphLevel := r.level
-	if r.level == history.StrictSER {
-		graphLevel = history.SER
-	}
-	g, viol, err := hyperpolygraph.BuildContext(ctx, h, graphLevel, include, hyperpolygraph.BuildOptions{Fit: r.fit})
+	g, viol, err := BuildGraph(ctx, h, r.level, include, false, r.fit)
 	if err != nil {
 		return nil, true, err
 	}
 	if viol != nil {
-		out.violated(Violation{Kind: UnwrittenRead, Reader: viol.Reader, Read: viol.Read})
+		out.violated(*viol)
 		return nil, true, nil
-	}
-	if hints := h.HintsAt(r.level); len(hints) > 0 {
-		if cyc := g.ApplyVersionHints(hints); cyc != nil {
-			out.violated(Violation{Kind: Cycle, Cycle: cyc, Note: "the version orders the observed lists state form a cycle"})
-			return nil, true, nil
-		}
 	}
 	if r.level == history.StrictSER || r.opt.RealTime {
 		out.Counters["realtime_edges"] = int64(len(g.AddRealTime()))

@@ -1,26 +1,27 @@
-package explain
+package strong
 
 import (
 	"context"
 	"slices"
 
+	"github.com/hyperiso/hyperiso/acyclic"
 	"github.com/hyperiso/hyperiso/cdcl"
 	"github.com/hyperiso/hyperiso/cnf"
 	"github.com/hyperiso/hyperiso/history"
 	hp "github.com/hyperiso/hyperiso/hyperpolygraph"
-	"github.com/hyperiso/hyperiso/pk"
 )
 
 // Limits of the UNSAT-core shortcut: beyond them the encoding (one
 // variable per pair of writers of a key) is not worth building, and
 // deletion with re-checks does the work alone.
 const (
-	coreMinTxns  = 12
+	// CoreMinTxns is the fewest transactions Core works on.
+	CoreMinTxns  = 12
 	coreMaxTxns  = 20000
 	coreMaxPairs = 1 << 21
 )
 
-// coreOf looks for a small violating subset of keep with one incremental
+// Core looks for a small violating subset of keep with one incremental
 // SAT solver and one assumption literal per transaction: a transaction whose
 // literal is false contributes nothing but its place in session order, and
 // a read takes part only while its transaction and every possible writer of
@@ -31,7 +32,7 @@ const (
 // which deletion over assumptions then shrinks, each step one incremental
 // solve instead of a full re-check. It returns nil when the shortcut does
 // not apply or finds nothing.
-func coreOf(ctx context.Context, h *history.History, level history.Level, keep []bool) []history.TxnID {
+func Core(ctx context.Context, h *history.History, level history.Level, keep []bool) []history.TxnID {
 	if level != history.SER && level != history.SI {
 		return nil
 	}
@@ -44,7 +45,7 @@ func coreOf(ctx context.Context, h *history.History, level history.Level, keep [
 			txns = append(txns, history.TxnID(t))
 		}
 	}
-	if len(txns) < coreMinTxns || len(txns) > coreMaxTxns {
+	if len(txns) < CoreMinTxns || len(txns) > coreMaxTxns {
 		return nil
 	}
 	ix := h.Index()
@@ -136,19 +137,19 @@ func coreOf(ctx context.Context, h *history.History, level history.Level, keep [
 			}
 		}
 	}
-	th := newCoreTheory(e, level == history.SI)
+	th := acyclic.NewEdgeTheory(e.n, level, e.edges)
 	// Session order holds whatever is selected: through a transaction left
 	// out it is just the session order of the others.
 	for _, s := range h.Sessions {
 		prev := history.InitTxn
 		for _, t := range s.Txns {
 			if in(t) {
-				th.permanent(hp.Edge{From: prev, To: t, Rel: hp.SO, Key: -1})
+				th.Permanent(hp.Edge{From: prev, To: t, Rel: hp.SO, Key: -1})
 				prev = t
 			}
 		}
 	}
-	if th.broken {
+	if th.Broken {
 		return nil
 	}
 	s := cdcl.New(e.nv, cdcl.Options{Theory: th})
@@ -221,145 +222,3 @@ func (e *coreEnc) newVar() cnf.Lit {
 func (e *coreEnc) clause(ls ...cnf.Lit) { e.clauses = append(e.clauses, ls) }
 
 func (e *coreEnc) edge(v cnf.Lit, ed hp.Edge) { e.edges[v] = append(e.edges[v], ed) }
-
-// coreTheory keeps the graph of the true edge variables, with the rw edges
-// they derive, acyclic (for SI its doubled graph, as package acyclic does).
-type coreTheory struct {
-	enc     *coreEnc
-	si      bool
-	pk      *pk.Graph
-	reasons [][2]cnf.Lit
-	frames  []coreFrame
-	// Edges currently true, by (key, source): the readers of a version and
-	// the later writers of it.
-	wr, ww map[coreKey][]coreHalf
-	broken bool
-}
-
-type coreKey struct {
-	k history.KeyID
-	t history.TxnID
-}
-
-type coreHalf struct {
-	t   history.TxnID
-	lit cnf.Lit
-}
-
-type coreFrame struct {
-	pkEdges, reasons int
-	pushed           []coreKey // keys whose wr list got an entry
-	pushedWW         []coreKey // keys whose ww list got an entry
-}
-
-func newCoreTheory(e *coreEnc, si bool) *coreTheory {
-	n := e.n
-	if si {
-		n *= 2
-	}
-	return &coreTheory{enc: e, si: si, pk: pk.New(n), wr: map[coreKey][]coreHalf{}, ww: map[coreKey][]coreHalf{}}
-}
-
-// permanent inserts an edge that holds in every assignment (before any
-// Assign, so no undo frame counts it).
-func (th *coreTheory) permanent(e hp.Edge) {
-	if c := th.add(e, 0, 0); c != nil {
-		th.broken = true
-	}
-}
-
-// add inserts e with the literals that assert it and returns a conflict
-// clause if it closes a cycle.
-func (th *coreTheory) add(e hp.Edge, l1, l2 cnf.Lit) []cnf.Lit {
-	r := int32(len(th.reasons))
-	th.reasons = append(th.reasons, [2]cnf.Lit{l1, l2})
-	try := func(u, v int32) []cnf.Lit {
-		cyc, ok := th.pk.AddEdge(u, v, r)
-		if ok {
-			if len(th.frames) > 0 {
-				th.frames[len(th.frames)-1].pkEdges++
-			}
-			return nil
-		}
-		seen := map[cnf.Lit]bool{}
-		clause := []cnf.Lit{}
-		for _, ri := range append(slices.Clone(cyc), r) {
-			for _, l := range th.reasons[ri] {
-				if l != 0 && !seen[l] {
-					seen[l] = true
-					clause = append(clause, -l)
-				}
-			}
-		}
-		return clause
-	}
-	if !th.si {
-		return try(e.From, e.To)
-	}
-	if e.Rel == hp.RW {
-		return try(2*e.From+1, 2*e.To)
-	}
-	if c := try(2*e.From, 2*e.To+1); c != nil {
-		return c
-	}
-	return try(2*e.From+1, 2*e.To+1)
-}
-
-// Assign adds the edges of a true variable and the rw edges they derive.
-func (th *coreTheory) Assign(l cnf.Lit) []cnf.Lit {
-	th.frames = append(th.frames, coreFrame{reasons: len(th.reasons)})
-	if l < 0 {
-		return nil
-	}
-	f := &th.frames[len(th.frames)-1]
-	for _, e := range th.enc.edges[l] {
-		if c := th.add(e, l, 0); c != nil {
-			return c
-		}
-		key := coreKey{e.Key, e.From}
-		switch e.Rel {
-		case hp.WW:
-			th.ww[key] = append(th.ww[key], coreHalf{e.To, l})
-			f.pushedWW = append(f.pushedWW, key)
-			for _, r := range th.wr[key] {
-				if r.t != e.To {
-					if c := th.add(hp.Edge{From: r.t, To: e.To, Rel: hp.RW, Key: e.Key}, l, r.lit); c != nil {
-						return c
-					}
-				}
-			}
-		case hp.WR:
-			th.wr[key] = append(th.wr[key], coreHalf{e.To, l})
-			f.pushed = append(f.pushed, key)
-			for _, w := range th.ww[key] {
-				if w.t != e.To {
-					if c := th.add(hp.Edge{From: e.To, To: w.t, Rel: hp.RW, Key: e.Key}, l, w.lit); c != nil {
-						return c
-					}
-				}
-			}
-		}
-	}
-	return nil
-}
-
-// Unassign undoes the matching Assign.
-func (th *coreTheory) Unassign(cnf.Lit) {
-	f := th.frames[len(th.frames)-1]
-	th.frames = th.frames[:len(th.frames)-1]
-	for range f.pkEdges {
-		th.pk.RemoveLast()
-	}
-	th.reasons = th.reasons[:f.reasons]
-	for i := len(f.pushed) - 1; i >= 0; i-- {
-		k := f.pushed[i]
-		th.wr[k] = th.wr[k][:len(th.wr[k])-1]
-	}
-	for i := len(f.pushedWW) - 1; i >= 0; i-- {
-		k := f.pushedWW[i]
-		th.ww[k] = th.ww[k][:len(th.ww[k])-1]
-	}
-}
-
-// Phase has no opinion.
-func (th *coreTheory) Phase(int32) (bool, bool) { return false, false }
