@@ -100,27 +100,29 @@ func (th *EdgeTheory) Assign(l cnf.Lit) []cnf.Lit {
 		if c := th.add(e, l, 0); c != nil {
 			return c
 		}
+		if e.Rel != hyperpolygraph.WW && e.Rel != hyperpolygraph.WR {
+			continue
+		}
+		// A reader of e.From's version precedes every later writer of it.
 		key := writerKey{e.Key, e.From}
-		switch e.Rel {
-		case hyperpolygraph.WW:
-			th.ww[key] = append(th.ww[key], edgeHalf{e.To, l})
-			f.pushedWW = append(f.pushedWW, key)
-			for _, r := range th.wr[key] {
-				if r.t != e.To {
-					if c := th.add(hyperpolygraph.Edge{From: r.t, To: e.To, Rel: hyperpolygraph.RW, Key: e.Key}, l, r.lit); c != nil {
-						return c
-					}
-				}
-			}
-		case hyperpolygraph.WR:
-			th.wr[key] = append(th.wr[key], edgeHalf{e.To, l})
+		own, other := th.ww, th.wr
+		if e.Rel == hyperpolygraph.WR {
+			own, other = th.wr, th.ww
 			f.pushedWR = append(f.pushedWR, key)
-			for _, w := range th.ww[key] {
-				if w.t != e.To {
-					if c := th.add(hyperpolygraph.Edge{From: e.To, To: w.t, Rel: hyperpolygraph.RW, Key: e.Key}, l, w.lit); c != nil {
-						return c
-					}
-				}
+		} else {
+			f.pushedWW = append(f.pushedWW, key)
+		}
+		own[key] = append(own[key], edgeHalf{e.To, l})
+		for _, o := range other[key] {
+			if o.t == e.To {
+				continue
+			}
+			rw := hyperpolygraph.Edge{From: o.t, To: e.To, Rel: hyperpolygraph.RW, Key: e.Key}
+			if e.Rel == hyperpolygraph.WR {
+				rw.From, rw.To = e.To, o.t
+			}
+			if c := th.add(rw, l, o.lit); c != nil {
+				return c
 			}
 		}
 	}
