@@ -172,7 +172,7 @@ func singleRW(n int, edges []hyperpolygraph.Edge, nonRW func(hyperpolygraph.Edge
 		work += len(g.arcs)
 		var back []int
 		if e.To != e.From {
-			back = g.bfs(e.To, func(s int32) bool { return s == e.From }, parent, via, queue)
+			back = g.bfs(int32(e.To), func(s int32) bool { return s == int32(e.From) }, parent, via, queue)
 			if back == nil {
 				continue
 			}

@@ -260,7 +260,7 @@ func (r *Reasoner) Path(a, b history.TxnID) []hyperpolygraph.Edge {
 		edge hyperpolygraph.Edge
 	}
 	seen := map[int32]via{}
-	start := int32(layers)*a + int32(layers) - 1
+	start := int32(layers)*int32(a) + int32(layers) - 1
 	seen[start] = via{prev: -1}
 	queue := []int32{start}
 	visits := 0
@@ -270,7 +270,7 @@ func (r *Reasoner) Path(a, b history.TxnID) []hyperpolygraph.Edge {
 		visits++
 		t := s / int32(layers)
 		for _, e := range r.adj[t] {
-			arcs, n := hyperpolygraph.StateArcs(t, e.To, e.Rel == hyperpolygraph.RW, layers)
+			arcs, n := hyperpolygraph.StateArcs(t, int32(e.To), e.Rel == hyperpolygraph.RW, layers)
 			ns := int32(-1)
 			for _, arc := range arcs[:n] {
 				if arc.From == s {

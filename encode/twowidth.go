@@ -114,10 +114,10 @@ func (e *Encoding) addTwoWidth(ctx context.Context, reach Reacher, fit func(int6
 	}
 	w := e.newTwoWidth(ctx, fit, 1, func(t history.TxnID) int32 {
 		if e.G.Included[t] {
-			return t
+			return int32(t)
 		}
 		return -1
-	}, func(u, v int32) bool { return reach.Reaches(u, v) })
+	}, func(u, v int32) bool { return reach.Reaches(history.TxnID(u), history.TxnID(v)) })
 	if len(w.edges) > naiveTwoWidthLimit || w.full {
 		return nil
 	}

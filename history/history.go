@@ -9,14 +9,14 @@ import "fmt"
 
 // TxnID indexes History.Txns. Transaction 0 is always the initial transaction
 // T⊥, which writes every key's initial value and precedes all others.
-type TxnID = int32
+type TxnID int32
 
 // KeyID indexes History.Keys.
-type KeyID = int32
+type KeyID int32
 
 // ValueID indexes History.Values[key]: values are interned per key, so a
 // (KeyID, ValueID) pair names one version and per-key tables are dense arrays.
-type ValueID = int32
+type ValueID int32
 
 // InitTxn is the TxnID of the initial transaction.
 const InitTxn TxnID = 0

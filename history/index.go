@@ -84,7 +84,7 @@ func buildIndex(h *History) *Index {
 			if op.Kind.IsWrite() {
 				if last[k] >= 0 && tx.Status != Aborted {
 					prev := tx.Ops[last[k]]
-					ix.verFlags[ix.VerBase[k]+prev.Value] |= flagIntermediate
+					ix.verFlags[verOf(ix.VerBase, k, prev.Value)] |= flagIntermediate
 				}
 				last[k] = int32(i)
 			}
@@ -94,7 +94,7 @@ func buildIndex(h *History) *Index {
 				continue
 			}
 			v := tx.Ops[last[k]].Value
-			ver := ix.VerBase[k] + v
+			ver := verOf(ix.VerBase, k, v)
 			if tx.Status == Aborted {
 				ix.verFlags[ver] |= flagAborted
 				continue
@@ -106,7 +106,7 @@ func buildIndex(h *History) *Index {
 			// Non-final writes of an aborted transaction are aborted too.
 			for _, op := range tx.Ops {
 				if op.Kind.IsWrite() {
-					ix.verFlags[ix.VerBase[op.Key]+op.Value] |= flagAborted
+					ix.verFlags[verOf(ix.VerBase, op.Key, op.Value)] |= flagAborted
 				}
 			}
 		}
@@ -114,7 +114,7 @@ func buildIndex(h *History) *Index {
 		ix.readStart[t+1] = int32(len(ix.reads))
 	}
 	for _, w := range h.AbortedWrites {
-		ix.verFlags[ix.VerBase[w.Key]+w.Value] |= flagAborted
+		ix.verFlags[verOf(ix.VerBase, w.Key, w.Value)] |= flagAborted
 	}
 	for i := 1; i <= nv; i++ {
 		counts[i] += counts[i-1]
@@ -125,7 +125,7 @@ func buildIndex(h *History) *Index {
 	fill := counts[:nv]
 	for t := range h.Txns {
 		for _, w := range ix.writes[ix.writeStart[t]:ix.writeStart[t+1]] {
-			ver := ix.VerBase[w.Key] + w.Value
+			ver := verOf(ix.VerBase, w.Key, w.Value)
 			ix.writers[fill[ver]] = TxnID(t)
 			fill[ver]++
 		}
@@ -137,25 +137,25 @@ func buildIndex(h *History) *Index {
 func (ix *Index) NumVersions() int { return len(ix.verFlags) }
 
 // Ver returns the global version number of (k, v).
-func (ix *Index) Ver(k KeyID, v ValueID) int32 { return ix.VerBase[k] + v }
+func (ix *Index) Ver(k KeyID, v ValueID) int32 { return verOf(ix.VerBase, k, v) }
 
 // Writers returns the transactions (committed or unknown, or T⊥) whose final
 // write of k is v, in ascending TxnID order.
 func (ix *Index) Writers(k KeyID, v ValueID) []TxnID {
-	ver := ix.VerBase[k] + v
+	ver := verOf(ix.VerBase, k, v)
 	return ix.writers[ix.writerStart[ver]:ix.writerStart[ver+1]]
 }
 
 // AbortedWriter reports whether (k, v) was written by an aborted transaction
 // or is a recorded aborted write.
 func (ix *Index) AbortedWriter(k KeyID, v ValueID) bool {
-	return ix.verFlags[ix.VerBase[k]+v]&flagAborted != 0
+	return ix.verFlags[verOf(ix.VerBase, k, v)]&flagAborted != 0
 }
 
 // IntermediateWriter reports whether (k, v) is a non-final write of some
 // committed or unknown transaction.
 func (ix *Index) IntermediateWriter(k KeyID, v ValueID) bool {
-	return ix.verFlags[ix.VerBase[k]+v]&flagIntermediate != 0
+	return ix.verFlags[verOf(ix.VerBase, k, v)]&flagIntermediate != 0
 }
 
 // Writes returns t's final writes (empty for aborted transactions), one per
@@ -179,3 +179,6 @@ func (ix *Index) Candidates(t TxnID, r ExtRead) []TxnID {
 	}
 	return ws
 }
+
+// verOf numbers version (k, v) densely across keys: base is Index.VerBase.
+func verOf(base []int32, k KeyID, v ValueID) int32 { return base[k] + int32(v) }

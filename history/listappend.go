@@ -279,7 +279,7 @@ func analyzeLists(h *History) *ListFacts {
 			k := op.Key
 			switch {
 			case op.Kind.IsWrite():
-				ver := s.base[k] + op.Value
+				ver := verOf(s.base, k, op.Value)
 				if tx.Status == Aborted {
 					s.aborted[ver] = true
 				} else {
@@ -296,7 +296,7 @@ func analyzeLists(h *History) *ListFacts {
 		}
 	}
 	for _, w := range h.AbortedWrites {
-		s.aborted[s.base[w.Key]+w.Value] = true
+		s.aborted[verOf(s.base, w.Key, w.Value)] = true
 	}
 	wantWriters := map[int32][]int{} // version → AbortedElement findings
 	var external []listRead
@@ -346,7 +346,7 @@ func analyzeLists(h *History) *ListFacts {
 				if !op.Kind.IsWrite() {
 					continue
 				}
-				for _, fi := range wantWriters[s.base[op.Key]+op.Value] {
+				for _, fi := range wantWriters[verOf(s.base, op.Key, op.Value)] {
 					f := &lf.Findings[fi]
 					if n := len(f.Writers); n == 0 || f.Writers[n-1] != TxnID(t) {
 						f.Writers = append(f.Writers, TxnID(t))
@@ -378,7 +378,7 @@ func (s *listScan) elementFindings(lf *ListFacts, k KeyID, r listRead, wantWrite
 	}
 	dup, bad := false, false
 	for pos, v := range l {
-		ver := s.base[k] + v
+		ver := verOf(s.base, k, v)
 		last := pos == len(l)-1
 		if s.mark[ver] == s.stamp && !dup && s.appended[ver] <= 1 {
 			dup = true
@@ -414,7 +414,7 @@ func (s *listScan) onlyLaterOwn(r listRead, k KeyID, v ValueID) bool {
 			own++
 		}
 	}
-	return own > 0 && own == s.appended[s.base[k]+v]
+	return own > 0 && own == s.appended[verOf(s.base, k, v)]
 }
 
 // branches returns the indices into rs of the maximal lists (at most
@@ -481,7 +481,7 @@ func (s *listScan) hints(out []VersionHint, k KeyID, rs []listRead, branches []i
 			if i > 0 {
 				hint(m[i-1], v)
 			}
-			if s.writers[s.base[k]+v] <= 1 {
+			if s.writers[verOf(s.base, k, v)] <= 1 {
 				if lastUnique >= 0 && (i == 0 || m[i-1] != lastUnique) {
 					hint(lastUnique, v)
 				}
@@ -490,11 +490,11 @@ func (s *listScan) hints(out []VersionHint, k KeyID, rs []listRead, branches []i
 		}
 		s.stamp++
 		for _, v := range m {
-			s.mark[s.base[k]+v] = s.stamp
+			s.mark[verOf(s.base, k, v)] = s.stamp
 		}
 		last := m[len(m)-1]
 		for v := range ValueID(len(h.Values[k])) {
-			if ver := s.base[k] + v; s.appended[ver] > 0 && s.mark[ver] != s.stamp {
+			if ver := verOf(s.base, k, v); s.appended[ver] > 0 && s.mark[ver] != s.stamp {
 				hint(last, v)
 				if lastUnique >= 0 && lastUnique != last {
 					hint(lastUnique, v)
@@ -539,7 +539,7 @@ func unknownAppenders(h *History, base []int32) [][]TxnID {
 			if !op.Kind.IsWrite() {
 				continue
 			}
-			ver := base[op.Key] + op.Value
+			ver := verOf(base, op.Key, op.Value)
 			switch tx.Status {
 			case Committed:
 				committed[ver] = true
@@ -564,7 +564,7 @@ func unknownAppenders(h *History, base []int32) [][]TxnID {
 				continue
 			}
 			for _, v := range h.List(op) {
-				ver := base[op.Key] + v
+				ver := verOf(base, op.Key, v)
 				if committed[ver] || done[ver] || len(unknown[ver]) == 0 {
 					continue
 				}

@@ -12,12 +12,13 @@ import "github.com/hyperiso/hyperiso/history"
 // Arc is one arc between graph states.
 type Arc struct{ From, To int32 }
 
-// StateArcs returns the arcs that a dependency a→b (rw: an RW edge) stands
+// StateArcs returns the arcs that a dependency from→to (rw: an RW edge) stands
 // for between graph states: the edge itself when layers is 1 (SER), and in
 // SI's doubled graph (layers 2) one arc for an RW edge, two for any other.
-// a and b are node numbers, not necessarily TxnIDs: callers that renumber
+// from and to are node numbers, not necessarily TxnIDs: callers that renumber
 // transactions pass their own numbers.
-func StateArcs(a, b int32, rw bool, layers int) (arcs [2]Arc, n int) {
+func StateArcs[N ~int32](from, to N, rw bool, layers int) (arcs [2]Arc, n int) {
+	a, b := int32(from), int32(to)
 	switch {
 	case layers == 1:
 		return [2]Arc{{a, b}}, 1

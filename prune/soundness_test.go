@@ -105,7 +105,7 @@ func checkSound(t *testing.T, h *history.History, level history.Level, c *tally)
 	for k, rs := range g.Reads {
 		for _, rd := range rs {
 			if rd.Set >= 0 {
-				require.Equal(t, int32(-1), rd.Writer)
+				require.Equal(t, history.TxnID(-1), rd.Writer)
 				s := g.WR[rd.Set]
 				require.Equal(t, rd.Reader, s.Reader)
 				require.Equal(t, history.KeyID(k), s.Key)

@@ -64,8 +64,8 @@ func (c *checker) saturateCC() error {
 			}
 		}
 		for _, e := range c.events(t) {
-			if w := e.writer; w != history.InitTxn && seen[w] != t+1 {
-				seen[w] = t + 1
+			if w := e.writer; w != history.InitTxn && seen[w] != int32(t+1) {
+				seen[w] = int32(t + 1)
 				c.joinWriter(row, w)
 			}
 		}

@@ -41,8 +41,8 @@ func (c *checker) buildGraph(inferred bool) *graph {
 				continue
 			}
 			for _, e := range c.events(t) {
-				if seen[e.writer] != stamp*(t+1) {
-					seen[e.writer] = stamp * (t + 1)
+				if seen[e.writer] != stamp*int32(t+1) {
+					seen[e.writer] = stamp * int32(t+1)
 					add(e.writer, t, refWR)
 				}
 			}

@@ -27,7 +27,7 @@ func (c *checker) saturateRC() error {
 		if err := c.poll(); err != nil {
 			return err
 		}
-		stamp := t + 1
+		stamp := int32(t + 1)
 		evs := c.events(t)
 		first = first[:0]
 		for _, e := range evs {
@@ -100,7 +100,7 @@ func (c *checker) saturateRA() error {
 			if err := c.poll(); err != nil {
 				return err
 			}
-			stamp := t3 + 1
+			stamp := int32(t3 + 1)
 			evs := c.events(t3)
 			writers = writers[:0]
 			for _, e := range evs {

@@ -375,8 +375,8 @@ func (c *checker) resolve() {
 			for i, op := range h.Txns[t].Ops {
 				switch {
 				case op.Kind.IsWrite():
-					stamp[op.Key] = t + 1
-				case stamp[op.Key] != t+1:
+					stamp[op.Key] = int32(t + 1)
+				case stamp[op.Key] != int32(t+1):
 					take(t, history.ExtRead{Key: op.Key, Value: op.Value, Op: int32(i)})
 				}
 			}
@@ -387,8 +387,8 @@ func (c *checker) resolve() {
 		}
 		c.evHi[t] = int32(len(c.ev))
 		for _, e := range c.events(t) {
-			if seen[e.writer] != t+1 {
-				seen[e.writer] = t + 1
+			if seen[e.writer] != int32(t+1) {
+				seen[e.writer] = int32(t + 1)
 				c.nWR++
 			}
 		}

@@ -165,7 +165,7 @@ func requireTwins(t *testing.T, w *workload.Workload, dup, uni *history.History)
 	for i := range uni.Txns {
 		a, b := &dup.Txns[i], &uni.Txns[i]
 		require.Equal(t, b.Status, a.Status, "txn %d", i)
-		require.Equal(t, uni.SessionOf(int32(i)), dup.SessionOf(int32(i)))
+		require.Equal(t, uni.SessionOf(history.TxnID(i)), dup.SessionOf(history.TxnID(i)))
 		require.Equal(t, len(b.Ops), len(a.Ops))
 		for j := range a.Ops {
 			x, y := a.Ops[j], b.Ops[j]

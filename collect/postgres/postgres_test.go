@@ -187,7 +187,9 @@ func TestCommitTimeoutIsUnknown(t *testing.T) {
 	t.Logf("%s", sum)
 	require.Equal(t, 6, sum.Transactions)
 	require.Positive(t, sum.Unknown)
-	require.Equal(t, sum.Unknown, sum.Reconnects)
+	// Every lost commit answer costs its connection; on a loaded machine an
+	// operation may time out as well (aborted, also reconnected).
+	require.GreaterOrEqual(t, sum.Reconnects, sum.Unknown)
 	for r, n := range sum.Reasons {
 		if strings.HasPrefix(r, "unknown: ") {
 			require.Contains(t, r, "unknown: commit: ")

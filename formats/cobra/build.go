@@ -131,10 +131,10 @@ func (bd *builder) read(t history.TxnID, cur int64, at loc, wt, wid, key, hash i
 		fl := bd.flags(ver)
 		switch iv := bd.initVal[ver.Key]; {
 		case iv == 0:
-			bd.initVal[ver.Key] = ver.Value + 1
+			bd.initVal[ver.Key] = int32(ver.Value) + 1
 			bd.initOps = append(bd.initOps, history.Op{Kind: history.OpWrite, Key: ver.Key, Value: ver.Value})
 			*fl |= verInit
-		case iv-1 != ver.Value:
+		case iv-1 != int32(ver.Value):
 			bd.w.add(kindInitConflict, bd.pos(at), "read of the initial state of key %d (writer %s, write id %s, value hash %#x) differs from the key's first such read; only that one defines the initial value",
 				key, hexID(wt), hexID(wid), uint64(hash))
 		}
