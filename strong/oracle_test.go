@@ -1,4 +1,4 @@
-package check
+package strong_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/hyperiso/hyperiso/check"
 	"github.com/hyperiso/hyperiso/history"
 	"github.com/hyperiso/hyperiso/internal/oracle"
 	"github.com/hyperiso/hyperiso/strong"
@@ -46,10 +47,10 @@ func TestStrongAgreesWithOracle(t *testing.T) {
 			for _, s := range strategies {
 				saved := strong.Strategies
 				strong.Strategies = []strong.Strategy{s}
-				res, err := Check(context.Background(), h, level, Options{})
+				res, err := check.Check(context.Background(), h, level, check.Options{})
 				strong.Strategies = saved
 				require.NoError(t, err)
-				got := res.Verdict == Satisfied
+				got := res.Verdict == check.Satisfied
 				if got != want {
 					t.Fatalf("history %d, %s, strategy %s: got %s, oracle says satisfied=%v\n%s\nanomalies: %+v",
 						i, level, s.Name, res.Verdict, want, oracle.Format(h), res.Anomalies)
@@ -70,7 +71,7 @@ func TestStrongAgreesWithOracle(t *testing.T) {
 // writes of its snapshot (a prefix that holds its session predecessors and
 // every earlier transaction writing a key it writes). Every committed
 // transaction appears and session order is respected.
-func checkWitness(t *testing.T, h *history.History, level history.Level, res *Result) {
+func checkWitness(t *testing.T, h *history.History, level history.Level, res *check.Result) {
 	t.Helper()
 	byID := map[int64]history.TxnID{}
 	for tx := 1; tx < len(h.Txns); tx++ {
