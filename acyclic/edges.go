@@ -65,9 +65,13 @@ func (th *EdgeTheory) Permanent(e hyperpolygraph.Edge) {
 func (th *EdgeTheory) add(e hyperpolygraph.Edge, l1, l2 cnf.Lit) []cnf.Lit {
 	r := int32(len(th.reasons))
 	th.reasons = append(th.reasons, [2]cnf.Lit{l1, l2})
-	arcs, n := hyperpolygraph.StateArcs(e.From, e.To, e.Rel == hyperpolygraph.RW, th.layers)
-	for _, a := range arcs[:n] {
-		cyc, ok := th.pk.AddEdge(a.From, a.To, r)
+	u1, v1, u2, v2, two := hyperpolygraph.StateArcs(e.From, e.To, e.Rel == hyperpolygraph.RW, th.layers)
+	arcs := [][2]int32{{u1, v1}, {u2, v2}}
+	if !two {
+		arcs = arcs[:1]
+	}
+	for _, a := range arcs {
+		cyc, ok := th.pk.AddEdge(a[0], a[1], r)
 		if ok {
 			if len(th.frames) > 0 {
 				th.frames[len(th.frames)-1].pkEdges++

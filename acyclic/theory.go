@@ -152,13 +152,11 @@ func (t *Theory) addEdge(e hyperpolygraph.Edge, l1, l2 cnf.Lit) []cnf.Lit {
 // insert adds e with pk reason r and returns the conflict clause if it
 // closes a cycle.
 func (t *Theory) insert(e hyperpolygraph.Edge, r int32) []cnf.Lit {
-	as, n := hyperpolygraph.StateArcs(e.From, e.To, e.Rel == hyperpolygraph.RW, t.layers)
-	for _, a := range as[:n] {
-		if c := t.insertArc(a.From, a.To, r); c != nil {
-			return c
-		}
+	u1, v1, u2, v2, two := hyperpolygraph.StateArcs(e.From, e.To, e.Rel == hyperpolygraph.RW, t.layers)
+	if c := t.insertArc(u1, v1, r); c != nil || !two {
+		return c
 	}
-	return nil
+	return t.insertArc(u2, v2, r)
 }
 
 // insertArc adds the pk edge of arc u→v between graph states.
@@ -395,9 +393,10 @@ func (t *Theory) knownOrder(n int) []int32 {
 // edges, as insert adds them.
 func (t *Theory) knownArcs(arc func(u, v int32)) {
 	for _, e := range t.g.Known {
-		as, n := hyperpolygraph.StateArcs(e.From, e.To, e.Rel == hyperpolygraph.RW, t.layers)
-		for _, a := range as[:n] {
-			arc(a.From, a.To)
+		u1, v1, u2, v2, two := hyperpolygraph.StateArcs(e.From, e.To, e.Rel == hyperpolygraph.RW, t.layers)
+		arc(u1, v1)
+		if two {
+			arc(u2, v2)
 		}
 	}
 }

@@ -68,9 +68,10 @@ func newGraph(n int, edges []hyperpolygraph.Edge, keep func(hyperpolygraph.Edge)
 			if int(e.From) >= n || int(e.To) >= n || !keep(e) {
 				continue
 			}
-			as, n := hyperpolygraph.StateArcs(e.From, e.To, e.Rel == hyperpolygraph.RW, layers)
-			for _, a := range as[:n] {
-				fn(a.From, arc{a.To, int32(i)})
+			u1, v1, u2, v2, two := hyperpolygraph.StateArcs(e.From, e.To, e.Rel == hyperpolygraph.RW, layers)
+			fn(u1, arc{v1, int32(i)})
+			if two {
+				fn(u2, arc{v2, int32(i)})
 			}
 		}
 	}

@@ -270,12 +270,13 @@ func (r *Reasoner) Path(a, b history.TxnID) []hyperpolygraph.Edge {
 		visits++
 		t := s / int32(layers)
 		for _, e := range r.adj[t] {
-			arcs, n := hyperpolygraph.StateArcs(t, int32(e.To), e.Rel == hyperpolygraph.RW, layers)
+			u1, v1, u2, v2, two := hyperpolygraph.StateArcs(t, int32(e.To), e.Rel == hyperpolygraph.RW, layers)
 			ns := int32(-1)
-			for _, arc := range arcs[:n] {
-				if arc.From == s {
-					ns = arc.To
-				}
+			switch {
+			case u1 == s:
+				ns = v1
+			case two && u2 == s:
+				ns = v2
 			}
 			if ns < 0 {
 				continue // an rw edge right after an rw edge, at SI

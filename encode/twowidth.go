@@ -197,13 +197,17 @@ func (w *twoWidth) add(l cnf.Lit, con int32, from, to history.TxnID, rw bool) {
 	if a < 0 || b < 0 {
 		return
 	}
-	arcs, n := hyperpolygraph.StateArcs(a, b, rw, w.layers)
+	u1, v1, u2, v2, two := hyperpolygraph.StateArcs(a, b, rw, w.layers)
 	if w.counting {
-		w.nEdges += int64(n)
+		w.nEdges++
+		if two {
+			w.nEdges++
+		}
 		return
 	}
-	for _, arc := range arcs[:n] {
-		w.edges = append(w.edges, litEdge{l, con, arc.From, arc.To})
+	w.edges = append(w.edges, litEdge{l, con, u1, v1})
+	if two {
+		w.edges = append(w.edges, litEdge{l, con, u2, v2})
 	}
 }
 
@@ -392,8 +396,8 @@ func (w *twoWidth) derived() {
 				}
 				// The RW edge S→T' is the state edge u→v; it closes a
 				// cycle iff v ⇝ u.
-				arcs, _ := hyperpolygraph.StateArcs(sn, tn, true, w.layers)
-				if w.reach(arcs[0].To, arcs[0].From) {
+				u, v, _, _, _ := hyperpolygraph.StateArcs(sn, tn, true, w.layers)
+				if w.reach(v, u) {
 					w.clause(ww.lit, l)
 				}
 			}

@@ -262,9 +262,10 @@ func findCycle(n int, edges []Edge, disabled []bool, si bool) []int {
 			if disabled[i] {
 				continue
 			}
-			as, n := StateArcs(e.From, e.To, e.Rel == RW, layers)
-			for _, a := range as[:n] {
-				fn(a.From, arc{a.To, int32(i)})
+			u1, v1, u2, v2, two := StateArcs(e.From, e.To, e.Rel == RW, layers)
+			fn(u1, arc{v1, int32(i)})
+			if two {
+				fn(u2, arc{v2, int32(i)})
 			}
 		}
 	}
