@@ -35,21 +35,21 @@ func ExpectedRow(kind, level string) []string {
 
 // Documented is what Hermitage's summary documents per Hermitage column
 // for PostgreSQL ("read committed", "repeatable read", "serializable")
-// and MySQL/InnoDB (the four levels): "ok" the level prevents the
-// anomaly, "-" it does not, "R/O" it prevents it for read-only
+// and MySQL/InnoDB (the four levels), in its symbols: "✓" the level
+// prevents the anomaly, "—" it does not, "R/O" it prevents it for read-only
 // transactions only. Hermitage has no column for MariaDB's
 // innodb_snapshot_isolation.
 var Documented = map[string]map[string]map[string]string{
 	"postgres": {
-		"read-committed":  {"G0": "ok", "G1a": "ok", "G1b": "ok", "G1c": "ok", "OTV": "ok", "P4": "-", "G-single": "-", "G2-item": "-"},
-		"repeatable-read": {"G0": "ok", "G1a": "ok", "G1b": "ok", "G1c": "ok", "OTV": "ok", "P4": "ok", "G-single": "ok", "G2-item": "-"},
-		"serializable":    {"G0": "ok", "G1a": "ok", "G1b": "ok", "G1c": "ok", "OTV": "ok", "P4": "ok", "G-single": "ok", "G2-item": "ok"},
+		"read-committed":  {"G0": "✓", "G1a": "✓", "G1b": "✓", "G1c": "✓", "OTV": "✓", "P4": "—", "G-single": "—", "G2-item": "—"},
+		"repeatable-read": {"G0": "✓", "G1a": "✓", "G1b": "✓", "G1c": "✓", "OTV": "✓", "P4": "✓", "G-single": "✓", "G2-item": "—"},
+		"serializable":    {"G0": "✓", "G1a": "✓", "G1b": "✓", "G1c": "✓", "OTV": "✓", "P4": "✓", "G-single": "✓", "G2-item": "✓"},
 	},
 	"mariadb": {
-		"read-uncommitted": {"G0": "ok", "G1a": "-", "G1b": "-", "G1c": "-", "OTV": "-", "P4": "-", "G-single": "-", "G2-item": "-"},
-		"read-committed":   {"G0": "ok", "G1a": "ok", "G1b": "ok", "G1c": "ok", "OTV": "ok", "P4": "-", "G-single": "-", "G2-item": "-"},
-		"repeatable-read":  {"G0": "ok", "G1a": "ok", "G1b": "ok", "G1c": "ok", "OTV": "ok", "P4": "-", "G-single": "R/O", "G2-item": "-"},
-		"serializable":     {"G0": "ok", "G1a": "ok", "G1b": "ok", "G1c": "ok", "OTV": "ok", "P4": "ok", "G-single": "ok", "G2-item": "ok"},
+		"read-uncommitted": {"G0": "✓", "G1a": "—", "G1b": "—", "G1c": "—", "OTV": "—", "P4": "—", "G-single": "—", "G2-item": "—"},
+		"read-committed":   {"G0": "✓", "G1a": "✓", "G1b": "✓", "G1c": "✓", "OTV": "✓", "P4": "—", "G-single": "—", "G2-item": "—"},
+		"repeatable-read":  {"G0": "✓", "G1a": "✓", "G1b": "✓", "G1c": "✓", "OTV": "✓", "P4": "—", "G-single": "R/O", "G2-item": "—"},
+		"serializable":     {"G0": "✓", "G1a": "✓", "G1b": "✓", "G1c": "✓", "OTV": "✓", "P4": "✓", "G-single": "✓", "G2-item": "✓"},
 	},
 }
 
@@ -63,7 +63,7 @@ func DocumentedOccurs(kind, level string, sc Scenario) (occurs, documented bool)
 		return false, false
 	}
 	switch mark {
-	case "-":
+	case "—":
 		return true, true
 	case "R/O":
 		return sc.Name != sc.Column, true

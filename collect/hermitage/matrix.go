@@ -179,6 +179,26 @@ func (m *Matrix) Format(w io.Writer) error {
 			fmt.Fprintf(w, "  %s %s: %s\n", lv.Name, r.Scenario, strings.Join(parts, "; "))
 		}
 	}
+	var diffs []string
+	for i, lv := range m.Levels {
+		for j, sc := range m.Scenarios {
+			c := m.Cells[i][j]
+			occurs, documented := DocumentedOccurs(m.Kind, lv.Name, sc)
+			if c.Run == nil || !documented || occurs == c.Occurred(sc) {
+				continue
+			}
+			key := m.Kind + "/" + lv.Name + "/" + sc.Name
+			why, ok := Differences[key]
+			if !ok {
+				why = "not explained in docs/hermitage.md"
+			}
+			diffs = append(diffs, fmt.Sprintf("  %s: Hermitage documents the anomaly as %s; %s", key, docWord(occurs), why))
+		}
+	}
+	fmt.Fprintf(w, "\ndifferences from Hermitage's documentation: %d\n", len(diffs))
+	for _, d := range diffs {
+		fmt.Fprintln(w, d)
+	}
 	fmt.Fprintf(w, "\n%s\n", Legend)
 	_, err := fmt.Fprintf(w, "%d runs in %s\n", len(m.Levels)*len(m.Scenarios), m.Elapsed.Round(time.Millisecond))
 	return err
@@ -191,3 +211,10 @@ all five. "*" marks the scenario's anomaly: the history violates the
 weakest level that forbids it (G1a, G1b, G1c: RC; G0, which shows as the
 observer's fractured read, and OTV: RA; P4, G-single*: SI; G2-item: SER).
 PMP and G2 are predicate tests: not run.`
+
+func docWord(occurs bool) string {
+	if occurs {
+		return "possible"
+	}
+	return "prevented"
+}

@@ -152,7 +152,7 @@ func (tg *Target) Run(ctx context.Context, sc Scenario, lv Level, opt Options) (
 		t.tx, err = conns[i].Begin(sctx, lv.Iso)
 		cancel()
 		if err != nil {
-			return nil, wrap(fmt.Errorf("T%d begin: %w", i+1, err))
+			return nil, wrap(fmt.Errorf("beginning T%d: %w", i+1, err))
 		}
 		d.txns[i] = t
 	}
@@ -173,10 +173,10 @@ func (tg *Target) Run(ctx context.Context, sc Scenario, lv Level, opt Options) (
 	d.wg.Wait()
 	for i, t := range d.txns[:sc.Txns] {
 		if t.broken != nil {
-			return nil, wrap(fmt.Errorf("T%d: %w", i+1, t.broken))
+			return nil, wrap(fmt.Errorf("transaction T%d: %w", i+1, t.broken))
 		}
 		if !t.ended {
-			return nil, wrap(fmt.Errorf("T%d neither commits nor rolls back", i+1))
+			return nil, wrap(fmt.Errorf("transaction T%d neither commits nor rolls back", i+1))
 		}
 	}
 	// The observer reads every key once the others have ended.
