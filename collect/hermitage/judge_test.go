@@ -58,7 +58,12 @@ func TestJudgeFindsEachAnomalyAtItsLevel(t *testing.T) {
 		{"G1a", synthetic(tx{ab, []op{wr(1, 101)}}, tx{ok, []op{rd(1, 101), rd(2, 0)}}), history.RC},
 		{"G1b", synthetic(tx{ok, []op{wr(1, 101), wr(1, 11)}}, tx{ok, []op{rd(1, 101), rd(2, 0)}}), history.RC},
 		{"G1c", synthetic(tx{ok, []op{wr(1, 11), rd(2, 22)}}, tx{ok, []op{wr(2, 22), rd(1, 11)}}), history.RC},
-		// T3 sees T2's write of 1, then T1's write of 2 that T2 overwrote.
+		// T3 sees T2's write of 1, then T1's write of 2 that T2
+		// overwrote, as its last look shows.
+		{"OTV", synthetic(tx{ok, []op{wr(1, 11), wr(2, 19)}}, tx{ok, []op{wr(1, 12), wr(2, 18)}},
+			tx{ok, []op{rd(1, 12), rd(2, 19), rd(1, 12), rd(2, 18)}}, tx{ok, []op{rd(1, 12), rd(2, 18)}}), history.RC},
+		// Without that last look the version order is open, and only
+		// T3's fractured read shows.
 		{"OTV", synthetic(tx{ok, []op{wr(1, 11), wr(2, 19)}}, tx{ok, []op{wr(1, 12), wr(2, 18)}},
 			tx{ok, []op{rd(1, 12), rd(2, 19)}}, tx{ok, []op{rd(1, 12), rd(2, 18)}}), history.RA},
 		{"P4", synthetic(tx{ok, []op{rd(1, 0), wr(1, 11)}}, tx{ok, []op{rd(1, 0), wr(1, 12)}}, tx{ok, []op{rd(1, 12), rd(2, 0)}}), history.SI},
@@ -77,7 +82,9 @@ func TestJudgeFindsEachAnomalyAtItsLevel(t *testing.T) {
 			require.NoError(t, err)
 			require.Equal(t, c.weakest, cell.Weakest, "anomalies %v", cell.Anomalies)
 			require.Len(t, cell.Verdicts, len(Checked))
-			require.True(t, cell.Occurred(sc), "the %s scenario's level %s misses its own anomaly", sc.Name, sc.Level)
+			if c.weakest <= sc.Level {
+				require.True(t, cell.Occurred(sc))
+			}
 		})
 	}
 }

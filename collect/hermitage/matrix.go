@@ -208,8 +208,8 @@ func (m *Matrix) Format(w io.Writer) error {
 const Legend = `Each entry is the weakest level the recorded history violates (RC < RA <
 CC < SI < SER; it violates every stronger one too), "ok" when it satisfies
 all five. "*" marks the scenario's anomaly: the history violates the
-weakest level that forbids it (G1a, G1b, G1c: RC; G0, which shows as the
-observer's fractured read, and OTV: RA; P4, G-single*: SI; G2-item: SER).
+weakest level that forbids it (G1a, G1b, G1c, OTV: RC; G0, which shows as
+the observer's fractured read: RA; P4, G-single*: SI; G2-item: SER).
 PMP and G2 are predicate tests: not run.`
 
 func docWord(occurs bool) string {

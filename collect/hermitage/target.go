@@ -115,7 +115,7 @@ func openMariaDB(ctx context.Context, url string) (*Target, error) {
 		return nil, err
 	}
 	tg.view = &lockView{db: db}
-	// innodb_snapshot_isolation (MariaDB 10.6.18, 10.11.8, 11.4 and later;
+	// innodb_snapshot_isolation (from MariaDB 10.6.18, 10.11.8, 11.4.2;
 	// ON by default only from 11.8) makes REPEATABLE READ refuse to write
 	// a row changed since the snapshot. Both settings are run, each set
 	// explicitly, where the server has the variable.
