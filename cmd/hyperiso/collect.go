@@ -33,8 +33,10 @@ Each run creates its own table (hyperiso_<time>_<random>), seeds keys 1…keys
 with 0, and drops it afterwards (unless --keep-table).
 
 Isolation (--isolation): serializable (default), repeatable-read, snapshot,
-read-committed. PostgreSQL runs snapshot as REPEATABLE READ; MariaDB has no
-snapshot level; the memory store treats repeatable-read as snapshot.
+read-committed, read-uncommitted. PostgreSQL runs snapshot as REPEATABLE
+READ and refuses read-uncommitted; MariaDB has no snapshot level; the
+memory store treats repeatable-read as snapshot and refuses
+read-uncommitted.
 
 Workloads (--workload) and their defaults:
   general      VeriStrong's generator: 20 sessions × 100 txns × 20 ops,
