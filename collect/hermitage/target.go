@@ -3,7 +3,6 @@ package hermitage
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -238,59 +237,49 @@ func (p *pgProbe) close() {
 	_ = p.c.Close(ctx)
 }
 
-// innodbRefresh is how long InnoDB serves information_schema.innodb_trx
-// from its cache: the cache is refilled only when it has not been read
-// for 100ms, so reading it more often than that freezes it.
-const innodbRefresh = 120 * time.Millisecond
-
-// lockView is the statements of InnoDB transactions in LOCK WAIT, read
-// at most every innodbRefresh and shared by all runs on a target.
+// lockView is InnoDB's list of transactions, as SHOW ENGINE INNODB STATUS
+// prints it, shared by all runs on a target: a run asking for a view
+// taken after a time it names reuses one that is recent enough. Not
+// information_schema.innodb_trx: InnoDB refills that cache only when no
+// one has read it for 100ms, so polled by several runs it never changes.
 type lockView struct {
-	mu      sync.Mutex
-	db      *sql.DB
-	taken   time.Time // when the last read began
-	queries []string
+	mu     sync.Mutex
+	db     *sql.DB
+	taken  time.Time // when the last read began
+	blocks []string  // one per transaction in LOCK WAIT
 }
 
 func (v *lockView) waiting(ctx context.Context, table string, after time.Time) (int, error) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if !v.taken.After(after) {
-		if d := time.Until(v.taken.Add(innodbRefresh)); d > 0 {
-			t := time.NewTimer(d)
-			select {
-			case <-ctx.Done():
-				t.Stop()
-				return 0, ctx.Err()
-			case <-t.C:
-			}
-		}
 		start := time.Now()
-		rows, err := v.db.QueryContext(ctx, "SELECT COALESCE(trx_query, '') FROM information_schema.innodb_trx WHERE trx_state = 'LOCK WAIT'")
-		if err != nil {
-			return 0, fmt.Errorf("reading information_schema.innodb_trx (needs the PROCESS privilege): %w", err)
+		var typ, name, status string
+		if err := v.db.QueryRowContext(ctx, "SHOW ENGINE INNODB STATUS").Scan(&typ, &name, &status); err != nil {
+			return 0, fmt.Errorf("SHOW ENGINE INNODB STATUS (needs the PROCESS privilege): %w", err)
 		}
-		var qs []string
-		for rows.Next() {
-			var q string
-			if err := rows.Scan(&q); err != nil {
-				rows.Close()
-				return 0, err
-			}
-			qs = append(qs, q)
-		}
-		if err := errors.Join(rows.Err(), rows.Close()); err != nil {
-			return 0, err
-		}
-		v.taken, v.queries = start, qs
+		v.taken, v.blocks = start, lockWaits(status)
 	}
 	n := 0
-	for _, q := range v.queries {
-		if strings.Contains(q, table) {
+	for _, b := range v.blocks {
+		if strings.Contains(b, table) {
 			n++
 		}
 	}
 	return n, nil
+}
+
+// lockWaits returns the paragraphs of an InnoDB status report that
+// describe a transaction waiting on a lock: each names the statement and
+// the table of the lock.
+func lockWaits(status string) []string {
+	var out []string
+	for _, b := range strings.Split(status, "\n---TRANSACTION")[1:] {
+		if strings.Contains(b, "\nLOCK WAIT") {
+			out = append(out, b)
+		}
+	}
+	return out
 }
 
 type myProbe struct {
