@@ -9,8 +9,8 @@
 // Hermitage is run by hand: a statement that waits on a lock is left
 // waiting and the next statement is typed in another terminal. The driver
 // does the same: it issues a step, and moves on once the step has finished
-// or the server reports it waiting on a lock (pg_stat_activity,
-// information_schema.innodb_trx). Errors that abort a transaction
+// or the server reports it waiting on a lock (pg_stat_activity, SHOW
+// ENGINE INNODB STATUS). Errors that abort a transaction
 // (serialization failure, deadlock, lock timeout) end it as aborted and
 // its later steps are skipped, as Hermitage's "abort; -- nothing else we
 // can do".
