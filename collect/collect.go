@@ -48,10 +48,13 @@ const (
 	Snapshot
 	// ReadCommitted asks for READ COMMITTED.
 	ReadCommitted
+	// ReadUncommitted asks for READ UNCOMMITTED, which only MariaDB and
+	// MySQL run as a level of its own (Hermitage's matrix has it).
+	ReadUncommitted
 )
 
 // IsolationNames lists the accepted spellings' canonical forms.
-var IsolationNames = []string{"serializable", "repeatable-read", "snapshot", "read-committed"}
+var IsolationNames = []string{"serializable", "repeatable-read", "snapshot", "read-committed", "read-uncommitted"}
 
 func (i Isolation) String() string {
 	if i >= Serializable && int(i) <= len(IsolationNames) {
@@ -61,7 +64,7 @@ func (i Isolation) String() string {
 }
 
 // ParseIsolation accepts the canonical names and common abbreviations
-// (ser, rr, si, rc; underscores or spaces for hyphens; any case).
+// (ser, rr, si, rc, ru; underscores or spaces for hyphens; any case).
 func ParseIsolation(s string) (Isolation, error) {
 	n := strings.NewReplacer("_", "-", " ", "-").Replace(strings.ToLower(strings.TrimSpace(s)))
 	switch n {
@@ -73,6 +76,8 @@ func ParseIsolation(s string) (Isolation, error) {
 		return Snapshot, nil
 	case "read-committed", "rc":
 		return ReadCommitted, nil
+	case "read-uncommitted", "ru":
+		return ReadUncommitted, nil
 	}
 	return 0, fmt.Errorf("unknown isolation level %q (want one of %s)", s, strings.Join(IsolationNames, ", "))
 }

@@ -264,6 +264,7 @@ func TestIsolationNames(t *testing.T) {
 		"repeatable-read": collect.RepeatableRead, "REPEATABLE READ": collect.RepeatableRead, "rr": collect.RepeatableRead,
 		"snapshot": collect.Snapshot, "si": collect.Snapshot,
 		"read-committed": collect.ReadCommitted, "read_committed": collect.ReadCommitted, "rc": collect.ReadCommitted,
+		"read-uncommitted": collect.ReadUncommitted, "READ UNCOMMITTED": collect.ReadUncommitted, "ru": collect.ReadUncommitted,
 	} {
 		got, err := collect.ParseIsolation(in)
 		require.NoError(t, err, in)

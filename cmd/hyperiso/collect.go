@@ -33,8 +33,10 @@ Each run creates its own table (hyperiso_<time>_<random>), seeds keys 1…keys
 with 0, and drops it afterwards (unless --keep-table).
 
 Isolation (--isolation): serializable (default), repeatable-read, snapshot,
-read-committed. PostgreSQL runs snapshot as REPEATABLE READ; MariaDB has no
-snapshot level; the memory store treats repeatable-read as snapshot.
+read-committed, read-uncommitted. PostgreSQL runs snapshot as REPEATABLE
+READ and refuses read-uncommitted; MariaDB has no snapshot level; the
+memory store treats repeatable-read as snapshot and refuses
+read-uncommitted.
 
 Workloads (--workload) and their defaults:
   general      VeriStrong's generator: 20 sessions × 100 txns × 20 ops,
@@ -64,7 +66,22 @@ itself, with exit status 2, when its table disappears or when 100
 transactions in a row fail with the same error (conflict aborts aside).
 Exit status: 0 when the whole history was written; 130 (SIGINT) or 143
 (SIGTERM) when interrupted; 2 otherwise (the history recorded so far is
-still written if any transaction ran).`
+still written if any transaction ran).
+
+Hermitage (--hermitage): Martin Kleppmann's item-level isolation tests (G0,
+G1a, G1b, G1c, OTV, P4, G-single and two variants whose reader writes,
+G2-item) as fixed interleavings of two or three connections, run against
+the server --db names at each of its levels (PostgreSQL: read-committed,
+repeatable-read, serializable; MariaDB: read-uncommitted, read-committed,
+repeatable-read, repeatable-read+snapshot where the server has
+innodb_snapshot_isolation, serializable), each on a table of its own. A
+statement that waits on a lock is left waiting while the next runs, as
+Hermitage does by hand. Each history is checked at RC, RA, CC, SI and SER;
+the matrix shows the weakest level violated, and the runs that waited or
+aborted, and how the verdicts differ from Hermitage's documentation.
+-o DIR writes each history to DIR/<db>-<level>-<scenario>.jsonl; --timeout
+bounds each step. Exit status 0 when every run completed, 2 otherwise.
+PMP and G2 need predicate reads: not run. See docs/hermitage.md.`
 
 // collectFlags are the workload parameters; only those given override the
 // chosen workload's defaults.
@@ -146,13 +163,21 @@ func newCollect(stdout io.Writer) *cobra.Command {
 		timeout   time.Duration
 		keepTable bool
 		quiet     bool
+		herm      bool
+		scenarios string
 	)
 	c := &cobra.Command{
-		Use:   "collect [--db memory|postgres://…|mariadb://…] [--isolation LEVEL] [--workload NAME] [params] -o FILE",
+		Use:   "collect [--db memory|postgres://…|mariadb://…] [--isolation LEVEL] [--workload NAME] [params] -o FILE\n  hyperiso collect --hermitage --db postgres://…|mariadb://… [--scenario NAMES] [-o DIR]",
 		Short: "Run a workload against a database and record its history",
 		Long:  collectLong,
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
+			if herm {
+				return runHermitage(c, stdout, db, scenarios, out, timeout)
+			}
+			if c.Flags().Changed("scenario") {
+				return fail(exitBadInput, "--scenario applies to --hermitage only")
+			}
 			iso, err := collect.ParseIsolation(isoName)
 			if err != nil {
 				return fail(exitBadInput, "--isolation: %v", err)
@@ -271,6 +296,8 @@ func newCollect(stdout io.Writer) *cobra.Command {
 	c.Flags().DurationVar(&timeout, "timeout", 30*time.Second, "bound on each operation; a commit that exceeds it is unknown")
 	c.Flags().BoolVar(&keepTable, "keep-table", false, "keep the run's table instead of dropping it")
 	c.Flags().BoolVarP(&quiet, "quiet", "q", false, "print neither progress nor summary")
+	c.Flags().BoolVar(&herm, "hermitage", false, "run Hermitage's item-level scenarios at every level of --db and print the verdict matrix (-o DIR keeps the histories)")
+	c.Flags().StringVar(&scenarios, "scenario", "", "with --hermitage: only these scenarios (comma-separated, e.g. P4,G2-item)")
 	return c
 }
 

@@ -1,8 +1,8 @@
 // Package mariadb is the MariaDB/MySQL store of hyperiso collect, through
 // go-sql-driver/mysql: one pinned connection per session, SERIALIZABLE,
-// REPEATABLE READ (InnoDB's, which is not snapshot isolation) and READ
-// COMMITTED, and an InnoDB table of its own per run — created and seeded by
-// Setup, dropped by Teardown.
+// REPEATABLE READ (InnoDB's, which is not snapshot isolation), READ
+// COMMITTED and READ UNCOMMITTED, and an InnoDB table of its own per run —
+// created and seeded by Setup, dropped by Teardown.
 package mariadb
 
 import (
@@ -132,6 +132,8 @@ func level(iso collect.Isolation) (string, error) {
 		return "REPEATABLE READ", nil
 	case collect.ReadCommitted:
 		return "READ COMMITTED", nil
+	case collect.ReadUncommitted:
+		return "READ UNCOMMITTED", nil
 	case collect.Snapshot:
 		return "", fmt.Errorf("mariadb: no snapshot isolation level (InnoDB's REPEATABLE READ is weaker; use --isolation repeatable-read to test it)")
 	}
