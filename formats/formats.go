@@ -19,6 +19,7 @@ import (
 	"github.com/hyperiso/hyperiso/formats/cobra"
 	"github.com/hyperiso/hyperiso/formats/dbcop"
 	"github.com/hyperiso/hyperiso/formats/elle"
+	"github.com/hyperiso/hyperiso/formats/internal/express"
 	"github.com/hyperiso/hyperiso/formats/jsonl"
 	"github.com/hyperiso/hyperiso/formats/text"
 	"github.com/hyperiso/hyperiso/history"
@@ -163,6 +164,10 @@ func cobraFlavour(opt Options) (cobra.Flavour, error) {
 func unknownFormat(format string) error {
 	return fmt.Errorf("unknown format %q (want one of %s)", format, strings.Join(Names, ", "))
 }
+
+// ErrCannotHold is wrapped by a writer's refusal of a history its format
+// cannot hold; the message names what the format lacks.
+var ErrCannotHold = express.ErrCannotHold
 
 // ErrUnrecognised is wrapped by Detect's error when nothing matches.
 var ErrUnrecognised = errors.New("unrecognised history format")

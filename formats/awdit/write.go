@@ -13,8 +13,8 @@ import (
 // ids: T⊥'s writes (all of value 0) as a first session of one transaction,
 // then every session with at least one non-empty transaction, in order.
 // Keys and values are written as unsigned 64-bit numbers, as the reader
-// keeps all 64 bits; values are renamed per key so that T⊥'s value is 0
-// (the value 0, if written, takes T⊥'s old value), which changes no
+// keeps all 64 bits; values are renamed per key (express.Values) so that
+// T⊥'s value is 0 and a key without one never shows 0, which changes no
 // verdict. Transactions without operations are not kept (AWDIT
 // skips them).
 //

@@ -27,26 +27,16 @@ const (
 //
 // Write refuses, writing nothing, what the format cannot hold, naming all
 // of it: transactions of unknown outcome, list operations, real-time
-// intervals, levels, stated version orders, lenient drops, and a key that
-// transactions use, without an initial value, on which 0 occurs. Values are
-// renamed per key so that T⊥'s value is 0 (the value 0, if written, takes
-// T⊥'s old value), which changes no verdict.
+// intervals, levels, stated version orders and lenient drops. Values are
+// renamed per key (express.Values) so that T⊥'s value is 0 and a key
+// without one never shows 0, which changes no verdict.
 func Write(w io.Writer, h *history.History) error {
-	used := make([]bool, len(h.Keys))
-	for t := 1; t < len(h.Txns); t++ {
-		for _, op := range h.Txns[t].Ops {
-			used[op.Key] = true
-		}
-	}
 	vals := express.NewValues(h, 0)
 	p := express.New("the dbcop format")
 	express.Check(h, express.Limits{
 		Values:        vals,
 		Aborted:       true,
 		AbortedWrites: true,
-		Init:          true,
-		InitValue:     0,
-		Covers:        func(k history.KeyID) bool { return used[k] },
 	}, p)
 	if err := p.Err(); err != nil {
 		return err

@@ -25,10 +25,10 @@ import (
 // non-nil value in a list-append one, reads of unknown-outcome transactions
 // (a Jepsen :info carries only what was invoked), intervals on some
 // transactions only, levels, stated version orders, lenient drops, and an
-// initial value of a list other than nil, a transaction writing a
-// register's initial value, and a key without an initial value that reads
-// nil. The initial value of a register is renamed to nil (and nil, were it
-// written, to that value), which changes no verdict.
+// initial value of a list other than nil (or a list key without one that
+// reads nil), and a transaction writing a register's initial value. The
+// values of registers are renamed per key (express.Values) so that T⊥'s
+// value is nil, which changes no verdict.
 func Write(w io.Writer, h *history.History) error {
 	lists := false
 	for t := 1; t < len(h.Txns) && !lists; t++ {

@@ -12,8 +12,8 @@ import (
 // Write writes h in the text format, one line per operation in TxnID order,
 // so that Parse gives back h up to ids: the same sessions in the same order,
 // the same transactions and operations, the initial value 0 on every key.
-// Values are renamed per key so that T⊥'s value is 0 (the value 0, if
-// written, takes T⊥'s old value), which changes no verdict.
+// Values are renamed per key (express.Values) so that T⊥'s value is 0 and
+// a key without one never shows 0, which changes no verdict.
 // An aborted transaction becomes its writes with txn -1 (its reads, which no
 // check looks at, are not kept); a transaction without operations has no
 // line and is not kept.
@@ -21,7 +21,7 @@ import (
 // Write refuses, writing nothing, a history the format cannot hold, naming
 // all of it: transactions of unknown outcome, list operations, real-time
 // intervals, declared levels, stated version orders, lenient drops, negative
-// keys or values, a key without an initial value on which 0 occurs, and a transaction that only writes 0 while no other
+// keys or values, and a transaction that only writes 0 while no other
 // does, which the reader would take for the initial transaction.
 func Write(w io.Writer, h *history.History) error {
 	vals := express.NewValues(h, 0)
@@ -31,8 +31,6 @@ func Write(w io.Writer, h *history.History) error {
 		Aborted:       true,
 		AbortedWrites: true,
 		NonNegative:   true,
-		Init:          true,
-		InitValue:     0,
 	}, p)
 	if t := promotable(h, vals); t > 0 {
 		p.Add("%s only writes 0 and is the only transaction that writes 0: it would read back as the initial transaction", h.TxnString(t))

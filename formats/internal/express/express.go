@@ -53,7 +53,8 @@ type Limits struct {
 	InitValue int64
 	Covers    func(history.KeyID) bool
 	// Values, when set, gives the value written for each version (a
-	// renaming from NewValues); then T⊥ may write any value.
+	// renaming from NewValues, which makes any initial state the format's
+	// own); then Init is not checked.
 	Values *Values
 }
 
@@ -64,22 +65,43 @@ func (l *Limits) value(h *history.History, k history.KeyID, v history.ValueID) i
 	return h.Value(k, v)
 }
 
-// Values renames values per key so that T⊥'s value becomes a format's
-// fixed initial value: on a key T⊥ writes, its value and the initial value
-// trade places, and every other value stays. A renaming of values, one key
-// at a time, changes no verdict: values only say which write a read saw.
+// Values renames values per key so that the initial state is the one a
+// format fixes: on a key T⊥ writes, T⊥'s value and the format's initial
+// value trade places; on a key T⊥ does not write, a use of the format's
+// initial value trades places with a value the key never has, so that it
+// does not become a read of T⊥. Every other value stays. Renaming values
+// one key at a time changes no verdict: values only say which write a read
+// saw.
 type Values struct {
 	h    *history.History
 	init int64
-	swap []int64 // by key: T⊥'s value
+	swap []int64 // by key: the value that trades places with init
 	has  []bool
 }
 
-// NewValues renames h's values so that T⊥'s values become init.
+// NewValues renames h's values for a format whose initial value is init on
+// every key.
 func NewValues(h *history.History, init int64) *Values {
 	v := &Values{h: h, init: init, swap: make([]int64, len(h.Keys)), has: make([]bool, len(h.Keys))}
 	for _, op := range h.Txns[history.InitTxn].Ops {
 		v.swap[op.Key], v.has[op.Key] = h.Value(op.Key, op.Value), true
+	}
+	for k, vals := range h.Values {
+		if v.has[k] {
+			continue
+		}
+		used := make(map[int64]bool, len(vals))
+		for _, x := range vals {
+			used[x] = true
+		}
+		if !used[init] {
+			continue
+		}
+		fresh := int64(1)
+		for used[fresh] || fresh == init {
+			fresh++
+		}
+		v.swap[k], v.has[k] = fresh, true
 	}
 	return v
 }
@@ -236,7 +258,7 @@ func Check(h *history.History, l Limits, p *Problems) {
 	if !l.Dropped && h.Dropped.Any() {
 		p.Add("the record that lenient reading dropped %s", h.Dropped)
 	}
-	if l.Init {
+	if l.Init && l.Values == nil {
 		checkInit(h, l, p)
 	}
 }
@@ -246,7 +268,7 @@ func checkInit(h *history.History, l Limits, p *Problems) {
 	init := make([]bool, len(h.Keys))
 	for _, op := range h.Txns[history.InitTxn].Ops {
 		init[op.Key] = true
-		if v := h.Value(op.Key, op.Value); v != l.InitValue && l.Values == nil {
+		if v := h.Value(op.Key, op.Value); v != l.InitValue {
 			p.Add("the initial value %s of key %s (the format's initial state is %s on every key)", show(v), h.KeyString(op.Key), show(l.InitValue))
 			return
 		}
