@@ -22,6 +22,7 @@ import (
 	"github.com/hyperiso/hyperiso/formats/elle"
 	"github.com/hyperiso/hyperiso/formats/jsonl"
 	"github.com/hyperiso/hyperiso/formats/text"
+	"github.com/hyperiso/hyperiso/formats/viper"
 	"github.com/hyperiso/hyperiso/history"
 	"github.com/hyperiso/hyperiso/internal/shared"
 )
@@ -194,6 +195,10 @@ var writers = []writer{
 		dir := filepath.Join(t.TempDir(), "logs")
 		return dir, cobra.Write(dir, h, cobra.WriteOptions{})
 	}},
+	{"viper", func(t *testing.T, h *history.History) (string, error) {
+		dir := filepath.Join(t.TempDir(), "json")
+		return dir, viper.Write(dir, h)
+	}},
 	{"cobra-universal", func(t *testing.T, h *history.History) (string, error) {
 		dir := filepath.Join(t.TempDir(), "logs")
 		return dir, cobra.Write(dir, h, cobra.WriteOptions{Flavour: cobra.Universal})
@@ -221,7 +226,7 @@ func sampled(paths []string, n int) []string {
 // with format detection, gets the same verdict at every level; a format
 // that cannot hold a history refuses it with ErrCannotHold and says what.
 func TestWritersKeepVerdicts(t *testing.T) {
-	every := 5
+	every := 6
 	if testing.Short() {
 		every = 12
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/hyperiso/hyperiso/formats/elle"
 	"github.com/hyperiso/hyperiso/formats/jsonl"
 	"github.com/hyperiso/hyperiso/formats/text"
+	"github.com/hyperiso/hyperiso/formats/viper"
 	"github.com/hyperiso/hyperiso/history"
 )
 
@@ -79,6 +80,9 @@ func TestWritersNameWhatTheyCannotHold(t *testing.T) {
 		{"text", stream(text.Write), []string{unknown, lists, timed, levels, hints, dropped, negative}},
 		{"awdit", stream(awdit.Write), []string{aborted, unknown, lists, timed, levels, abWrites, hints, dropped}},
 		{"edn", stream(elle.Write), []string{uReads, regs, someTime, levels, hints, dropped}},
+		{"viper", func() error {
+			return viper.Write(filepath.Join(t.TempDir(), "v"), h)
+		}, []string{aborted, unknown, lists, timed, levels, hints, dropped}},
 		{"cobra", func() error {
 			return cobra.Write(filepath.Join(t.TempDir(), "c"), h, cobra.WriteOptions{})
 		}, []string{aborted, unknown, lists, timed, levels, abWrites, hints, dropped, dup}},

@@ -18,7 +18,7 @@ func TestConvertTo(t *testing.T) {
 	wantCode, want, _ := runCLI(t, "check", "--level", "ser", in)
 	require.Equal(t, exitViolated, wantCode)
 	dir := t.TempDir()
-	for _, to := range []string{"jsonl", "dbcop", "cobra", "text", "edn", "awdit"} {
+	for _, to := range []string{"jsonl", "dbcop", "cobra", "text", "edn", "awdit", "viper"} {
 		out := filepath.Join(dir, "h-"+to)
 		code, _, errs := runCLI(t, "convert", "--to", to, "-o", out, in)
 		require.Equal(t, 0, code, "%s: %s", to, errs)
@@ -64,7 +64,7 @@ func TestConvertToRefuses(t *testing.T) {
 	require.Contains(t, errs, "-o DIR")
 	code, _, errs = runCLI(t, "convert", "--to", "xml", in)
 	require.Equal(t, exitBadInput, code)
-	require.Contains(t, errs, "--to must be one of jsonl, dbcop, cobra, text, edn, awdit")
+	require.Contains(t, errs, "--to must be one of jsonl, dbcop, cobra, text, edn, awdit, viper")
 	code, _, errs = runCLI(t, "convert", "--to", "cobra", "--to-cobra-flavour", "odd", "-o", filepath.Join(dir, "c"), in)
 	require.Equal(t, exitBadInput, code)
 	require.Contains(t, errs, "--to-cobra-flavour")

@@ -27,6 +27,7 @@ import (
 	"github.com/hyperiso/hyperiso/formats/elle"
 	"github.com/hyperiso/hyperiso/formats/jsonl"
 	"github.com/hyperiso/hyperiso/formats/text"
+	"github.com/hyperiso/hyperiso/formats/viper"
 	"github.com/hyperiso/hyperiso/history"
 )
 
@@ -373,7 +374,7 @@ func formatMap[V int64 | float64](m map[string]V, unit string) string {
 }
 
 // convertTargets are the formats convert writes.
-var convertTargets = []string{"jsonl", "dbcop", "cobra", "text", "edn", "awdit"}
+var convertTargets = []string{"jsonl", "dbcop", "cobra", "text", "edn", "awdit", "viper"}
 
 func newConvert(stdout io.Writer) *cobra.Command {
 	var (
@@ -387,7 +388,8 @@ func newConvert(stdout io.Writer) *cobra.Command {
 		Short: "Convert a history to hyperiso's JSON Lines or another checker's format",
 		Long: `Convert a history in any supported format to another: hyperiso's JSON Lines
 (the default), dbcop's history.bincode, a Cobra log directory, the
-Plume/PolySI text format, Jepsen EDN or AWDIT's test format. A history the
+Plume/PolySI text format, Jepsen EDN, AWDIT's test format or a Viper log
+directory. A history the
 target format cannot hold (aborted or unknown-outcome transactions, list
 operations, real-time intervals, ... see docs/formats.md) is refused with
 exit 2 and a message naming what the format lacks; nothing is written.`,
@@ -400,8 +402,8 @@ exit 2 and a message naming what the format lacks; nothing is written.`,
 			if !ok || fl == cobrafmt.Auto && flavour != "" && flavour != "auto" {
 				return fail(exitBadInput, "--to-cobra-flavour must be unique or universal (got %q)", flavour)
 			}
-			if to == "cobra" && (out == "" || out == "-") {
-				return fail(exitBadInput, "--to cobra writes a directory of T<n>.log files: give it with -o DIR")
+			if (to == "cobra" || to == "viper") && (out == "" || out == "-") {
+				return fail(exitBadInput, "--to %s writes a directory of log files: give it with -o DIR", to)
 			}
 			h, err := rf.read(args[0])
 			if err != nil {
@@ -409,8 +411,13 @@ exit 2 and a message naming what the format lacks; nothing is written.`,
 			}
 			// The file written carries no warnings: they are said here.
 			printWarnings(c.ErrOrStderr(), h, seeStats)
-			if to == "cobra" {
-				if err := cobrafmt.Write(out, h, cobrafmt.WriteOptions{Flavour: fl}); err != nil {
+			if to == "cobra" || to == "viper" {
+				if to == "cobra" {
+					err = cobrafmt.Write(out, h, cobrafmt.WriteOptions{Flavour: fl})
+				} else {
+					err = viper.Write(out, h)
+				}
+				if err != nil {
 					return fail(exitBadInput, "writing %s: %v", out, err)
 				}
 				return nil
@@ -447,7 +454,7 @@ exit 2 and a message naming what the format lacks; nothing is written.`,
 		},
 	}
 	rf.register(c)
-	c.Flags().StringVarP(&out, "output", "o", "", "output file, or directory for --to cobra (default: standard output)")
+	c.Flags().StringVarP(&out, "output", "o", "", "output file, or directory for --to cobra and --to viper (default: standard output)")
 	c.Flags().StringVar(&to, "to", "jsonl", "output format: "+strings.Join(convertTargets, "|"))
 	c.Flags().StringVar(&flavour, "to-cobra-flavour", "unique", "Cobra logs written: unique (classic Cobra, reads name their writer) or universal (reads match by value)")
 	return c
