@@ -53,6 +53,12 @@ func TestConvertToRefuses(t *testing.T) {
 	require.Contains(t, errs, "list-append operations")
 	_, err := os.Stat(out)
 	require.True(t, os.IsNotExist(err), "a refused conversion leaves no file")
+	require.NoError(t, os.WriteFile(out, []byte("keep"), 0o644))
+	code, _, _ = runCLI(t, "convert", "--to", "text", "-o", out, in)
+	require.Equal(t, exitBadInput, code)
+	kept, err := os.ReadFile(out)
+	require.NoError(t, err)
+	require.Equal(t, "keep", string(kept), "a refused conversion leaves an existing file as it was")
 
 	code, stdout, errs := runCLI(t, "convert", "--to", "awdit", in)
 	require.Equal(t, exitBadInput, code)

@@ -386,13 +386,13 @@ func newConvert(stdout io.Writer) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "convert [flags] PATH|-",
 		Short: "Convert a history to hyperiso's JSON Lines or another checker's format",
-		Long: `Convert a history in any supported format to another: hyperiso's JSON Lines
-(the default), dbcop's history.bincode, a Cobra log directory, the
+		Long: `Convert a history in any supported format to another: hyperiso's JSON
+Lines (the default), dbcop's history.bincode, a Cobra log directory, the
 Plume/PolySI text format, Jepsen EDN, AWDIT's test format or a Viper log
-directory. A history the
-target format cannot hold (aborted or unknown-outcome transactions, list
-operations, real-time intervals, ... see docs/formats.md) is refused with
-exit 2 and a message naming what the format lacks; nothing is written.`,
+directory. A history the target format cannot hold (aborted or
+unknown-outcome transactions, list operations, real-time intervals, ...
+see docs/formats.md) is refused with exit 2 and a message naming what the
+format lacks; nothing is written.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			if !slices.Contains(convertTargets, to) {
@@ -429,26 +429,18 @@ exit 2 and a message naming what the format lacks; nothing is written.`,
 				"edn":   elle.Write,
 				"awdit": awdit.Write,
 			}[to]
+			// Written whole or not at all: a refusal leaves no partial
+			// output, and an existing file untouched.
+			var buf bytes.Buffer
+			if err := write(&buf, h); err != nil {
+				return fail(exitBadInput, "writing %s: %v", to, err)
+			}
 			if out == "" || out == "-" {
-				// Written whole or not at all: a refusal leaves no partial output.
-				var buf bytes.Buffer
-				if err := write(&buf, h); err != nil {
-					return fail(exitBadInput, "writing %s: %v", to, err)
-				}
 				_, err := stdout.Write(buf.Bytes())
 				return err
 			}
-			f, err := os.Create(out)
-			if err != nil {
+			if err := os.WriteFile(out, buf.Bytes(), 0o644); err != nil {
 				return fail(exitBadInput, "%v", err)
-			}
-			err = write(f, h)
-			if cerr := f.Close(); err == nil {
-				err = cerr
-			}
-			if err != nil {
-				os.Remove(out)
-				return fail(exitBadInput, "writing %s: %v", out, err)
 			}
 			return nil
 		},
