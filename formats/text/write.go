@@ -12,25 +12,25 @@ import (
 // Write writes h in the text format, one line per operation in TxnID order,
 // so that Parse gives back h up to ids: the same sessions in the same order,
 // the same transactions and operations, the initial value 0 on every key.
-// Values are renamed per key (express.Values) so that T⊥'s value is 0 and
-// a key without one never shows 0, which changes no verdict.
+// Values are renamed per key (express.Values) so that T⊥'s value is 0, a
+// key without one never shows 0, and no value is negative; a negative key
+// becomes a non-negative one no key has. Renaming changes no verdict.
 // An aborted transaction becomes its writes with txn -1 (its reads, which no
 // check looks at, are not kept); a transaction without operations has no
 // line and is not kept.
 //
 // Write refuses, writing nothing, a history the format cannot hold, naming
 // all of it: transactions of unknown outcome, list operations, real-time
-// intervals, declared levels, stated version orders, lenient drops, negative
-// keys or values, and a transaction that only writes 0 while no other
+// intervals, declared levels, stated version orders, lenient drops, and a transaction that only writes 0 while no other
 // does, which the reader would take for the initial transaction.
 func Write(w io.Writer, h *history.History) error {
-	vals := express.NewValues(h, 0)
+	vals := express.NewValues(h, 0).NonNegative()
+	keys := express.NonNegativeKeys(h)
 	p := express.New("the text format")
 	express.Check(h, express.Limits{
 		Values:        vals,
 		Aborted:       true,
 		AbortedWrites: true,
-		NonNegative:   true,
 	}, p)
 	if t := promotable(h, vals); t > 0 {
 		p.Add("%s only writes 0 and is the only transaction that writes 0: it would read back as the initial transaction", h.TxnString(t))
@@ -68,7 +68,7 @@ func Write(w io.Writer, h *history.History) error {
 			if op.Kind.IsWrite() {
 				c = 'w'
 			}
-			line(c, h.Key(op.Key), vals.Of(op.Key, op.Value), sessIDs[tx.Session], txn)
+			line(c, keys[op.Key], vals.Of(op.Key, op.Value), sessIDs[tx.Session], txn)
 		}
 	}
 	sess := int64(0)
@@ -76,7 +76,7 @@ func Write(w io.Writer, h *history.History) error {
 		sess = sessIDs[0]
 	}
 	for _, v := range h.AbortedWrites {
-		line('w', h.Key(v.Key), vals.Of(v.Key, v.Value), sess, -1)
+		line('w', keys[v.Key], vals.Of(v.Key, v.Value), sess, -1)
 	}
 	return bw.Flush()
 }

@@ -42,8 +42,6 @@ type Limits struct {
 	Hints bool
 	// Dropped: the counts of what lenient reading skipped.
 	Dropped bool
-	// NonNegative: keys and values must be at least 0.
-	NonNegative bool
 	// Init, when set, is the format's fixed initial state: the value
 	// InitValue on every key for which Covers returns true (every key when
 	// Covers is nil). T⊥ must write only InitValue, and a key it does not
@@ -58,13 +56,6 @@ type Limits struct {
 	Values *Values
 }
 
-func (l *Limits) value(h *history.History, k history.KeyID, v history.ValueID) int64 {
-	if l.Values != nil {
-		return l.Values.Of(k, v)
-	}
-	return h.Value(k, v)
-}
-
 // Values renames values per key so that the initial state is the one a
 // format fixes: on a key T⊥ writes, T⊥'s value and the format's initial
 // value trade places; on a key T⊥ does not write, a use of the format's
@@ -77,6 +68,8 @@ type Values struct {
 	init int64
 	swap []int64 // by key: the value that trades places with init
 	has  []bool
+	// more renames, by key, for formats without negative values
+	more []map[int64]int64
 }
 
 // NewValues renames h's values for a format whose initial value is init on
@@ -112,12 +105,74 @@ func (v *Values) Of(k history.KeyID, val history.ValueID) int64 {
 	if v.has[k] {
 		switch raw {
 		case v.swap[k]:
-			return v.init
+			raw = v.init
 		case v.init:
-			return v.swap[k]
+			raw = v.swap[k]
+		}
+	}
+	if v.more != nil && v.more[k] != nil {
+		if x, ok := v.more[k][raw]; ok {
+			return x
 		}
 	}
 	return raw
+}
+
+// NonNegative also renames, per key, every negative value (after the
+// renaming of the initial value, which must not be negative) to a
+// non-negative value the key never has, for formats without a sign.
+func (v *Values) NonNegative() *Values {
+	for k := range v.h.Values {
+		var neg []int64
+		used := map[int64]bool{}
+		for i := range v.h.Values[k] {
+			x := v.Of(history.KeyID(k), history.ValueID(i))
+			used[x] = true
+			if x < 0 {
+				neg = append(neg, x)
+			}
+		}
+		if len(neg) == 0 {
+			continue
+		}
+		if v.more == nil {
+			v.more = make([]map[int64]int64, len(v.h.Keys))
+		}
+		m := make(map[int64]int64, len(neg))
+		fresh := int64(0)
+		for _, x := range neg {
+			for used[fresh] {
+				fresh++
+			}
+			m[x] = fresh
+			fresh++
+		}
+		v.more[k] = m
+	}
+	return v
+}
+
+// NonNegativeKeys returns the key to write for each KeyID: the key itself,
+// or, for a negative key, a non-negative one no key of h has.
+func NonNegativeKeys(h *history.History) []int64 {
+	keys := make([]int64, len(h.Keys))
+	used := make(map[int64]bool, len(h.Keys))
+	for k, x := range h.Keys {
+		keys[k] = x
+		used[x] = true
+	}
+	fresh := int64(0)
+	for k, x := range h.Keys {
+		if x >= 0 {
+			continue
+		}
+		for used[fresh] {
+			fresh++
+		}
+		keys[k] = fresh
+		fresh++
+	}
+	return keys
 }
 
 // ErrCannotHold is wrapped by every refusal.
@@ -178,7 +233,7 @@ func (c *counter) report(p *Problems, what string) {
 
 // Check adds to p what h holds beyond l.
 func Check(h *history.History, l Limits, p *Problems) {
-	var aborted, unknown, unknownReads, lists, registers, timed, untimed, levels, negative counter
+	var aborted, unknown, unknownReads, lists, registers, timed, untimed, levels counter
 	for t := 1; t < len(h.Txns); t++ {
 		tx := &h.Txns[t]
 		name := func() string { return h.TxnString(history.TxnID(t)) }
@@ -208,11 +263,6 @@ func Check(h *history.History, l Limits, p *Problems) {
 				readCounted = true
 				unknownReads.add(name)
 			}
-			if l.NonNegative && (h.Key(op.Key) < 0 || l.value(h, op.Key, op.Value) < 0) {
-				negative.add(func() string {
-					return fmt.Sprintf("%s %s key %d value %d", name(), op.Kind, h.Key(op.Key), l.value(h, op.Key, op.Value))
-				})
-			}
 		}
 	}
 	if !l.Aborted {
@@ -237,16 +287,6 @@ func Check(h *history.History, l Limits, p *Problems) {
 	}
 	if !l.Levels {
 		levels.report(p, "transactions with a declared isolation level")
-	}
-	if l.NonNegative {
-		for _, v := range h.AbortedWrites {
-			if h.Key(v.Key) < 0 || l.value(h, v.Key, v.Value) < 0 {
-				negative.add(func() string {
-					return fmt.Sprintf("aborted write key %d value %d", h.Key(v.Key), l.value(h, v.Key, v.Value))
-				})
-			}
-		}
-		negative.report(p, "negative keys or values")
 	}
 	if !l.AbortedWrites && len(h.AbortedWrites) > 0 {
 		v := h.AbortedWrites[0]
