@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/hyperiso/hyperiso/formats/internal/express"
 	"github.com/hyperiso/hyperiso/history"
@@ -187,7 +186,7 @@ func duplicates(h *history.History, universal bool, p *express.Problems) map[his
 		if universal {
 			why = "universal-flavour logs tell initial reads from others by a sentinel, not by value"
 		}
-		p.Add("%d repeated writes of a value (first: %s; %s)", n, first, strings.TrimSpace(why))
+		p.Add("%d repeated writes of a value (first: %s; %s)", n, first, why)
 	}
 	return writer
 }
