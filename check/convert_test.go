@@ -5,7 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,7 +16,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/hyperiso/hyperiso/formats"
+	"github.com/hyperiso/hyperiso/formats/awdit"
+	"github.com/hyperiso/hyperiso/formats/cobra"
+	"github.com/hyperiso/hyperiso/formats/dbcop"
+	"github.com/hyperiso/hyperiso/formats/elle"
 	"github.com/hyperiso/hyperiso/formats/jsonl"
+	"github.com/hyperiso/hyperiso/formats/text"
+	"github.com/hyperiso/hyperiso/formats/viper"
 	"github.com/hyperiso/hyperiso/history"
 	"github.com/hyperiso/hyperiso/internal/shared"
 )
@@ -157,4 +165,103 @@ func TestConvertKeepsStatedHints(t *testing.T) {
 	h2, err := jsonl.Parse(bytes.NewReader(buf.Bytes()), "rt.jsonl", jsonl.Options{})
 	require.NoError(t, err)
 	require.Equal(t, h.HintsAt(history.RC), h2.HintsAt(history.RC))
+}
+
+// writer is one target of convert: how to write a history and read it back
+// the way a user would (format detection included).
+type writer struct {
+	name  string
+	write func(t *testing.T, h *history.History) (string, error)
+}
+
+func streamWriter(name, file string, w func(io.Writer, *history.History) error) writer {
+	return writer{name, func(t *testing.T, h *history.History) (string, error) {
+		p := filepath.Join(t.TempDir(), file)
+		var buf bytes.Buffer
+		if err := w(&buf, h); err != nil {
+			return "", err
+		}
+		require.NoError(t, os.WriteFile(p, buf.Bytes(), 0o644))
+		return p, nil
+	}}
+}
+
+var writers = []writer{
+	streamWriter("dbcop", "history.bincode", dbcop.Write),
+	streamWriter("text", "h.txt", text.Write),
+	streamWriter("edn", "history.edn", elle.Write),
+	streamWriter("awdit", "h.awdit", awdit.Write),
+	{"cobra", func(t *testing.T, h *history.History) (string, error) {
+		dir := filepath.Join(t.TempDir(), "logs")
+		return dir, cobra.Write(dir, h, cobra.WriteOptions{})
+	}},
+	{"viper", func(t *testing.T, h *history.History) (string, error) {
+		dir := filepath.Join(t.TempDir(), "json")
+		return dir, viper.Write(dir, h)
+	}},
+	{"cobra-universal", func(t *testing.T, h *history.History) (string, error) {
+		dir := filepath.Join(t.TempDir(), "logs")
+		return dir, cobra.Write(dir, h, cobra.WriteOptions{Flavour: cobra.Universal})
+	}},
+}
+
+// sampled keeps every n-th history of the big dbcop groups (all of them
+// with -large) and every other history.
+func sampled(paths []string, n int) []string {
+	var out []string
+	i := 0
+	for _, p := range paths {
+		if strings.Contains(p, "hist-") && !*large {
+			if i++; i%n != 0 {
+				continue
+			}
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// TestWritersKeepVerdicts: a sample of the shared histories and every
+// testdata history, written in each format that can hold it and read back
+// with format detection, gets the same verdict at every level; a format
+// that cannot hold a history refuses it with ErrCannotHold and says what.
+func TestWritersKeepVerdicts(t *testing.T) {
+	every := 6
+	if testing.Short() {
+		every = 12
+	}
+	paths := sampled(historyPaths(t, shared.Datasets(t)), every)
+	paths = append(paths, historyPaths(t, filepath.Join("..", "testdata"))...)
+	held := map[string]int{}
+	refused := map[string]int{}
+	for _, p := range paths {
+		h, err := formats.Read(p, formats.Options{})
+		if err != nil || strings.Contains(p, "-10k") || len(h.Txns) > 2000 {
+			continue // malformed samples; big histories are TestConvertKeepsVerdicts' (-large)
+		}
+		want := map[history.Level]string{}
+		for _, w := range writers {
+			out, err := w.write(t, h)
+			if err != nil {
+				require.ErrorIs(t, err, formats.ErrCannotHold, "%s to %s", p, w.name)
+				require.Contains(t, err.Error(), "cannot hold this history: ", "%s to %s", p, w.name)
+				refused[w.name]++
+				continue
+			}
+			h2, err := formats.Read(out, formats.Options{})
+			require.NoError(t, err, "%s written as %s", p, w.name)
+			require.Equal(t, levelsOf(h), levelsOf(h2), "%s as %s", p, w.name)
+			for _, l := range levelsOf(h) {
+				if _, ok := want[l]; !ok {
+					want[l] = same(outcome(t, h, l))
+				}
+				require.Equal(t, want[l], same(outcome(t, h2, l)), "%s at %v, before and after writing %s", p, l, w.name)
+			}
+			held[w.name]++
+		}
+	}
+	t.Logf("%d histories; held %v; refused %v", len(paths), held, refused)
+	for _, w := range writers {
+		require.Greater(t, held[w.name], 3, "%s holds almost nothing", w.name)
+	}
 }

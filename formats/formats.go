@@ -19,13 +19,15 @@ import (
 	"github.com/hyperiso/hyperiso/formats/cobra"
 	"github.com/hyperiso/hyperiso/formats/dbcop"
 	"github.com/hyperiso/hyperiso/formats/elle"
+	"github.com/hyperiso/hyperiso/formats/internal/express"
 	"github.com/hyperiso/hyperiso/formats/jsonl"
 	"github.com/hyperiso/hyperiso/formats/text"
+	"github.com/hyperiso/hyperiso/formats/viper"
 	"github.com/hyperiso/hyperiso/history"
 )
 
 // Names lists the formats accepted by Read, "auto" first.
-var Names = []string{"auto", "jsonl", "dbcop", "cobra", "text", "awdit", "elle"}
+var Names = []string{"auto", "jsonl", "dbcop", "cobra", "text", "awdit", "elle", "viper"}
 
 // Options select and tune a reader.
 type Options struct {
@@ -49,8 +51,8 @@ const StdinName = "<stdin>"
 // stream alike, so that both detect the same format.
 const headSize = 512
 
-// Read reads the history at path: a file, a directory (Cobra logs or a dbcop
-// history.bincode), "-" for standard input, or any other path that is
+// Read reads the history at path: a file, a directory (Cobra or Viper logs,
+// or a dbcop history.bincode), "-" for standard input, or any other path that is
 // neither a regular file nor a directory (a pipe, a FIFO, /dev/stdin,
 // /dev/fd/N, a character device), which is read as a stream.
 func Read(path string, opt Options) (*history.History, error) {
@@ -101,6 +103,8 @@ func Read(path string, opt Options) (*history.History, error) {
 		return awdit.Read(path, awdit.Options{Lenient: opt.Lenient})
 	case "elle":
 		return elle.Read(path, elle.Options{Lenient: opt.Lenient})
+	case "viper":
+		return viper.Read(path, viper.Options{Lenient: opt.Lenient})
 	}
 	return nil, unknownFormat(format)
 }
@@ -145,6 +149,9 @@ func ReadStream(r io.Reader, name string, opt Options) (*history.History, error)
 		return awdit.Parse(br, name, awdit.Options{Lenient: opt.Lenient})
 	case "elle":
 		return elle.Parse(br, name, elle.Options{Lenient: opt.Lenient})
+	case "viper":
+		// One log: a history of one session.
+		return viper.Parse(br, name, viper.Options{Lenient: opt.Lenient})
 	}
 	return nil, unknownFormat(format)
 }
@@ -163,6 +170,10 @@ func cobraFlavour(opt Options) (cobra.Flavour, error) {
 func unknownFormat(format string) error {
 	return fmt.Errorf("unknown format %q (want one of %s)", format, strings.Join(Names, ", "))
 }
+
+// ErrCannotHold is wrapped by a writer's refusal of a history its format
+// cannot hold; the message names what the format lacks.
+var ErrCannotHold = express.ErrCannotHold
 
 // ErrUnrecognised is wrapped by Detect's error when nothing matches.
 var ErrUnrecognised = errors.New("unrecognised history format")
@@ -224,11 +235,12 @@ func detectDir(dir string) (string, error) {
 		sort.Strings(logs)
 		head, err := readHead(filepath.Join(dir, logs[0]), 1)
 		if err == nil && len(head) > 0 && head[0] == '{' {
-			return "", fmt.Errorf("%s: %s holds JSON lines (a Viper log), not a Cobra log; %w", dir, logs[0], ErrUnrecognised)
+			// JSON lines: Viper's logs, not Cobra's binary records.
+			return "viper", nil
 		}
 		return "cobra", nil
 	}
-	return "", fmt.Errorf("%s: a directory with neither history.bincode nor Cobra *.log files: %w", dir, ErrUnrecognised)
+	return "", fmt.Errorf("%s: a directory with neither history.bincode nor Cobra or Viper *.log files: %w", dir, ErrUnrecognised)
 }
 
 // detectContent recognises text formats by their first non-blank line, and
@@ -245,6 +257,8 @@ func detectContent(path string, head []byte) (string, error) {
 		return "elle", nil
 	case strings.HasPrefix(line, "{") && elleJSONType.MatchString(line) && !nativeJSONL.MatchString(line):
 		return "elle", nil
+	case viperLine.MatchString(line):
+		return "viper", nil
 	case strings.HasPrefix(line, "{"):
 		return "jsonl", nil
 	case (strings.HasPrefix(line, "[") || strings.HasPrefix(line, "(")) && strings.Contains(string(head), ":type"):
@@ -267,6 +281,7 @@ func detectContent(path string, head []byte) (string, error) {
 // (FORMATS.md §5.9), nativeJSONL the fields that only hyperiso's JSONL lines
 // have (one of which every such line has).
 var (
+	viperLine    = regexp.MustCompile(`^\{\s*"(value|isInitial)"\s*:`)
 	elleJSONType = regexp.MustCompile(`"type"\s*:\s*"(invoke|ok|fail|info)"`)
 	nativeJSONL  = regexp.MustCompile(`"(hyperiso|ops|aborted_writes)"\s*:`)
 )

@@ -4,6 +4,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -20,7 +21,13 @@ import (
 
 	"github.com/hyperiso/hyperiso/check"
 	"github.com/hyperiso/hyperiso/formats"
+	"github.com/hyperiso/hyperiso/formats/awdit"
+	cobrafmt "github.com/hyperiso/hyperiso/formats/cobra"
+	"github.com/hyperiso/hyperiso/formats/dbcop"
+	"github.com/hyperiso/hyperiso/formats/elle"
 	"github.com/hyperiso/hyperiso/formats/jsonl"
+	"github.com/hyperiso/hyperiso/formats/text"
+	"github.com/hyperiso/hyperiso/formats/viper"
 	"github.com/hyperiso/hyperiso/history"
 )
 
@@ -366,39 +373,82 @@ func formatMap[V int64 | float64](m map[string]V, unit string) string {
 	return b.String()
 }
 
+// convertTargets are the formats convert writes.
+var convertTargets = []string{"jsonl", "dbcop", "cobra", "text", "edn", "awdit", "viper"}
+
 func newConvert(stdout io.Writer) *cobra.Command {
 	var (
-		rf  readFlags
-		out string
+		rf      readFlags
+		out     string
+		to      string
+		flavour string
 	)
 	c := &cobra.Command{
 		Use:   "convert [flags] PATH|-",
-		Short: "Convert a history in any supported format to hyperiso's JSON Lines",
-		Args:  cobra.ExactArgs(1),
+		Short: "Convert a history to hyperiso's JSON Lines or another checker's format",
+		Long: `Convert a history in any supported format to another: hyperiso's JSON
+Lines (the default), dbcop's history.bincode, a Cobra log directory, the
+Plume/PolySI text format, Jepsen EDN, AWDIT's test format or a Viper log
+directory. A history the target format cannot hold (aborted or
+unknown-outcome transactions, list operations, real-time intervals, ...
+see docs/formats.md) is refused with exit 2 and a message naming what the
+format lacks; nothing is written.`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
+			if !slices.Contains(convertTargets, to) {
+				return fail(exitBadInput, "--to must be one of %s (got %q)", strings.Join(convertTargets, ", "), to)
+			}
+			fl, ok := cobrafmt.ParseFlavour(flavour)
+			if !ok || fl == cobrafmt.Auto && flavour != "" && flavour != "auto" {
+				return fail(exitBadInput, "--to-cobra-flavour must be unique or universal (got %q)", flavour)
+			}
+			if (to == "cobra" || to == "viper") && (out == "" || out == "-") {
+				return fail(exitBadInput, "--to %s writes a directory of log files: give it with -o DIR", to)
+			}
 			h, err := rf.read(args[0])
 			if err != nil {
 				return err
 			}
-			// The JSONL written carries no warnings: they are said here.
+			// The file written carries no warnings: they are said here.
 			printWarnings(c.ErrOrStderr(), h, seeStats)
-			w := stdout
-			if out != "" && out != "-" {
-				f, err := os.Create(out)
-				if err != nil {
-					return fail(exitBadInput, "%v", err)
+			if to == "cobra" || to == "viper" {
+				if to == "cobra" {
+					err = cobrafmt.Write(out, h, cobrafmt.WriteOptions{Flavour: fl})
+				} else {
+					err = viper.Write(out, h)
 				}
-				defer f.Close()
-				w = f
+				if err != nil {
+					return fail(exitBadInput, "writing %s: %v", out, err)
+				}
+				return nil
 			}
-			if err := jsonl.Write(w, h); err != nil {
-				return fail(exitBadInput, "writing %s: %v", out, err)
+			write := map[string]func(io.Writer, *history.History) error{
+				"jsonl": jsonl.Write,
+				"dbcop": dbcop.Write,
+				"text":  text.Write,
+				"edn":   elle.Write,
+				"awdit": awdit.Write,
+			}[to]
+			// Written whole or not at all: a refusal leaves no partial
+			// output, and an existing file untouched.
+			var buf bytes.Buffer
+			if err := write(&buf, h); err != nil {
+				return fail(exitBadInput, "writing %s: %v", to, err)
+			}
+			if out == "" || out == "-" {
+				_, err := stdout.Write(buf.Bytes())
+				return err
+			}
+			if err := os.WriteFile(out, buf.Bytes(), 0o644); err != nil {
+				return fail(exitBadInput, "%v", err)
 			}
 			return nil
 		},
 	}
 	rf.register(c)
-	c.Flags().StringVarP(&out, "output", "o", "", "output file (default: standard output)")
+	c.Flags().StringVarP(&out, "output", "o", "", "output file, or directory for --to cobra and --to viper (default: standard output)")
+	c.Flags().StringVar(&to, "to", "jsonl", "output format: "+strings.Join(convertTargets, "|"))
+	c.Flags().StringVar(&flavour, "to-cobra-flavour", "unique", "Cobra logs written: unique (classic Cobra, reads name their writer) or universal (reads match by value)")
 	return c
 }
 

@@ -1,0 +1,402 @@
+// Package viper reads the JSON history logs of the Viper snapshot-isolation
+// checker (FORMATS.md §6.4): a directory with one J<n>.log file per client
+// session, each line one transaction {"value": [[op, key, value, flag], …]}.
+// It owns the syntax, the order of the files, the mapping onto
+// history.History and the format's errors and warnings.
+//
+// The mapping, following what Viper's own loader does with these files:
+// sessions in numeric order of <n> (session id n); transactions numbered
+// 1, 2, 3, … in that order, all committed; ["w", k, v, true] writes v to k,
+// ["w", k, v, false] is a write that did not take effect (an aborted
+// write); ["r", k, v, dead] reads v, or the initial state when v is null or
+// "nil" (the flag, "read a deleted value", does not change what was read).
+// A transaction marked "isInitial": true that is alone in its file is the
+// initial transaction; otherwise every key starts as nil.
+package viper
+
+import (
+	"bufio"
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/hyperiso/hyperiso/formats/internal/lineio"
+	"github.com/hyperiso/hyperiso/history"
+)
+
+// Format is the name recorded in History.Format.
+const Format = "viper"
+
+// InitID is the id of the initial transaction, as in Viper.
+const InitID int64 = 0
+
+// Options controls the reader.
+type Options struct {
+	// Lenient skips a line that is not a transaction, and drops a
+	// micro-operation that is malformed or of a kind hyperiso does not
+	// read, each with a warning, instead of failing.
+	Lenient bool
+}
+
+// maxLine bounds the bytes of one line (one transaction); a longer line
+// is only quoted.
+const maxLine = 1 << 20
+
+// Log is one session's log: Name is its file name (J<n>.log decides the
+// session order and id) and Data its bytes.
+type Log struct {
+	Name string
+	Data io.Reader
+}
+
+// IsLogName reports whether a file name is a Viper log's, J<n>.log, and
+// returns n.
+func IsLogName(base string) (int64, bool) {
+	s, ok := strings.CutPrefix(base, "J")
+	if !ok {
+		return 0, false
+	}
+	s, ok = strings.CutSuffix(s, ".log")
+	if !ok || s == "" || (s[0] == '0' && len(s) > 1) || strings.TrimLeft(s, "0123456789") != "" {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	return n, err == nil
+}
+
+// Read reads the Viper history at path: a directory of J<n>.log files, or
+// one such file (a history of one session).
+func Read(path string, opt Options) (*history.History, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !st.IsDir() {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		return Parse(f, path, opt)
+	}
+	entries, err := os.ReadDir(path)
+	if err != nil {
+		return nil, err
+	}
+	var logs []Log
+	var files []*os.File
+	defer func() {
+		for _, f := range files {
+			f.Close()
+		}
+	}()
+	for _, e := range entries {
+		if _, ok := IsLogName(e.Name()); !ok {
+			continue
+		}
+		p := filepath.Join(path, e.Name())
+		st, err := os.Stat(p)
+		if err != nil {
+			return nil, err
+		}
+		if !st.Mode().IsRegular() {
+			return nil, history.Errorf(history.Pos{File: p, Offset: -1}, "not a regular file; every J<n>.log of a Viper history must be a session log")
+		}
+		f, err := os.Open(p)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, f)
+		logs = append(logs, Log{Name: p, Data: f})
+	}
+	if len(logs) == 0 {
+		return nil, history.Errorf(history.Pos{File: path, Offset: -1}, "no J<n>.log file in the directory: not a Viper history")
+	}
+	return ParseLogs(path, logs, opt)
+}
+
+// Parse reads one Viper log from r as a history of one session; name is
+// used in positions and, when it is J<n>.log, gives the session id.
+func Parse(r io.Reader, name string, opt Options) (*history.History, error) {
+	return ParseLogs(name, []Log{{Name: name, Data: r}}, opt)
+}
+
+// ParseLogs reads a Viper history from logs, ordered by the <n> of their
+// names J<n>.log (other names after them, by name); source names the
+// history.
+func ParseLogs(source string, logs []Log, opt Options) (*history.History, error) {
+	type sess struct {
+		log Log
+		id  int64
+		ok  bool
+	}
+	ss := make([]sess, len(logs))
+	for i, l := range logs {
+		ss[i].log = l
+		ss[i].id, ss[i].ok = IsLogName(filepath.Base(l.Name))
+	}
+	slices.SortStableFunc(ss, func(a, b sess) int {
+		switch {
+		case a.ok && b.ok:
+			return cmp.Compare(a.id, b.id)
+		case a.ok:
+			return -1
+		case b.ok:
+			return 1
+		}
+		return strings.Compare(a.log.Name, b.log.Name)
+	})
+	next := int64(0)
+	for _, s := range ss {
+		if s.ok {
+			next = max(next, s.id+1)
+		}
+	}
+	p := &parser{opt: opt, b: history.NewBuilder(source, Format), w: &history.WarningLog{}}
+	for i := range ss {
+		if !ss[i].ok {
+			ss[i].id = next
+			next++
+		}
+		if err := p.log(ss[i].log, ss[i].id); err != nil {
+			return nil, err
+		}
+	}
+	return p.finish(source)
+}
+
+type parser struct {
+	opt     Options
+	b       *history.Builder
+	w       *history.WarningLog
+	nextTxn int64
+	init    history.TxnID // the initial transaction, 0 if none
+	initPos history.Pos
+	dropped history.Dropped
+}
+
+// txnLine is one line of a log.
+type txnLine struct {
+	Value     *[]json.RawMessage `json:"value"`
+	IsInitial *bool              `json:"isInitial"`
+}
+
+func (p *parser) log(l Log, id int64) error {
+	br := bufio.NewReaderSize(l.Data, maxLine)
+	s := p.b.Session(id)
+	lineNo, txns := 0, 0
+	var initAt history.TxnID
+	for {
+		line, tooLong, err := lineio.ReadLine(br)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", l.Name, err)
+		}
+		lineNo++
+		pos := history.Pos{File: l.Name, Line: lineNo}
+		if len(bytes.TrimSpace(line)) == 0 {
+			if err := p.bad(pos, false, "blank line (Viper joins the lines of a log into one JSON array, which a blank line breaks)"); err != nil {
+				return err
+			}
+			continue
+		}
+		if tooLong {
+			if err := p.bad(pos, true, "line longer than %d bytes", maxLine); err != nil {
+				return err
+			}
+			continue
+		}
+		var tl txnLine
+		if err := strictUnmarshal(line, &tl); err != nil {
+			if err := p.bad(pos, true, "not a transaction {\"value\": [[op, key, value, flag], ...]}: %v", err); err != nil {
+				return err
+			}
+			continue
+		}
+		if tl.Value == nil {
+			if err := p.bad(pos, true, "no \"value\" field: a transaction is {\"value\": [[op, key, value, flag], ...]}"); err != nil {
+				return err
+			}
+			continue
+		}
+		p.nextTxn++
+		t := p.b.Begin(s, p.nextTxn, history.Committed, pos)
+		txns++
+		if tl.IsInitial != nil && *tl.IsInitial {
+			if p.init != 0 || initAt != 0 {
+				return history.Errorf(pos, "a second initial transaction (the first is at %s)", p.initPos)
+			}
+			initAt = t
+			p.initPos = pos
+		}
+		for j, raw := range *tl.Value {
+			if err := p.mop(t, j+1, raw, pos); err != nil {
+				return err
+			}
+		}
+	}
+	if initAt != 0 {
+		if txns > 1 {
+			return history.Errorf(p.initPos, "the initial transaction (\"isInitial\": true) must be alone in its log, as Viper takes it only then; this log has %d transactions", txns)
+		}
+		for _, op := range p.b.Ops(initAt) {
+			if op.Kind != history.OpWrite {
+				return history.Errorf(p.initPos, "the initial transaction may only write, but it has a %v operation", op.Kind)
+			}
+		}
+		p.init = initAt
+	}
+	return nil
+}
+
+// strictUnmarshal decodes one JSON value that must be the whole of data,
+// keeping numbers exact.
+func strictUnmarshal(data []byte, v any) error {
+	d := json.NewDecoder(bytes.NewReader(data))
+	d.UseNumber()
+	if err := d.Decode(v); err != nil {
+		return err
+	}
+	if d.More() {
+		return errors.New("text after the transaction's JSON object")
+	}
+	return nil
+}
+
+// bad reports a malformed line: fatal in strict mode, skipped with a
+// warning in lenient mode. txn says whether the line may have held a
+// transaction.
+func (p *parser) bad(pos history.Pos, txn bool, format string, args ...any) error {
+	msg := fmt.Sprintf(format, args...)
+	if !p.opt.Lenient {
+		return history.Errorf(pos, "%s", msg)
+	}
+	p.w.Add("skipped", pos, "line skipped: %s", msg)
+	if txn {
+		p.dropped.Other++
+	}
+	return nil
+}
+
+// mop reads the j-th micro-operation of transaction t.
+func (p *parser) mop(t history.TxnID, j int, raw json.RawMessage, pos history.Pos) error {
+	fail := func(format string, args ...any) error {
+		msg := fmt.Sprintf("micro-operation %d: ", j) + fmt.Sprintf(format, args...)
+		if !p.opt.Lenient {
+			return history.Errorf(pos, "%s", msg)
+		}
+		p.w.Add("micro-op", pos, "%s; dropped", msg)
+		p.dropped.Ops++
+		return nil
+	}
+	var m []json.RawMessage
+	if err := strictUnmarshal(raw, &m); err != nil || len(m) == 0 {
+		return fail("%s is not an array [op, key, value, flag]", short(raw))
+	}
+	var op string
+	if err := json.Unmarshal(m[0], &op); err != nil {
+		return fail("the operation %s is not a string", short(m[0]))
+	}
+	switch op {
+	case "r", "w":
+	case "i", "d", "range", "append":
+		return fail("%q operations (Viper's range and append workloads) are not read by hyperiso; only \"r\" and \"w\"", op)
+	default:
+		return fail("unknown operation %q (want \"r\" or \"w\")", op)
+	}
+	if len(m) != 4 {
+		return fail("[%q, key, value, flag] has 4 elements, this one %d", op, len(m))
+	}
+	key, err := integer(m[1])
+	if err != nil {
+		return fail("key %s: %v", short(m[1]), err)
+	}
+	var flag bool
+	if err := json.Unmarshal(m[3], &flag); err != nil {
+		return fail("flag %s is not true or false", short(m[3]))
+	}
+	if op == "r" {
+		if isNil(m[2]) {
+			p.b.Read(t, key, history.EmptyList)
+			return nil
+		}
+		v, err := integer(m[2])
+		if err != nil {
+			return fail("value read %s: %v (or null for the initial state)", short(m[2]), err)
+		}
+		if v == history.EmptyList {
+			return fail("value read %d is reserved for nil", v)
+		}
+		p.b.Read(t, key, v)
+		return nil
+	}
+	v, err := integer(m[2])
+	if err != nil {
+		return fail("value written %s: %v", short(m[2]), err)
+	}
+	if v == history.EmptyList {
+		return fail("value written %d is reserved for nil", v)
+	}
+	if flag {
+		p.b.Write(t, key, v)
+	} else {
+		p.b.AbortedWrite(key, v)
+	}
+	return nil
+}
+
+func isNil(raw json.RawMessage) bool {
+	s := string(bytes.TrimSpace(raw))
+	return s == "null" || s == `"nil"`
+}
+
+func integer(raw json.RawMessage) (int64, error) {
+	s := string(bytes.TrimSpace(raw))
+	v, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		var ne *strconv.NumError
+		if errors.As(err, &ne) && ne.Err == strconv.ErrRange {
+			return 0, errors.New("does not fit in 64 bits")
+		}
+		return 0, errors.New("not an integer")
+	}
+	return v, nil
+}
+
+func short(raw json.RawMessage) string {
+	s := string(raw)
+	if len(s) > 60 {
+		s = s[:60] + "..."
+	}
+	return s
+}
+
+func (p *parser) finish(source string) (*history.History, error) {
+	if p.nextTxn == 0 {
+		pos := history.Pos{File: source, Line: 1}
+		if !p.opt.Lenient {
+			return nil, history.Errorf(pos, "no transactions: expected lines {\"value\": [[op, key, value, flag], ...]}")
+		}
+		p.w.Add("empty", pos, "no transactions")
+	}
+	if p.init != 0 {
+		p.b.PromoteToInit(p.init)
+	} else {
+		p.b.SetInit(history.InitImplicit, InitID)
+	}
+	p.b.InitAllKeys(history.EmptyList)
+	p.b.Drop(p.dropped)
+	h := p.b.Finish()
+	h.Warnings = append(h.Warnings, p.w.Done()...)
+	return h, nil
+}

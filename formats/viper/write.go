@@ -1,0 +1,119 @@
+package viper
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/hyperiso/hyperiso/formats/internal/express"
+	"github.com/hyperiso/hyperiso/history"
+)
+
+// Write writes h as a Viper log directory dir, which it creates (it may
+// exist, but must hold no J*.log file), so that Read gives back h up to
+// transaction ids: one J<n>.log per session, n its session id (its index
+// when some id is negative), every transaction one line; T⊥'s writes other
+// than nil as an "isInitial" transaction alone in a log of its own; aborted
+// writes as failed writes ("w" with flag false) at the end of the first
+// transaction.
+//
+// Write refuses, writing nothing, what the format cannot hold, naming all
+// of it: aborted and unknown-outcome transactions (Viper takes every line
+// as committed), list operations, real-time intervals, levels, stated
+// version orders, lenient drops, and a history without transactions.
+func Write(dir string, h *history.History) error {
+	p := express.New("the Viper format")
+	express.Check(h, express.Limits{AbortedWrites: true}, p)
+	if len(h.Txns) == 1 {
+		p.Add("no transactions (a Viper history needs one)")
+	}
+	if err := p.Err(); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if logs, _ := filepath.Glob(filepath.Join(dir, "J*.log")); len(logs) > 0 {
+		return fmt.Errorf("%s already holds %s: a Viper history is every J<n>.log of its directory, so write into a new or empty one", dir, filepath.Base(logs[0]))
+	}
+
+	ids := make([]int64, len(h.Sessions))
+	next := int64(0)
+	for i, s := range h.Sessions {
+		ids[i] = s.ID
+		if s.ID < 0 {
+			for j := range ids {
+				ids[j] = int64(j)
+			}
+			next = int64(len(ids))
+			break
+		}
+		next = max(next, s.ID+1)
+	}
+	value := func(buf []byte, k history.KeyID, v history.ValueID) []byte {
+		if x := h.Value(k, v); x != history.EmptyList {
+			return strconv.AppendInt(buf, x, 10)
+		}
+		return append(buf, "null"...)
+	}
+	mop := func(buf []byte, op string, k history.KeyID, v history.ValueID, flag bool) []byte {
+		buf = append(buf, `["`...)
+		buf = append(buf, op...)
+		buf = append(buf, `", `...)
+		buf = strconv.AppendInt(buf, h.Key(k), 10)
+		buf = append(buf, ", "...)
+		buf = value(buf, k, v)
+		return append(buf, ", "+strconv.FormatBool(flag)+"]"...)
+	}
+	var init []byte
+	for _, op := range h.Txns[history.InitTxn].Ops {
+		if h.Value(op.Key, op.Value) == history.EmptyList {
+			continue // every key starts as nil anyway
+		}
+		if len(init) > 0 {
+			init = append(init, ", "...)
+		}
+		init = mop(init, "w", op.Key, op.Value, true)
+	}
+	write := func(n int64, data []byte) error {
+		return os.WriteFile(filepath.Join(dir, "J"+strconv.FormatInt(n, 10)+".log"), data, 0o644)
+	}
+	if len(init) > 0 {
+		line := append([]byte(`{"value": [`), init...)
+		if err := write(next, append(line, "], \"isInitial\": true}\n"...)); err != nil {
+			return err
+		}
+	}
+	carried := false
+	for s := range h.Sessions {
+		var buf []byte
+		for _, t := range h.Sessions[s].Txns {
+			buf = append(buf, `{"value": [`...)
+			for i, op := range h.Txns[t].Ops {
+				if i > 0 {
+					buf = append(buf, ", "...)
+				}
+				kind, flag := "r", false
+				if op.Kind.IsWrite() {
+					kind, flag = "w", true
+				}
+				buf = mop(buf, kind, op.Key, op.Value, flag)
+			}
+			if !carried {
+				carried = true
+				for i, v := range h.AbortedWrites {
+					if i > 0 || len(h.Txns[t].Ops) > 0 {
+						buf = append(buf, ", "...)
+					}
+					buf = mop(buf, "w", v.Key, v.Value, false)
+				}
+			}
+			buf = append(buf, "]}\n"...)
+		}
+		if err := write(ids[s], buf); err != nil {
+			return err
+		}
+	}
+	return nil
+}
