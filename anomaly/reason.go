@@ -45,11 +45,7 @@ func name(h *history.History, t history.TxnID) string {
 func Value(h *history.History, k history.KeyID, v history.ValueID) string { return value(h, k, v) }
 
 func value(h *history.History, k history.KeyID, v history.ValueID) string {
-	raw := h.Value(k, v)
-	if raw == history.EmptyList {
-		return "nil"
-	}
-	return fmt.Sprint(raw)
+	return h.ValueString(k, v)
 }
 
 func writerPhrase(h *history.History, w history.TxnID) string {

@@ -61,7 +61,10 @@ type Edge struct {
 	To       int64  `json:"to"`
 	Relation string `json:"relation"` // so, wr, ww, rw, rt
 	Key      *int64 `json:"key,omitempty"`
-	Reason   string `json:"reason"`
+	// KeyName is the key's name when it was read as one (Key is then a
+	// stand-in).
+	KeyName string `json:"key_name,omitempty"`
+	Reason  string `json:"reason"`
 }
 
 // Anomaly is one reason a history violates the level.
@@ -75,6 +78,10 @@ type Anomaly struct {
 	Edges       []Edge   `json:"edges,omitempty"`
 	Key         *int64   `json:"key,omitempty"`
 	Value       *int64   `json:"value,omitempty"`
+	// KeyName and ValueName are the key and value as read when they were
+	// names rather than integers (Key and Value are then stand-ins).
+	KeyName   string `json:"key_name,omitempty"`
+	ValueName string `json:"value_name,omitempty"`
 	// Op is the index of the offending operation within its transaction.
 	Op *int `json:"op,omitempty"`
 }
@@ -95,7 +102,7 @@ func indexOf(tx *history.Txn) int {
 // listAnomaly converts a list-append finding into a report anomaly.
 func listAnomaly(h *history.History, f history.ListFinding) Anomaly {
 	key := h.Key(f.Key)
-	a := Anomaly{Type: f.Kind.String(), Class: f.Kind.Class(), Description: f.Describe(h), Key: &key}
+	a := Anomaly{Type: f.Kind.String(), Class: f.Kind.Class(), Description: f.Describe(h), Key: &key, KeyName: h.KeyName(f.Key)}
 	for _, t := range f.Txns {
 		a.Txns = append(a.Txns, Ref(h, t))
 	}
@@ -115,6 +122,8 @@ func FindingAnomaly(h *history.History, f history.Finding) Anomaly {
 		Txns:        []TxnRef{Ref(h, f.Txn)},
 		Key:         &key,
 		Value:       &val,
+		KeyName:     h.KeyName(f.Key),
+		ValueName:   h.ValueName(f.Key, f.Value),
 		Op:          &op,
 	}
 	for _, w := range f.Writers {

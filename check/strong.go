@@ -58,7 +58,7 @@ func violationAnomaly(h *history.History, level history.Level, v *strong.Violati
 	case strong.UnwrittenRead:
 		return Anomaly{
 			Type:        history.UnsatisfiableRead,
-			Description: fmt.Sprintf("%s read key %s = %d, which no transaction that may have committed wrote", h.TxnString(v.Reader), h.KeyString(v.Read.Key), h.Value(v.Read.Key, v.Read.Value)),
+			Description: fmt.Sprintf("%s read key %s = %s, which no transaction that may have committed wrote", h.TxnString(v.Reader), h.KeyString(v.Read.Key), h.ValueString(v.Read.Key, v.Read.Value)),
 			Txns:        []TxnRef{Ref(h, v.Reader)},
 		}
 	case strong.UnappendedElement:
@@ -92,7 +92,7 @@ func cycleAnomaly(h *history.History, level history.Level, cyc []hyperpolygraph.
 		ed := Edge{From: h.Txns[e.From].ID, To: h.Txns[e.To].ID, Relation: e.Rel.String()}
 		if e.Key >= 0 {
 			k := h.Key(e.Key)
-			ed.Key = &k
+			ed.Key, ed.KeyName = &k, h.KeyName(e.Key)
 		}
 		if i < len(reasons) {
 			ed.Reason = reasons[i]

@@ -80,7 +80,7 @@ func weakAnomaly(h *history.History, level history.Level, v weak.Violation) Anom
 		ed := Edge{From: h.Txns[e.From].ID, To: h.Txns[e.To].ID, Relation: e.Rel.String(), Reason: e.Reason(h)}
 		if e.Key >= 0 {
 			k := h.Key(e.Key)
-			ed.Key = &k
+			ed.Key, ed.KeyName = &k, h.KeyName(e.Key)
 		}
 		a.Edges = append(a.Edges, ed)
 	}

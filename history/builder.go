@@ -10,6 +10,11 @@ type versionKey struct {
 	val int64
 }
 
+type namedValue struct {
+	key  KeyID
+	name string
+}
+
 // Builder assembles a History. Readers call Session, Begin and the operation
 // methods in input order; Finish interns nothing further and returns the
 // immutable History. A Builder is not safe for concurrent use.
@@ -18,22 +23,30 @@ type Builder struct {
 	sessByID map[int64]int32
 	keyByRaw map[int64]KeyID
 	valByRaw map[versionKey]ValueID
-	ops      [][]Op // per transaction, moved into one array by Finish
-	initOps  []Op
-	initHas  map[KeyID]bool
-	initAll  bool
-	initAllV int64
-	promoted TxnID
+	// Keys and values read as names; their stand-ins in Keys and Values
+	// are chosen by Finish, once every integer is known.
+	keyByName map[string]KeyID
+	valByName map[namedValue]ValueID
+	namedKeys []KeyID
+	namedVals []Version
+	ops       [][]Op // per transaction, moved into one array by Finish
+	initOps   []Op
+	initHas   map[KeyID]bool
+	initAll   bool
+	initAllV  int64
+	promoted  TxnID
 }
 
 // NewBuilder starts a history read from source by the named format.
 func NewBuilder(source, format string) *Builder {
 	b := &Builder{
-		sessByID: make(map[int64]int32),
-		keyByRaw: make(map[int64]KeyID),
-		valByRaw: make(map[versionKey]ValueID),
-		promoted: -1,
-		initHas:  make(map[KeyID]bool),
+		sessByID:  make(map[int64]int32),
+		keyByRaw:  make(map[int64]KeyID),
+		valByRaw:  make(map[versionKey]ValueID),
+		keyByName: make(map[string]KeyID),
+		valByName: make(map[namedValue]ValueID),
+		promoted:  -1,
+		initHas:   make(map[KeyID]bool),
 	}
 	b.h.Source = source
 	b.h.Format = format
@@ -115,6 +128,99 @@ func (b *Builder) ValueID(k KeyID, val int64) ValueID {
 	b.h.Values[k] = append(b.h.Values[k], val)
 	b.valByRaw[vk] = v
 	return v
+}
+
+// KeyNamed interns a key read as a name (a string, keyword or vector
+// rather than an integer). The name is kept in History.KeyNames; the key
+// never equals an integer key.
+func (b *Builder) KeyNamed(name string) KeyID {
+	if k, ok := b.keyByName[name]; ok {
+		return k
+	}
+	k := KeyID(len(b.h.Keys))
+	b.h.Keys = append(b.h.Keys, 0)
+	b.h.Values = append(b.h.Values, nil)
+	b.keyByName[name] = k
+	b.namedKeys = append(b.namedKeys, k)
+	b.nameKey(k, name)
+	return k
+}
+
+func (b *Builder) nameKey(k KeyID, name string) {
+	for len(b.h.KeyNames) <= int(k) {
+		b.h.KeyNames = append(b.h.KeyNames, "")
+	}
+	b.h.KeyNames[k] = name
+}
+
+// ValueNamed interns a value of key k read as a name. The name is kept in
+// History.ValueNames; the value never equals an integer value of k.
+func (b *Builder) ValueNamed(k KeyID, name string) ValueID {
+	nv := namedValue{k, name}
+	if v, ok := b.valByName[nv]; ok {
+		return v
+	}
+	v := ValueID(len(b.h.Values[k]))
+	b.h.Values[k] = append(b.h.Values[k], 0)
+	b.valByName[nv] = v
+	b.namedVals = append(b.namedVals, Version{k, v})
+	b.nameValue(k, v, name)
+	return v
+}
+
+func (b *Builder) nameValue(k KeyID, v ValueID, name string) {
+	for len(b.h.ValueNames) <= int(k) {
+		b.h.ValueNames = append(b.h.ValueNames, nil)
+	}
+	for len(b.h.ValueNames[k]) <= int(v) {
+		b.h.ValueNames[k] = append(b.h.ValueNames[k], "")
+	}
+	b.h.ValueNames[k][v] = name
+}
+
+// SetValueName names an integer-interned value: value val of key (how a
+// history's stand-ins are copied into another Builder with their names).
+func (b *Builder) SetValueName(key, val int64, name string) {
+	k := b.KeyID(key)
+	v := b.ValueID(k, val)
+	b.valByName[namedValue{k, name}] = v
+	b.nameValue(k, v, name)
+}
+
+// ReadID records that t read version (k, v), both already interned.
+func (b *Builder) ReadID(t TxnID, k KeyID, v ValueID) {
+	b.ops[t] = append(b.ops[t], Op{Kind: OpRead, Key: k, Value: v})
+}
+
+// WriteID records that t wrote version (k, v).
+func (b *Builder) WriteID(t TxnID, k KeyID, v ValueID) {
+	b.ops[t] = append(b.ops[t], Op{Kind: OpWrite, Key: k, Value: v})
+}
+
+// AppendID records that t appended version (k, v).
+func (b *Builder) AppendID(t TxnID, k KeyID, v ValueID) {
+	b.ops[t] = append(b.ops[t], Op{Kind: OpAppend, Key: k, Value: v})
+}
+
+// ReadListID records that t read the list at k; empty stands for the
+// empty list.
+func (b *Builder) ReadListID(t TxnID, k KeyID, list []ValueID, empty ValueID) {
+	last := empty
+	if len(list) > 0 {
+		last = list[len(list)-1]
+	}
+	b.h.Lists = append(b.h.Lists, slices.Clone(list))
+	b.ops[t] = append(b.ops[t], Op{Kind: OpReadList, Key: k, Value: last, List: int32(len(b.h.Lists))})
+}
+
+// AbortedWriteID is AbortedWrite for an interned version.
+func (b *Builder) AbortedWriteID(k KeyID, v ValueID) {
+	b.h.AbortedWrites = append(b.h.AbortedWrites, Version{k, v})
+}
+
+// VersionHintID is VersionHint for interned versions.
+func (b *Builder) VersionHintID(k KeyID, before, after ValueID) {
+	b.h.VersionHints = append(b.h.VersionHints, VersionHint{Key: k, Before: before, After: after})
 }
 
 func (b *Builder) op(t TxnID, kind OpKind, key, val int64) {
@@ -204,10 +310,65 @@ func (b *Builder) SetMeta(key, val string) { b.h.Meta[key] = val }
 // integers); names must be set before Finish.
 func (b *Builder) SetKeyName(key int64, name string) {
 	k := b.KeyID(key)
-	for len(b.h.KeyNames) <= int(k) {
-		b.h.KeyNames = append(b.h.KeyNames, "")
+	if _, ok := b.keyByName[name]; !ok {
+		b.keyByName[name] = k
 	}
-	b.h.KeyNames[k] = name
+	b.nameKey(k, name)
+}
+
+// standIns gives the keys and values read as names their entries in Keys
+// and Values: integers above (wrapping around) every integer in use, so
+// that no name equals an integer, and never EmptyList.
+func (b *Builder) standIns() {
+	h := &b.h
+	if len(b.namedKeys) > 0 {
+		used := make(map[int64]bool, len(b.keyByRaw))
+		for raw := range b.keyByRaw {
+			used[raw] = true
+		}
+		next := freshFrom(used)
+		for _, k := range b.namedKeys {
+			h.Keys[k] = next(used)
+		}
+	}
+	byKey := map[KeyID][]ValueID{}
+	var order []KeyID
+	for _, nv := range b.namedVals {
+		if byKey[nv.Key] == nil {
+			order = append(order, nv.Key)
+		}
+		byKey[nv.Key] = append(byKey[nv.Key], nv.Value)
+	}
+	for _, k := range order {
+		used := map[int64]bool{EmptyList: true}
+		for vk := range b.valByRaw {
+			if vk.key == k {
+				used[vk.val] = true
+			}
+		}
+		next := freshFrom(used)
+		for _, v := range byKey[k] {
+			h.Values[k][v] = next(used)
+		}
+	}
+}
+
+// freshFrom returns a generator of integers not in used, starting above
+// the largest one used (other than EmptyList) and marking each it returns.
+func freshFrom(used map[int64]bool) func(map[int64]bool) int64 {
+	start := int64(0)
+	for x := range used {
+		if x != EmptyList && x >= start {
+			start = x + 1
+		}
+	}
+	return func(used map[int64]bool) int64 {
+		for used[start] {
+			start++ // wraps around: names are far fewer than 2⁶⁴
+		}
+		used[start] = true
+		return start
+	}
 }
 
 // Finish returns the History. The Builder must not be used afterwards.
@@ -223,6 +384,7 @@ func (b *Builder) Finish() *History {
 			}
 		}
 	}
+	b.standIns()
 	// Initial writes in ascending key order, as the formats specify.
 	slices.SortFunc(b.initOps, func(x, y Op) int {
 		a, c := h.Keys[x.Key], h.Keys[y.Key]
@@ -248,6 +410,17 @@ func (b *Builder) Finish() *History {
 	if h.KeyNames != nil {
 		for len(h.KeyNames) < len(h.Keys) {
 			h.KeyNames = append(h.KeyNames, "")
+		}
+	}
+	if h.ValueNames != nil {
+		for len(h.ValueNames) < len(h.Keys) {
+			h.ValueNames = append(h.ValueNames, nil)
+		}
+		for k, names := range h.ValueNames {
+			for names != nil && len(names) < len(h.Values[k]) {
+				names = append(names, "")
+			}
+			h.ValueNames[k] = names
 		}
 	}
 	b.ops = nil

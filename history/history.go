@@ -253,9 +253,16 @@ type History struct {
 	Keys []int64
 	// Values maps (KeyID, ValueID) to the value as it appears in the input.
 	Values [][]int64
-	// KeyNames, when non-nil, holds the original symbolic name of each key
-	// (formats with non-integer keys).
+	// KeyNames, when non-nil, holds the original name of each key read as
+	// a name rather than an integer (a JSONL string, an EDN keyword,
+	// string or vector); "" for an integer key. Such a key's entry in Keys
+	// is a stand-in the Builder chose, distinct from every integer key.
 	KeyNames []string
+	// ValueNames, when non-nil, holds per key (nil for a key whose values
+	// are all integers) the original name of each value read as a name,
+	// "" for an integer value; the entry in Values is a stand-in distinct
+	// from the key's integer values and from EmptyList.
+	ValueNames [][]string
 	// Lists holds the lists observed by OpReadList operations.
 	Lists [][]ValueID
 	// AbortedWrites are writes known not to have taken effect that belong
@@ -285,10 +292,56 @@ func (h *History) Value(k KeyID, v ValueID) int64 { return h.Values[k][v] }
 
 // KeyString renders a key for messages, using its symbolic name if any.
 func (h *History) KeyString(k KeyID) string {
-	if h.KeyNames != nil && int(k) < len(h.KeyNames) && h.KeyNames[k] != "" {
-		return h.KeyNames[k]
+	if name := h.KeyName(k); name != "" {
+		return name
 	}
 	return fmt.Sprint(h.Keys[k])
+}
+
+// KeyName returns the name key k was read as, or "" for an integer key.
+func (h *History) KeyName(k KeyID) string {
+	if int(k) < len(h.KeyNames) {
+		return h.KeyNames[k]
+	}
+	return ""
+}
+
+// ValueName returns the name version (k, v) was read as, or "" for an
+// integer value.
+func (h *History) ValueName(k KeyID, v ValueID) string {
+	if int(k) < len(h.ValueNames) && int(v) < len(h.ValueNames[k]) {
+		return h.ValueNames[k][v]
+	}
+	return ""
+}
+
+// ValueString renders a value for messages: its name if it was read as
+// one, "nil" for EmptyList, else the integer.
+func (h *History) ValueString(k KeyID, v ValueID) string {
+	if name := h.ValueName(k, v); name != "" {
+		return name
+	}
+	if raw := h.Values[k][v]; raw != EmptyList {
+		return fmt.Sprint(raw)
+	}
+	return "nil"
+}
+
+// HasNames reports whether some key or value was read as a name.
+func (h *History) HasNames() bool {
+	for _, n := range h.KeyNames {
+		if n != "" {
+			return true
+		}
+	}
+	for _, names := range h.ValueNames {
+		for _, n := range names {
+			if n != "" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // TxnString renders a transaction for messages: "T<id>" plus its session.

@@ -101,17 +101,17 @@ func (f ListFinding) Describe(h *History) string {
 			h.KeyString(f.Key), h.TxnString(r0), renderList(h, f.Key, listOf(h, r0, f.Ops[0]), f.At),
 			h.TxnString(r), renderList(h, f.Key, list, f.At), f.At)
 	case DuplicateElements:
-		fmt.Fprintf(&b, "duplicate-elements: %s read key %s = %s, which holds %d twice although it was appended at most once",
-			h.TxnString(r), h.KeyString(f.Key), renderList(h, f.Key, list, -1), h.Value(f.Key, f.Value))
+		fmt.Fprintf(&b, "duplicate-elements: %s read key %s = %s, which holds %s twice although it was appended at most once",
+			h.TxnString(r), h.KeyString(f.Key), renderList(h, f.Key, list, -1), h.ValueString(f.Key, f.Value))
 	case GarbageElement:
-		fmt.Fprintf(&b, "garbage-read: %s read key %s = %s, whose element %d no transaction appended",
-			h.TxnString(r), h.KeyString(f.Key), renderList(h, f.Key, list, -1), h.Value(f.Key, f.Value))
+		fmt.Fprintf(&b, "garbage-read: %s read key %s = %s, whose element %s no transaction appended",
+			h.TxnString(r), h.KeyString(f.Key), renderList(h, f.Key, list, -1), h.ValueString(f.Key, f.Value))
 	case FutureElement:
-		fmt.Fprintf(&b, "future-read: %s read key %s = %s, whose element %d (position %d) only it appends, later",
-			h.TxnString(r), h.KeyString(f.Key), renderList(h, f.Key, list, f.At), h.Value(f.Key, f.Value), f.At)
+		fmt.Fprintf(&b, "future-read: %s read key %s = %s, whose element %s (position %d) only it appends, later",
+			h.TxnString(r), h.KeyString(f.Key), renderList(h, f.Key, list, f.At), h.ValueString(f.Key, f.Value), f.At)
 	case AbortedElement:
-		fmt.Fprintf(&b, "aborted-read (G1a): %s read key %s = %s, whose element %d only aborted transactions appended",
-			h.TxnString(r), h.KeyString(f.Key), renderList(h, f.Key, list, -1), h.Value(f.Key, f.Value))
+		fmt.Fprintf(&b, "aborted-read (G1a): %s read key %s = %s, whose element %s only aborted transactions appended",
+			h.TxnString(r), h.KeyString(f.Key), renderList(h, f.Key, list, -1), h.ValueString(f.Key, f.Value))
 		for i, w := range f.Writers {
 			if i == 0 {
 				b.WriteString(" (")
@@ -153,7 +153,7 @@ func renderList(h *History, k KeyID, l []ValueID, at int) string {
 		if i > lo {
 			b.WriteByte(' ')
 		}
-		fmt.Fprint(&b, h.Value(k, l[i]))
+		b.WriteString(h.ValueString(k, l[i]))
 	}
 	if hi < len(l) {
 		b.WriteString(" …")

@@ -71,7 +71,7 @@ type Finding struct {
 // operation, key and value.
 func (f Finding) Describe(h *History) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %s op %d read key %s = %d", f.Kind, h.TxnString(f.Txn), f.Op, h.KeyString(f.Key), h.Value(f.Key, f.Value))
+	fmt.Fprintf(&b, "%s: %s op %d read key %s = %s", f.Kind, h.TxnString(f.Txn), f.Op, h.KeyString(f.Key), h.ValueString(f.Key, f.Value))
 	switch f.Kind {
 	case ThinAirRead:
 		b.WriteString(", a value no transaction wrote")
@@ -82,9 +82,9 @@ func (f Finding) Describe(h *History) string {
 	case FutureRead:
 		b.WriteString(", a value it writes only later itself")
 	case NotOwnWrite, NotLatestOwnWrite:
-		fmt.Fprintf(&b, ", but its own latest write of the key was %d", h.Value(f.Key, f.Expected))
+		fmt.Fprintf(&b, ", but its own latest write of the key was %s", h.ValueString(f.Key, f.Expected))
 	case NonRepeatableRead:
-		fmt.Fprintf(&b, ", but it had read %d before without writing the key", h.Value(f.Key, f.Expected))
+		fmt.Fprintf(&b, ", but it had read %s before without writing the key", h.ValueString(f.Key, f.Expected))
 	}
 	if len(f.Writers) > 0 {
 		b.WriteString(" (")

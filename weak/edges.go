@@ -73,7 +73,7 @@ func (e Edge) Reason(h *history.History) string {
 		}
 		return fmt.Sprintf("%s precedes %s in session %d", from, to, h.SessionOf(e.From))
 	case WR:
-		return fmt.Sprintf("%s read key %s = %d from %s", to, h.KeyString(e.Key), h.Value(e.Key, finalWrite(h, e.From, e.Key)), from)
+		return fmt.Sprintf("%s read key %s = %s from %s", to, h.KeyString(e.Key), h.ValueString(e.Key, finalWrite(h, e.From, e.Key)), from)
 	case WW:
 		return fmt.Sprintf("a read of the list at key %s shows %s's append before %s's", h.KeyString(e.Key), from, to)
 	}

@@ -111,8 +111,8 @@ func (d *Duplicates) Reason(h *history.History) string {
 	} else {
 		b.WriteString("s have")
 	}
-	fmt.Fprintf(&b, " several candidate writers, e.g. %s op %d read key %s = %d, written by ",
-		h.TxnString(d.Txn), d.Op, h.KeyString(d.Key), h.Value(d.Key, d.Value))
+	fmt.Fprintf(&b, " several candidate writers, e.g. %s op %d read key %s = %s, written by ",
+		h.TxnString(d.Txn), d.Op, h.KeyString(d.Key), h.ValueString(d.Key, d.Value))
 	for i, w := range d.Writers {
 		switch {
 		case i == 0:

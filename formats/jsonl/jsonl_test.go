@@ -47,7 +47,7 @@ func describe(h *history.History) string {
 	if len(h.AbortedWrites) > 0 {
 		sb.WriteString("; aborted")
 		for _, v := range h.AbortedWrites {
-			fmt.Fprintf(&sb, " (%d,%d)", h.Key(v.Key), h.Value(v.Key, v.Value))
+			fmt.Fprintf(&sb, " (%s,%s)", keyOf(h, v.Key), valOf(h, v.Key, v.Value))
 		}
 	}
 	return sb.String()
@@ -116,13 +116,16 @@ func TestFields(t *testing.T) {
 {"aborted_writes":[]}
 {"session":5,"ops":[]}`
 	h := parse(t, src, Options{})
-	require.Equal(t, "S9:; S3: T-7/unknown/ser[]; S4: T2/rc[w(1,1)]; S5: T3[]; init implicit T-1[w(1,0) w(2,0)]", describe(h))
+	require.Equal(t, `S9:; S3: T-7/unknown/ser[]; S4: T2/rc[w("x",1)]; S5: T3[]; init implicit T-1[w("x",0) w("the \"y\" é🙂",0)]`, describe(h))
 	require.Equal(t, map[string]string{"a": "1", "b": ""}, h.Meta)
 	require.Equal(t, []string{"x", "the \"y\" é🙂"}, h.KeyNames)
 	require.Equal(t, history.Pos{File: "mem.jsonl", Line: 3}, h.Txns[1].Pos)
 	_, out, err := roundTrip(h)
 	require.NoError(t, err)
-	require.True(t, strings.HasPrefix(out, `{"hyperiso":1,"init":"zero","meta":{"a":"1","b":""},"sessions":[9,3,4,5],"key_names":[[1,"x"],[2,"the \"y\" é🙂"]]}`+"\n"), out)
+	// Key 1 is written by its name; key 2, named but used nowhere, keeps
+	// its name in the header.
+	require.True(t, strings.HasPrefix(out, `{"hyperiso":1,"init":"zero","meta":{"a":"1","b":""},"sessions":[9,3,4,5],"key_names":[[2,"the \"y\" é🙂"]]}`+"\n"), out)
+	require.Contains(t, out, `{"session":4,"id":2,"level":"rc","ops":[["w","x",1]]}`)
 }
 
 func TestNumbers(t *testing.T) {
@@ -163,10 +166,12 @@ func TestErrors(t *testing.T) {
 		{"two elements", `{"session":1,"ops":[["w",1]]}`, 1, "ops[0]: expected 3 elements [op, key, value], found ']' after the key"},
 		{"four elements", `{"session":1,"ops":[["w",1,2,3]]}`, 1, "ops[0]: too many elements"},
 		{"op not an array", `{"session":1,"ops":[{"w":1}]}`, 1, "ops[0]: expected an operation"},
-		{"write of a list", `{"session":1,"ops":[["w",1,[1]]]}`, 1, "ops[0] value: expected an integer, found an array"},
-		{"write of null", `{"session":1,"ops":[["append",1,null]]}`, 1, "ops[0] value: expected an integer, found null"},
-		{"read of a string", `{"session":1,"ops":[["r",1,"a"]]}`, 1, "ops[0] value: expected an integer, a list or null, found a string"},
-		{"list of strings", `{"session":1,"ops":[["r",1,["a"]]]}`, 1, "ops[0] list element: expected an integer"},
+		{"write of a list", `{"session":1,"ops":[["w",1,[1]]]}`, 1, "ops[0] value: expected an integer or a string, found an array"},
+		{"write of null", `{"session":1,"ops":[["append",1,null]]}`, 1, "ops[0] value: expected an integer or a string, found null"},
+		{"read of an object", `{"session":1,"ops":[["r",1,{}]]}`, 1, "ops[0] value: expected an integer, a string, a list or null, found an object"},
+		{"list of booleans", `{"session":1,"ops":[["r",1,[true]]]}`, 1, "ops[0] list element: expected an integer or a string, found a boolean"},
+		{"empty string key", `{"session":1,"ops":[["r","",1]]}`, 1, "ops[0] key: the empty string is not a key or value"},
+		{"empty string value", `{"session":1,"ops":[["w",1,""]]}`, 1, "ops[0] value: the empty string is not a key or value"},
 		{"bad status", `{"session":1,"ops":[],"status":"ok"}`, 1, `unknown status "ok"`},
 		{"bad level", `{"session":1,"ops":[],"level":"bogus"}`, 1, `unknown level "bogus"`},
 		{"duplicate id", "{\"session\":1,\"ops\":[]}\n{\"session\":2,\"id\":1,\"ops\":[]}", 2, "transaction id 1 already used on line 1"},

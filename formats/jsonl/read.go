@@ -92,13 +92,19 @@ const (
 
 // rawOp is one parsed operation; a list read's elements are
 // lists[lo:hi] of the line's scratch.
+// A key or value is an integer (name 0) or a string: name-1 indexes the
+// line's names.
 type rawOp struct {
-	kind     history.OpKind
-	key, val int64
-	lo, hi   int32
+	kind         history.OpKind
+	key, val     int64
+	kname, vname int32
+	lo, hi       int32
 }
 
-type kv struct{ key, val int64 }
+type kv struct {
+	key, val     int64
+	kname, vname int32
+}
 
 // fields holds one parsed line. Its slices are reused from line to line.
 type fields struct {
@@ -119,6 +125,9 @@ type fields struct {
 	dropped    []int64
 	ops        []rawOp
 	lists      []int64
+	listNames  []int32 // parallel to lists
+	orderNames []int32 // parallel to order
+	names      []string
 	aborted    []kv
 	initIsBool bool
 }
@@ -143,12 +152,13 @@ type parser struct {
 	initSeen  bool
 	initID    int64
 	initPos   history.Pos
-	initOps   []kv
-	initKeys  map[int64]bool
+	initOps   []history.Version
+	initKeys  map[history.KeyID]bool
 	txns      int
-	ids       map[int64]int  // transaction id -> line
-	listish   map[int64]bool // keys whose initial value is EmptyList under "zero"
-	listOrder []int64
+	ids       map[int64]int          // transaction id -> line
+	listish   map[history.KeyID]bool // keys whose initial value is EmptyList under "zero"
+	listOrder []history.KeyID
+	list      []history.ValueID // scratch for one list read
 	emptyWarn bool
 
 	// parsed says the current line's object was read whole (so its kind
@@ -283,7 +293,8 @@ func (p *parser) parseLine(line []byte) *history.InputError {
 			return err
 		}
 		for _, w := range f.aborted {
-			p.b.AbortedWrite(w.key, w.val)
+			k := p.keyID(w.key, w.kname)
+			p.b.AbortedWriteID(k, p.valID(k, w.val, w.vname))
 		}
 		return nil
 	case f.has&fOrder != 0:
@@ -291,7 +302,8 @@ func (p *parser) parseLine(line []byte) *history.InputError {
 			return err
 		}
 		for i := 0; i+2 < len(f.order); i += 3 {
-			p.b.VersionHint(f.order[i], f.order[i+1], f.order[i+2])
+			k := p.keyID(f.order[i], f.orderNames[i])
+			p.b.VersionHintID(k, p.valID(k, f.order[i+1], f.orderNames[i+1]), p.valID(k, f.order[i+2], f.orderNames[i+2]))
 		}
 		return nil
 	}
@@ -404,15 +416,19 @@ func (p *parser) initLine() *history.InputError {
 	case p.kind == initNone && len(f.ops) > 0:
 		return p.errorf(0, `the header says "init": "none" but the init line writes`)
 	}
-	keys := make(map[int64]bool, len(f.ops))
+	seen := make(map[any]bool, len(f.ops))
 	for i, op := range f.ops {
 		if op.kind != history.OpWrite {
 			return p.errorf(0, "ops[%d]: the init line may only write (\"w\"), found %q", i, opName(op.kind))
 		}
-		if keys[op.key] {
-			return p.errorf(0, "ops[%d]: key %d written twice by the init line", i, op.key)
+		var id any = op.key
+		if op.kname > 0 {
+			id = f.names[op.kname-1]
 		}
-		keys[op.key] = true
+		if seen[id] {
+			return p.errorf(0, "ops[%d]: key %v written twice by the init line", i, id)
+		}
+		seen[id] = true
 	}
 	if p.kind == initUnset {
 		p.kind = initExplicit
@@ -423,12 +439,13 @@ func (p *parser) initLine() *history.InputError {
 	if f.has&fID != 0 {
 		p.initID = f.id
 	}
-	p.initKeys = keys
-	p.initOps = make([]kv, len(f.ops))
+	p.initKeys = make(map[history.KeyID]bool, len(f.ops))
+	p.initOps = make([]history.Version, len(f.ops))
 	for i, op := range f.ops {
-		p.initOps[i] = kv{op.key, op.val}
-		// Intern the keys now so that KeyIDs follow the file.
-		p.b.KeyID(op.key)
+		// Intern now so that KeyIDs follow the file.
+		k := p.keyID(op.key, op.kname)
+		p.initKeys[k] = true
+		p.initOps[i] = history.Version{Key: k, Value: p.valID(k, op.val, op.vname)}
 	}
 	return nil
 }
@@ -476,26 +493,31 @@ func (p *parser) txn() *history.InputError {
 	}
 	track := p.kind == initZero
 	for _, op := range f.ops {
+		k := p.keyID(op.key, op.kname)
 		switch op.kind {
 		case history.OpRead:
-			b.Read(t, op.key, op.val)
-			if track && op.val == history.EmptyList {
-				p.markListish(op.key)
+			b.ReadID(t, k, p.valID(k, op.val, op.vname))
+			if track && op.vname == 0 && op.val == history.EmptyList {
+				p.markListish(k)
 			}
 		case history.OpWrite:
-			b.Write(t, op.key, op.val)
+			b.WriteID(t, k, p.valID(k, op.val, op.vname))
 		case history.OpAppend:
-			b.Append(t, op.key, op.val)
+			b.AppendID(t, k, p.valID(k, op.val, op.vname))
 			if track {
-				p.markListish(op.key)
+				p.markListish(k)
 			}
 		case history.OpReadList:
-			b.ReadList(t, op.key, f.lists[op.lo:op.hi], history.EmptyList)
+			p.list = p.list[:0]
+			for i := op.lo; i < op.hi; i++ {
+				p.list = append(p.list, p.valID(k, f.lists[i], f.listNames[i]))
+			}
+			b.ReadListID(t, k, p.list, b.ValueID(k, history.EmptyList))
 			if track {
-				p.markListish(op.key)
+				p.markListish(k)
 			}
 		}
-		if op.kind.IsWrite() && op.val == history.EmptyList && !p.emptyWarn {
+		if op.kind.IsWrite() && op.vname == 0 && op.val == history.EmptyList && !p.emptyWarn {
 			p.emptyWarn = true
 			b.Warn(p.pos, "transaction %d writes %d, the value that stands for an empty list or a missing key", id, op.val)
 		}
@@ -503,9 +525,25 @@ func (p *parser) txn() *history.InputError {
 	return nil
 }
 
-func (p *parser) markListish(key int64) {
+// keyID interns a key: an integer, or a string (name > 0).
+func (p *parser) keyID(key int64, name int32) history.KeyID {
+	if name > 0 {
+		return p.b.KeyNamed(p.f.names[name-1])
+	}
+	return p.b.KeyID(key)
+}
+
+// valID interns a value of k: an integer, or a string (name > 0).
+func (p *parser) valID(k history.KeyID, val int64, name int32) history.ValueID {
+	if name > 0 {
+		return p.b.ValueNamed(k, p.f.names[name-1])
+	}
+	return p.b.ValueID(k, val)
+}
+
+func (p *parser) markListish(key history.KeyID) {
 	if p.listish == nil {
-		p.listish = make(map[int64]bool)
+		p.listish = make(map[history.KeyID]bool)
 	}
 	if !p.listish[key] {
 		p.listish[key] = true
@@ -529,19 +567,19 @@ func (p *parser) finish() (*history.History, error) {
 				"transaction id %d is also the initial transaction's id (give the init line another \"id\")", id)
 		}
 	}
+	b := p.b
 	ops := p.initOps
 	if kind == initZero {
 		for _, k := range p.listOrder {
 			if !p.initKeys[k] {
-				ops = append(ops, kv{k, history.EmptyList})
+				ops = append(ops, history.Version{Key: k, Value: b.ValueID(k, history.EmptyList)})
 			}
 		}
 	}
-	b := p.b
 	b.SetInit(initKindOf(kind), id)
 	b.SetInitPos(p.initPos)
 	for _, w := range ops {
-		b.InitWrite(w.key, w.val)
+		b.InitWriteID(w.Key, w.Value)
 	}
 	if kind == initZero {
 		b.InitAllKeys(0)
@@ -565,6 +603,7 @@ func (p *parser) object() bool {
 	f.has = 0
 	f.status, f.level = history.Committed, history.LevelNone
 	f.ops, f.lists, f.aborted = f.ops[:0], f.lists[:0], f.aborted[:0]
+	f.listNames, f.orderNames, f.names = f.listNames[:0], f.orderNames[:0], f.names[:0]
 	f.meta, f.sessions, f.keyNames = nil, nil, nil
 	sc.ws()
 	if !sc.expect('{', "'{' (each line is one JSON object)") {
@@ -715,7 +754,11 @@ func (p *parser) value(bit uint32) bool {
 		f.order = f.order[:0]
 		ok = p.array(`"version_order"`, func(int) bool {
 			n := len(f.order)
-			if !p.intArray(`"version_order" triple`, &f.order) {
+			if !p.array(`"version_order" triple`, func(int) bool {
+				v, name, ok := p.scalar(`"version_order" triple element`)
+				f.order, f.orderNames = append(f.order, v), append(f.orderNames, name)
+				return ok
+			}) {
 				return false
 			}
 			if len(f.order)-n != 3 {
@@ -845,7 +888,7 @@ func (p *parser) pairs() bool {
 			return false
 		}
 		sc.ws()
-		k, ok := sc.integer("aborted write key")
+		k, kname, ok := p.scalar("aborted write key")
 		if !ok {
 			return false
 		}
@@ -854,11 +897,11 @@ func (p *parser) pairs() bool {
 			return false
 		}
 		sc.ws()
-		v, ok := sc.integer("aborted write value")
+		v, vname, ok := p.scalar("aborted write value")
 		if !ok {
 			return false
 		}
-		f.aborted = append(f.aborted, kv{k, v})
+		f.aborted = append(f.aborted, kv{k, v, kname, vname})
 		sc.ws()
 		return sc.expect(']', "aborted write: ']' (a pair has two elements)")
 	})
@@ -922,7 +965,7 @@ func (p *parser) op(n int) bool {
 	}
 	sc.i++
 	sc.ws()
-	if op.key, ok = sc.integer("key"); !ok {
+	if op.key, op.kname, ok = p.scalar("key"); !ok {
 		return sc.wrap(n)
 	}
 	sc.ws()
@@ -942,11 +985,11 @@ func (p *parser) op(n int) bool {
 		} else {
 			for {
 				sc.ws()
-				v, ok := sc.integer("list element")
+				v, name, ok := p.scalar("list element")
 				if !ok {
 					return sc.wrap(n)
 				}
-				f.lists = append(f.lists, v)
+				f.lists, f.listNames = append(f.lists, v), append(f.listNames, name)
 				sc.ws()
 				if sc.peek() == ']' {
 					sc.i++
@@ -965,13 +1008,13 @@ func (p *parser) op(n int) bool {
 		}
 		op.val = history.EmptyList
 	default:
-		if c != '-' && (c < '0' || c > '9') {
+		if c != '-' && c != '"' && (c < '0' || c > '9') {
 			if op.kind == history.OpRead {
-				return sc.fail("ops[%d] value: expected an integer, a list or null, found %s", n, sc.found())
+				return sc.fail("ops[%d] value: expected an integer, a string, a list or null, found %s", n, sc.found())
 			}
-			return sc.fail("ops[%d] value: expected an integer, found %s", n, sc.found())
+			return sc.fail("ops[%d] value: expected an integer or a string, found %s", n, sc.found())
 		}
-		if op.val, ok = sc.integer("value"); !ok {
+		if op.val, op.vname, ok = p.scalar("value"); !ok {
 			return sc.wrap(n)
 		}
 	}
@@ -985,4 +1028,28 @@ func (p *parser) op(n int) bool {
 	sc.i++
 	f.ops = append(f.ops, op)
 	return true
+}
+
+// scalar reads a key or value: an integer, or a non-empty string, kept by
+// name (name > 0 indexes the line's names).
+func (p *parser) scalar(what string) (n int64, name int32, ok bool) {
+	sc, f := &p.sc, &p.f
+	switch c := sc.peek(); {
+	case c == '-' || c >= '0' && c <= '9':
+		n, ok = sc.integer(what)
+		return n, 0, ok
+	case c != '"':
+		return 0, 0, sc.fail("%s: expected an integer or a string, found %s", what, sc.found())
+	}
+	start := sc.i
+	s, ok := sc.str(what)
+	if !ok {
+		return 0, 0, false
+	}
+	if len(s) == 0 {
+		sc.i = start
+		return 0, 0, sc.fail("%s: the empty string is not a key or value", what)
+	}
+	f.names = append(f.names, string(s))
+	return 0, int32(len(f.names)), true
 }

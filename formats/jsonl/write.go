@@ -2,10 +2,12 @@ package jsonl
 
 import (
 	"bufio"
+	"cmp"
 	"fmt"
 	"io"
 	"slices"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/hyperiso/hyperiso/history"
@@ -18,8 +20,9 @@ const abortedPerLine = 1000
 // needed, the transactions in TxnID order (so each session's order is kept)
 // and the aborted writes. The output is compact and deterministic, and
 // Read gives back h: its sessions and session ids, transaction ids,
-// statuses, levels, operations with raw keys and values, list reads, T⊥'s
-// writes, InitKind and id, aborted writes, metadata and key names.
+// statuses, levels, operations with raw keys and values (a key or value
+// read as a name is written as that name, a JSON string), list reads, T⊥'s
+// writes, InitKind and id, aborted writes and metadata.
 //
 // Write fails, writing nothing, on a history the model forbids and the
 // format cannot express: T⊥ writing under InitNone, T⊥ with an operation
@@ -45,7 +48,8 @@ func Write(w io.Writer, h *history.History) error {
 	}
 	err := chunked(bw, buf, `{"aborted_writes":[`, len(h.AbortedWrites), func(buf []byte, i int) []byte {
 		v := h.AbortedWrites[i]
-		return appendTuple(buf, h.Key(v.Key), h.Value(v.Key, v.Value))
+		buf = appendKey(append(buf, '['), h, v.Key)
+		return append(appendValue(append(buf, ','), h, v.Key, v.Value), ']')
 	})
 	if err != nil {
 		return err
@@ -53,7 +57,9 @@ func Write(w io.Writer, h *history.History) error {
 	// Version orders stated beyond the lists (ListFacts re-derives those).
 	err = chunked(bw, buf, `{"version_order":[`, len(h.VersionHints), func(buf []byte, i int) []byte {
 		vh := h.VersionHints[i]
-		return appendTuple(buf, h.Key(vh.Key), h.Value(vh.Key, vh.Before), h.Value(vh.Key, vh.After))
+		buf = appendKey(append(buf, '['), h, vh.Key)
+		buf = appendValue(append(buf, ','), h, vh.Key, vh.Before)
+		return append(appendValue(append(buf, ','), h, vh.Key, vh.After), ']')
 	})
 	if err != nil {
 		return err
@@ -103,6 +109,17 @@ func writable(h *history.History) error {
 			return fmt.Errorf("jsonl: transaction id %d is used twice (T⊥ included unless InitKind is none)", id)
 		}
 		ids[id] = true
+	}
+	byName := map[string]history.KeyID{}
+	for k := range h.Keys {
+		name := h.KeyName(history.KeyID(k))
+		if name == "" {
+			continue
+		}
+		if other, dup := byName[name]; dup {
+			return fmt.Errorf("jsonl: keys %d and %d have the same name %q (a named key is written as its name)", h.Key(other), h.Key(history.KeyID(k)), name)
+		}
+		byName[name] = history.KeyID(k)
 	}
 	for t := range h.Txns {
 		for _, op := range h.Txns[t].Ops {
@@ -178,7 +195,7 @@ func initPlan(h *history.History) (zero bool, line []history.Op) {
 		if use[op.Key]&listish != 0 {
 			want = history.EmptyList
 		}
-		if use[op.Key]&mentioned == 0 || h.Value(op.Key, op.Value) != want {
+		if use[op.Key]&mentioned == 0 || h.Value(op.Key, op.Value) != want || h.ValueName(op.Key, op.Value) != "" {
 			line = append(line, op)
 		}
 	}
@@ -223,15 +240,14 @@ func appendHeader(buf []byte, h *history.History) []byte {
 		}
 		buf = append(buf, ']')
 	}
-	// Key names by raw key, so the output does not depend on KeyID order.
+	// A named key that no line mentions keeps its name only here.
 	var named []history.KeyID
-	for k, name := range h.KeyNames {
-		if name != "" {
+	for k := range h.KeyNames {
+		if h.KeyName(history.KeyID(k)) != "" && !written(h, history.KeyID(k)) {
 			named = append(named, history.KeyID(k))
 		}
 	}
 	if len(named) > 0 {
-		slices.SortFunc(named, func(a, b history.KeyID) int { return cmpInt(h.Key(a), h.Key(b)) })
 		buf = append(buf, `,"key_names":[`...)
 		for i, k := range named {
 			if i > 0 {
@@ -248,14 +264,33 @@ func appendHeader(buf []byte, h *history.History) []byte {
 	return append(buf, "}\n"...)
 }
 
-func cmpInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
+// written reports whether Write puts key k on some line (by its name, if
+// it has one).
+func written(h *history.History, k history.KeyID) bool {
+	for t := 1; t < len(h.Txns); t++ {
+		for _, op := range h.Txns[t].Ops {
+			if op.Key == k {
+				return true
+			}
+		}
 	}
-	return 0
+	for _, v := range h.AbortedWrites {
+		if v.Key == k {
+			return true
+		}
+	}
+	for _, v := range h.VersionHints {
+		if v.Key == k {
+			return true
+		}
+	}
+	_, line := initPlan(h)
+	for _, op := range line {
+		if op.Key == k {
+			return true
+		}
+	}
+	return false
 }
 
 // needSessionList reports whether the reader, which creates sessions in
@@ -285,14 +320,29 @@ func appendInit(buf []byte, h *history.History) []byte {
 	buf = append(buf, `{"init":true,"id":`...)
 	buf = strconv.AppendInt(buf, init.ID, 10)
 	buf = append(buf, `,"ops":[`...)
+	// Integer keys in ascending order, then named keys by name: an order
+	// that does not depend on the stand-ins of named keys.
+	ops = slices.Clone(ops)
+	slices.SortStableFunc(ops, func(x, y history.Op) int {
+		nx, ny := h.KeyName(x.Key), h.KeyName(y.Key)
+		switch {
+		case nx == "" && ny == "":
+			return cmp.Compare(h.Key(x.Key), h.Key(y.Key))
+		case nx == "":
+			return -1
+		case ny == "":
+			return 1
+		}
+		return strings.Compare(nx, ny)
+	})
 	for i, op := range ops {
 		if i > 0 {
 			buf = append(buf, ',')
 		}
 		buf = append(buf, `["w",`...)
-		buf = strconv.AppendInt(buf, h.Key(op.Key), 10)
+		buf = appendKey(buf, h, op.Key)
 		buf = append(buf, ',')
-		buf = strconv.AppendInt(buf, h.Value(op.Key, op.Value), 10)
+		buf = appendValue(buf, h, op.Key, op.Value)
 		buf = append(buf, ']')
 	}
 	return append(buf, "]}\n"...)
@@ -331,7 +381,7 @@ func appendTxn(buf []byte, h *history.History, t history.TxnID) []byte {
 			buf = append(buf, ',')
 		}
 		buf = append(buf, opNames[op.Kind]...)
-		buf = strconv.AppendInt(buf, h.Key(op.Key), 10)
+		buf = appendKey(buf, h, op.Key)
 		buf = append(buf, ',')
 		switch v := h.Value(op.Key, op.Value); {
 		case op.Kind == history.OpReadList:
@@ -340,17 +390,34 @@ func appendTxn(buf []byte, h *history.History, t history.TxnID) []byte {
 				if j > 0 {
 					buf = append(buf, ',')
 				}
-				buf = strconv.AppendInt(buf, h.Value(op.Key, e), 10)
+				buf = appendValue(buf, h, op.Key, e)
 			}
 			buf = append(buf, ']')
-		case op.Kind == history.OpRead && v == history.EmptyList:
+		case op.Kind == history.OpRead && v == history.EmptyList && h.ValueName(op.Key, op.Value) == "":
 			buf = append(buf, "null"...)
 		default:
-			buf = strconv.AppendInt(buf, v, 10)
+			buf = appendValue(buf, h, op.Key, op.Value)
 		}
 		buf = append(buf, ']')
 	}
 	return append(buf, "]}\n"...)
+}
+
+// appendKey writes key k: its name as a JSON string if it was read as
+// one, else the integer.
+func appendKey(buf []byte, h *history.History, k history.KeyID) []byte {
+	if name := h.KeyName(k); name != "" {
+		return appendString(buf, name)
+	}
+	return strconv.AppendInt(buf, h.Key(k), 10)
+}
+
+// appendValue writes version (k, v) as appendKey writes keys.
+func appendValue(buf []byte, h *history.History, k history.KeyID, v history.ValueID) []byte {
+	if name := h.ValueName(k, v); name != "" {
+		return appendString(buf, name)
+	}
+	return strconv.AppendInt(buf, h.Value(k, v), 10)
 }
 
 // appendTuple writes the integers as a JSON array.

@@ -42,6 +42,10 @@ type Limits struct {
 	Hints bool
 	// Dropped: the counts of what lenient reading skipped.
 	Dropped bool
+	// Names: keys and values read as names (strings, keywords, vectors)
+	// rather than integers; without it a writer would put the model's
+	// integer stand-ins in their place.
+	Names bool
 	// Init, when set, is the format's fixed initial state: the value
 	// InitValue on every key for which Covers returns true (every key when
 	// Covers is nil). T⊥ must write only InitValue, and a key it does not
@@ -290,7 +294,7 @@ func Check(h *history.History, l Limits, p *Problems) {
 	}
 	if !l.AbortedWrites && len(h.AbortedWrites) > 0 {
 		v := h.AbortedWrites[0]
-		p.Add("%d aborted writes outside any transaction (first: key %s value %d)", len(h.AbortedWrites), h.KeyString(v.Key), h.Value(v.Key, v.Value))
+		p.Add("%d aborted writes outside any transaction (first: key %s value %s)", len(h.AbortedWrites), h.KeyString(v.Key), h.ValueString(v.Key, v.Value))
 	}
 	if !l.Hints && len(h.VersionHints) > 0 {
 		p.Add("%d stated version orders", len(h.VersionHints))
@@ -298,9 +302,29 @@ func Check(h *history.History, l Limits, p *Problems) {
 	if !l.Dropped && h.Dropped.Any() {
 		p.Add("the record that lenient reading dropped %s", h.Dropped)
 	}
+	if !l.Names {
+		checkNames(h, p)
+	}
 	if l.Init && l.Values == nil {
 		checkInit(h, l, p)
 	}
+}
+
+// checkNames reports the keys and values h holds as names.
+func checkNames(h *history.History, p *Problems) {
+	var keys, vals counter
+	for k := range h.Keys {
+		if name := h.KeyName(history.KeyID(k)); name != "" {
+			keys.add(func() string { return name })
+		}
+		for v := range h.Values[k] {
+			if name := h.ValueName(history.KeyID(k), history.ValueID(v)); name != "" {
+				vals.add(func() string { return "key " + h.KeyString(history.KeyID(k)) + " value " + name })
+			}
+		}
+	}
+	keys.report(p, "keys that are names, not integers")
+	vals.report(p, "values that are names, not integers")
 }
 
 // checkInit checks h's T⊥ against a fixed initial state.
