@@ -2,8 +2,8 @@ package elle
 
 import (
 	"fmt"
-	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/hyperiso/hyperiso/history"
@@ -35,24 +35,26 @@ type parser struct {
 	workloadLine int
 	clock        clock
 
-	// Symbolic keys: identity → dense id, and the display name of each id.
-	symKeys map[string]int64
-	symName []string
-	symBase int64
+	// named counts the keys that are not integers, and names the first.
+	named     int
+	firstName string
+	namedSeen map[history.KeyID]bool
+	firstLine int
 
 	ids map[int64]bool // native transaction ids in use
 	// compLine[t] is the line of t's completion (0: none).
 	compLine []int
-	// Appends and writes per (key, value), to warn about repeated values.
-	writes    map[[2]int64]int32
-	dupWrites [][2]int64
+	// Appends and writes per version, to warn about repeated values.
+	writes    map[history.Version]int32
+	dupWrites []history.Version
+	dupText   [][2]string // key and value as read
 	dupPos    []history.Pos
 	// dropped counts what lenient reading skipped, for the history.
 	dropped history.Dropped
 }
 
 func newParser(name string, opt Options) *parser {
-	return &parser{name: name, opt: opt, w: &history.WarningLog{}, ids: map[int64]bool{}, writes: map[[2]int64]int32{}}
+	return &parser{name: name, opt: opt, w: &history.WarningLog{}, ids: map[int64]bool{}, writes: map[history.Version]int32{}}
 }
 
 func (p *parser) pos(line int) history.Pos { return history.Pos{File: p.name, Line: line} }
@@ -105,9 +107,6 @@ func (p *parser) build() (*history.History, error) {
 	p.chooseClock(keep)
 	useIndex := p.chooseIDs(keep)
 	p.detectWorkload(keep)
-	if err := p.prepareKeys(keep); err != nil {
-		return nil, err
-	}
 	if err := p.pair(keep, processless, useIndex); err != nil {
 		return nil, err
 	}
@@ -129,7 +128,10 @@ func (p *parser) finishHistory() (*history.History, error) {
 		if p.workload == RWRegister {
 			verb = "written"
 		}
-		p.warn("duplicate-value", p.dupPos[i], fmt.Sprintf("value %d %s %d times to key %s: which of them a read observed is uncertain", kv[1], verb, p.writes[kv], p.keyString(kv[0])))
+		p.warn("duplicate-value", p.dupPos[i], fmt.Sprintf("value %s %s %d times to key %s: which of them a read observed is uncertain", p.dupText[i][1], verb, p.writes[kv], p.dupText[i][0]))
+	}
+	if p.named > 0 {
+		p.warn("keys", p.pos(p.firstLine), fmt.Sprintf("%d key(s) are not integers (%s, …): kept by name", p.named, p.firstName))
 	}
 	p.b.Drop(p.dropped)
 	p.b.SetMeta("workload", p.workload.String())
@@ -323,6 +325,24 @@ func (p *parser) detectWorkload(keep []int) {
 		p.workload = p.opt.Workload
 		return
 	}
+	// Writes and appends tell first: a read of a vector may be a list or
+	// a register's vector value ([:anti 3]).
+	for _, i := range keep {
+		op := &p.ops[i]
+		if op.value.k != vVec {
+			continue
+		}
+		for _, m := range op.value.elems {
+			switch f, _, _, _ := mopShape(m); f {
+			case "append":
+				p.workload, p.workloadLine = ListAppend, op.line
+				return
+			case "w":
+				p.workload, p.workloadLine = RWRegister, op.line
+				return
+			}
+		}
+	}
 	for _, i := range keep {
 		op := &p.ops[i]
 		if op.value.k != vVec {
@@ -334,10 +354,10 @@ func (p *parser) detectWorkload(keep []int) {
 				continue
 			}
 			switch {
-			case f == "append" || (f == "r" && arg.k == vVec):
+			case f == "r" && arg.k == vVec:
 				p.workload, p.workloadLine = ListAppend, op.line
 				return
-			case f == "w" || (f == "r" && (arg.k == vInt || arg.k == vBig)):
+			case f == "r" && arg.k != vNil:
 				p.workload, p.workloadLine = RWRegister, op.line
 				return
 			}
@@ -346,100 +366,83 @@ func (p *parser) detectWorkload(keep []int) {
 	p.workload = ListAppend
 }
 
-// symID returns the identity of a symbolic key.
-func symID(v val) (string, bool) {
+// ednName renders a key or value that is not an integer as its name: the
+// EDN text of a keyword, symbol, boolean, number, character or vector, and
+// of a string in EDN (quoted); a string of Elle-JSON is its text. ok is
+// false for nil, maps, sets and tagged values (and integers, which are not
+// names).
+func (p *parser) ednName(v val) (string, bool) {
+	if v.k == vString && p.syntax != EDN {
+		return v.s, v.s != ""
+	}
+	if v.k == vInt || v.k == vNil {
+		return "", false
+	}
+	var b strings.Builder
+	ok := writeEDN(&b, v, 0)
+	return b.String(), ok
+}
+
+// writeEDN writes v as canonical EDN text (vectors with single spaces,
+// strings with EDN's escapes).
+func writeEDN(b *strings.Builder, v val, depth int) bool {
 	switch v.k {
+	case vNil:
+		b.WriteString("nil")
+	case vInt:
+		b.WriteString(strconv.FormatInt(v.n, 10))
+	case vBig, vSymbol:
+		b.WriteString(v.s)
 	case vKeyword:
-		return "k" + v.s, true
+		b.WriteString(":")
+		b.WriteString(v.s)
 	case vString:
-		return "s" + v.s, true
-	case vSymbol:
-		return "y" + v.s, true
-	}
-	return "", false
-}
-
-// prepareKeys gives symbolic keys (keywords, strings, symbols) dense ids
-// above every integer key, in order of first appearance.
-func (p *parser) prepareKeys(keep []int) error {
-	maxInt := int64(math.MinInt64)
-	ints := map[int64]bool{}
-	for _, i := range keep {
-		op := &p.ops[i]
-		if op.value.k != vVec {
-			continue
+		b.WriteString(EDNString(v.s))
+	case vVec:
+		if depth > 32 {
+			return false
 		}
-		for _, m := range op.value.elems {
-			if m.k != vVec || len(m.elems) != 3 {
-				continue
+		b.WriteString("[")
+		for i, e := range v.elems {
+			if i > 0 {
+				b.WriteString(" ")
 			}
-			k := m.elems[1]
-			if k.k == vInt {
-				maxInt = max(maxInt, k.n)
-				ints[k.n] = true
-				continue
-			}
-			id, ok := symID(k)
-			if !ok {
-				continue
-			}
-			if p.symKeys == nil {
-				p.symKeys = map[string]int64{}
-			}
-			if _, ok := p.symKeys[id]; !ok {
-				p.symKeys[id] = int64(len(p.symName))
-				name := k.s
-				switch {
-				case k.k == vKeyword:
-					name = ":" + k.s
-				case k.k == vString && p.syntax == EDN:
-					name = k.quoted()
-				}
-				p.symName = append(p.symName, name)
+			if !writeEDN(b, e, depth+1) {
+				return false
 			}
 		}
-	}
-	if len(p.symName) == 0 {
-		return nil
-	}
-	n := int64(len(p.symName))
-	switch {
-	case maxInt == math.MinInt64:
-		p.symBase = 0
-	case maxInt <= math.MaxInt64-n:
-		p.symBase = maxInt + 1
+		b.WriteString("]")
 	default:
-		// Integer keys reach the top of the range: count down below the
-		// smallest free run (never happens with real histories).
-		base := int64(-1)
-		for {
-			free := true
-			for j := int64(0); j < n; j++ {
-				if ints[base-j] {
-					free = false
-					base = base - j - 1
-					break
-				}
-			}
-			if free {
-				p.symBase = base - n + 1
-				break
-			}
+		if v.lit == "" {
+			return false
 		}
+		b.WriteString(v.lit)
 	}
-	for i, name := range p.symName {
-		p.b.SetKeyName(p.symBase+int64(i), name)
-	}
-	p.warn("keys", p.pos(p.ops[keep[0]].line), fmt.Sprintf("%d key(s) are not integers (%s, …): they are numbered from %d, keeping their names", n, p.symName[0], p.symBase))
-	return nil
+	return true
 }
 
-// keyString renders an input key for messages.
-func (p *parser) keyString(k int64) string {
-	if len(p.symName) > 0 && k >= p.symBase && k-p.symBase < int64(len(p.symName)) {
-		return p.symName[k-p.symBase]
+// EDNString quotes s as an EDN string.
+func EDNString(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch r {
+		case '"':
+			b.WriteString(`\"`)
+		case '\\':
+			b.WriteString(`\\`)
+		case '\n':
+			b.WriteString(`\n`)
+		case '\t':
+			b.WriteString(`\t`)
+		case '\r':
+			b.WriteString(`\r`)
+		default:
+			b.WriteRune(r)
+		}
 	}
-	return fmt.Sprint(k)
+	b.WriteByte('"')
+	return b.String()
 }
 
 // procDesc names the process of op for messages: its keyword or string
@@ -675,50 +678,49 @@ func (p *parser) addOp(t history.TxnID, j int, m val, line int, reads bool) erro
 	}
 	arg := m.elems[2]
 	if f != "r" {
-		x, ok, err := p.integer(arg, j, line, "the value written")
+		x, ok, err := p.value(key, arg, j, line, "the value written")
 		if err != nil || !ok {
 			return err
 		}
-		vk := [2]int64{key, x}
+		vk := history.Version{Key: key, Value: x}
 		switch n := p.writes[vk]; n {
 		case 0:
 		case 1:
 			p.dupWrites = append(p.dupWrites, vk)
+			p.dupText = append(p.dupText, [2]string{m.elems[1].describe(), arg.describe()})
 			p.dupPos = append(p.dupPos, p.pos(line))
 		}
 		p.writes[vk]++
 		if f == "append" {
-			p.b.Append(t, key, x)
+			p.b.AppendID(t, key, x)
 		} else {
-			p.b.Write(t, key, x)
+			p.b.WriteID(t, key, x)
 		}
 		return nil
 	}
 	if !reads {
 		return nil
 	}
+	empty := p.b.ValueID(key, history.EmptyList)
 	if p.workload == RWRegister {
 		if arg.k == vNil {
-			p.b.Read(t, key, history.EmptyList)
+			p.b.ReadID(t, key, empty)
 			return nil
 		}
-		if arg.k == vVec {
-			return p.fail("micro-op", line, drop, "micro-operation %d: a list read in an rw-register history%s", j+1, p.workloadHow())
-		}
-		x, ok, err := p.integer(arg, j, line, "the value read")
+		x, ok, err := p.value(key, arg, j, line, "the value read")
 		if err != nil || !ok {
 			return err
 		}
-		p.b.Read(t, key, x)
+		p.b.ReadID(t, key, x)
 		return nil
 	}
-	var list []int64
+	var list []history.ValueID
 	switch arg.k {
 	case vNil:
 	case vVec:
-		list = make([]int64, 0, len(arg.elems))
+		list = make([]history.ValueID, 0, len(arg.elems))
 		for _, e := range arg.elems {
-			x, ok, err := p.integer(e, j, line, "a list element")
+			x, ok, err := p.value(key, e, j, line, "a list element")
 			if err != nil || !ok {
 				return err
 			}
@@ -727,9 +729,9 @@ func (p *parser) addOp(t history.TxnID, j int, m val, line int, reads bool) erro
 	case vInt, vBig:
 		return p.fail("micro-op", line, drop, "micro-operation %d: an integer read in a list-append history%s", j+1, p.workloadHow())
 	default:
-		return p.fail("micro-op", line, drop, "micro-operation %d: a list read must return nil or a vector of integers, found %s", j+1, arg.describe())
+		return p.fail("micro-op", line, drop, "micro-operation %d: a list read must return nil or a vector of values, found %s", j+1, arg.describe())
 	}
-	p.b.ReadList(t, key, list, history.EmptyList)
+	p.b.ReadListID(t, key, list, empty)
 	return nil
 }
 
@@ -742,34 +744,47 @@ func (p *parser) workloadHow() string {
 
 // key converts a micro-operation's key; ok false without error means
 // dropped.
-func (p *parser) key(v val, j, line int) (k int64, ok bool, err error) {
+func (p *parser) key(v val, j, line int) (k history.KeyID, ok bool, err error) {
 	const drop = "micro-operation dropped"
 	switch v.k {
 	case vInt:
-		return v.n, true, nil
+		return p.b.KeyID(v.n), true, nil
 	case vBig:
 		return 0, false, p.fail("micro-op", line, drop, "micro-operation %d: key %s does not fit in 64 bits", j+1, v.s)
 	}
-	if id, ok := symID(v); ok {
-		return p.symBase + p.symKeys[id], true, nil
+	if name, ok := p.ednName(v); ok {
+		k := p.b.KeyNamed(name)
+		if !p.namedSeen[k] {
+			if p.named == 0 {
+				p.firstName, p.firstLine = name, line
+				p.namedSeen = map[history.KeyID]bool{}
+			}
+			p.namedSeen[k] = true
+			p.named++
+		}
+		return k, true, nil
 	}
-	return 0, false, p.fail("micro-op", line, drop, "micro-operation %d: the key must be an integer, keyword or string, found %s", j+1, v.describe())
+	return 0, false, p.fail("micro-op", line, drop, "micro-operation %d: the key must be an integer or an EDN scalar or vector (a keyword, string, …), found %s", j+1, v.describe())
 }
 
-// integer converts a written value or list element; ok false without
-// error means dropped.
-func (p *parser) integer(v val, j, line int, what string) (x int64, ok bool, err error) {
+// value interns a written value, a register's value read or a list
+// element of key k: an integer, or any EDN scalar or vector, kept by name.
+// ok false without error means dropped.
+func (p *parser) value(k history.KeyID, v val, j, line int, what string) (x history.ValueID, ok bool, err error) {
 	const drop = "micro-operation dropped"
 	switch v.k {
 	case vInt:
 		if v.n == history.EmptyList {
 			return 0, false, p.fail("micro-op", line, drop, "micro-operation %d: %s %d is reserved for the empty list (nil)", j+1, what, v.n)
 		}
-		return v.n, true, nil
+		return p.b.ValueID(k, v.n), true, nil
 	case vBig:
 		return 0, false, p.fail("micro-op", line, drop, "micro-operation %d: %s %s does not fit in 64 bits", j+1, what, v.s)
 	}
-	return 0, false, p.fail("micro-op", line, drop, "micro-operation %d: %s must be an integer, found %s", j+1, what, v.describe())
+	if name, ok := p.ednName(v); ok {
+		return p.b.ValueNamed(k, name), true, nil
+	}
+	return 0, false, p.fail("micro-op", line, drop, "micro-operation %d: %s must be an integer or an EDN scalar or vector, found %s", j+1, what, v.describe())
 }
 
 // warn records a pre-formatted warning of the given kind. A "syntax"

@@ -42,6 +42,9 @@ type val struct {
 	n     int64
 	s     string // keyword / string / symbol text, or a description
 	elems []val
+	// lit is the EDN text of a boolean, float or character (vOther), which
+	// may be a key or value; "" for what may not (maps, sets, tags).
+	lit string
 }
 
 // quoteLimit bounds, in characters, any piece of the input a message quotes:
@@ -226,17 +229,48 @@ func convertEDN(x any) val {
 	case edn.Tag:
 		return val{k: vOther, s: "a tagged value #" + x.Tagname}
 	case bool:
-		return val{k: vOther, s: strconv.FormatBool(x)}
+		return val{k: vOther, s: strconv.FormatBool(x), lit: strconv.FormatBool(x)}
 	case float64:
-		return val{k: vOther, s: "the number " + strconv.FormatFloat(x, 'g', -1, 64)}
+		return val{k: vOther, s: "the number " + strconv.FormatFloat(x, 'g', -1, 64), lit: floatLit(x)}
 	case rune:
-		return val{k: vOther, s: "a character"}
+		return val{k: vOther, s: "a character", lit: charLit(x)}
 	case map[any]any:
 		return val{k: vOther, s: "a map"}
 	case map[any]bool:
 		return val{k: vOther, s: "a set"}
 	}
 	return val{k: vOther, s: fmt.Sprintf("a %T", x)}
+}
+
+// floatLit renders a float as EDN does: always with a point or exponent,
+// so that it never reads back as an integer.
+func floatLit(x float64) string {
+	s := strconv.FormatFloat(x, 'g', -1, 64)
+	if math.IsInf(x, 0) || math.IsNaN(x) {
+		return ""
+	}
+	if !strings.ContainsAny(s, ".eE") {
+		s += ".0"
+	}
+	return s
+}
+
+// charLit renders a character as an EDN literal.
+func charLit(r rune) string {
+	switch r {
+	case '\n':
+		return `\newline`
+	case ' ':
+		return `\space`
+	case '\t':
+		return `\tab`
+	case '\r':
+		return `\return`
+	}
+	if r < 0x20 || r == utf8.RuneError {
+		return ""
+	}
+	return `\` + string(r)
 }
 
 // convertJSON reduces a value produced by encoding/json with UseNumber.

@@ -197,9 +197,11 @@ func parseVeriStrong(data []byte, name string, opt Options) (*history.History, e
 		if typ[0] == 'R' {
 			p.b.ReadList(tx.t, key, list, history.EmptyList)
 		} else {
-			vk := [2]int64{key, v}
+			k := p.b.KeyID(key)
+			vk := history.Version{Key: k, Value: p.b.ValueID(k, v)}
 			if p.writes[vk] == 1 {
 				p.dupWrites = append(p.dupWrites, vk)
+				p.dupText = append(p.dupText, [2]string{strconv.FormatInt(key, 10), strconv.FormatInt(v, 10)})
 				p.dupPos = append(p.dupPos, p.pos(line))
 			}
 			p.writes[vk]++
