@@ -3,6 +3,7 @@ package history
 import (
 	"fmt"
 	"slices"
+	"strings"
 )
 
 type versionKey struct {
@@ -326,6 +327,9 @@ func (b *Builder) standIns() {
 		for raw := range b.keyByRaw {
 			used[raw] = true
 		}
+		// In name order, so that the order of keys (T⊥'s writes are sorted
+		// by key) does not depend on where each name first appeared.
+		slices.SortFunc(b.namedKeys, func(x, y KeyID) int { return strings.Compare(h.KeyNames[x], h.KeyNames[y]) })
 		next := freshFrom(used)
 		for _, k := range b.namedKeys {
 			h.Keys[k] = next(used)
@@ -346,6 +350,7 @@ func (b *Builder) standIns() {
 				used[vk.val] = true
 			}
 		}
+		slices.SortFunc(byKey[k], func(x, y ValueID) int { return strings.Compare(h.ValueNames[k][x], h.ValueNames[k][y]) })
 		next := freshFrom(used)
 		for _, v := range byKey[k] {
 			h.Values[k][v] = next(used)

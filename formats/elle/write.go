@@ -4,6 +4,9 @@ import (
 	"bufio"
 	"io"
 	"strconv"
+	"strings"
+
+	"olympos.io/encoding/edn"
 
 	"github.com/hyperiso/hyperiso/formats/internal/express"
 	"github.com/hyperiso/hyperiso/history"
@@ -62,7 +65,9 @@ func Write(w io.Writer, h *history.History) error {
 		AllOrNoneTimed: true,
 		Init:           true,
 		InitValue:      history.EmptyList,
+		Names:          true,
 	}, p)
+	names := ednNames(h, p)
 	for t := 1; t < len(h.Txns); t++ {
 		for _, op := range h.Txns[t].Ops {
 			if op.Kind.IsWrite() && value(op.Key, op.Value) == history.EmptyList {
@@ -78,7 +83,7 @@ func Write(w io.Writer, h *history.History) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
 	var buf []byte
 	mop := func(op history.Op, reads bool) {
-		key, val := h.Key(op.Key), value(op.Key, op.Value)
+		val := value(op.Key, op.Value)
 		switch {
 		case op.Kind == history.OpAppend:
 			buf = append(buf, "[:append "...)
@@ -87,11 +92,22 @@ func Write(w io.Writer, h *history.History) error {
 		default:
 			buf = append(buf, "[:r "...)
 		}
-		buf = strconv.AppendInt(buf, key, 10)
+		if name, ok := names.keys[op.Key]; ok {
+			buf = append(buf, name...)
+		} else {
+			buf = strconv.AppendInt(buf, h.Key(op.Key), 10)
+		}
 		buf = append(buf, ' ')
+		elem := func(v history.ValueID) {
+			if name, ok := names.vals[history.Version{Key: op.Key, Value: v}]; ok && value(op.Key, v) != history.EmptyList {
+				buf = append(buf, name...)
+			} else {
+				buf = strconv.AppendInt(buf, value(op.Key, v), 10)
+			}
+		}
 		switch {
 		case op.Kind.IsWrite():
-			buf = strconv.AppendInt(buf, val, 10)
+			elem(op.Value)
 		case !reads || (op.Kind == history.OpRead && val == history.EmptyList):
 			buf = append(buf, "nil"...)
 		case op.Kind == history.OpReadList:
@@ -105,11 +121,11 @@ func Write(w io.Writer, h *history.History) error {
 				if i > 0 {
 					buf = append(buf, ' ')
 				}
-				buf = strconv.AppendInt(buf, h.Value(op.Key, e), 10)
+				elem(e)
 			}
 			buf = append(buf, ']')
 		default:
-			buf = strconv.AppendInt(buf, val, 10)
+			elem(op.Value)
 		}
 		buf = append(buf, ']')
 	}
@@ -163,4 +179,57 @@ func Write(w io.Writer, h *history.History) error {
 		line("fail", ops, false, maxProc+1, 0, timed)
 	}
 	return bw.Flush()
+}
+
+// names holds the EDN text of the keys and values h holds as names.
+type names struct {
+	keys map[history.KeyID]string
+	vals map[history.Version]string
+}
+
+// ednNames renders each name as EDN: verbatim when it is the EDN text of
+// a value other than an integer or nil (what this reader names), else as
+// an EDN string. Two names that would read back as one are refused.
+func ednNames(h *history.History, p *express.Problems) names {
+	n := names{keys: map[history.KeyID]string{}, vals: map[history.Version]string{}}
+	keyOf := map[string]string{}
+	for k := range h.Keys {
+		kid := history.KeyID(k)
+		if name := h.KeyName(kid); name != "" {
+			text := EDNText(name)
+			if other, dup := keyOf[text]; dup {
+				p.Add("keys named %s and %s, which are one key in EDN (%s)", other, name, text)
+			}
+			keyOf[text] = name
+			n.keys[kid] = text
+		}
+		valOf := map[string]string{}
+		for v := range h.Values[k] {
+			if name := h.ValueName(kid, history.ValueID(v)); name != "" {
+				text := EDNText(name)
+				if other, dup := valOf[text]; dup {
+					p.Add("values %s and %s of key %s, which are one value in EDN (%s)", other, name, h.KeyString(kid), text)
+				}
+				valOf[text] = name
+				n.vals[history.Version{Key: kid, Value: history.ValueID(v)}] = text
+			}
+		}
+	}
+	return n
+}
+
+// EDNText renders a key's or value's name as EDN: the name itself if it
+// is already the canonical EDN text of a value the reader keeps by name
+// (a keyword, an EDN string, a vector, …), else the name as an EDN string.
+func EDNText(name string) string {
+	var x any
+	if err := edn.UnmarshalString(name, &x); err == nil {
+		p := &parser{syntax: EDN}
+		if v := convertEDN(x); v.k != vString || strings.HasPrefix(name, `"`) {
+			if text, ok := p.ednName(v); ok && text == name {
+				return name
+			}
+		}
+	}
+	return EDNString(name)
 }

@@ -17,7 +17,7 @@ func TestStringKeysAndValues(t *testing.T) {
 {"aborted_writes":[["x","gone"]]}
 {"version_order":[["x","a","b"]]}`
 	h := parse(t, src, Options{})
-	require.Equal(t, `S1: T1[w("x","a") w(1,"1") append("l","p")]; S2: T2[r("x","a") r(1,1) r-list("l","q",["p" "q"]) r("y",9221111406453585911)] T3/aborted[append("l","q")]; init implicit T-1[w(1,0) w("x",0) w("l",9221111406453585911) w("y",9221111406453585911)]; aborted ("x","gone")`, describe(h))
+	require.Equal(t, `S1: T1[w("x","a") w(1,"1") append("l","p")]; S2: T2[r("x","a") r(1,1) r-list("l","q",["p" "q"]) r("y",9221111406453585911)] T3/aborted[append("l","q")]; init implicit T-1[w(1,0) w("l",9221111406453585911) w("x",0) w("y",9221111406453585911)]; aborted ("x","gone")`, describe(h))
 	x := findKey(t, h, "x")
 	require.Equal(t, "x", h.KeyString(x))
 	w := h.Txns[1].Ops[0]
