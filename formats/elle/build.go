@@ -459,8 +459,15 @@ func (p *parser) procDesc(op *rawOp) string {
 
 // pair walks the operations in file order, opening a transaction at each
 // :invoke and completing it at the next completion of the same process.
+//
+// A process may invoke again while an earlier invocation is pending (a
+// client that does not wait, or a log that lost a completion). Elle accepts
+// that except for real-time models, whose pair index refuses it: its process
+// order and its analyses use the completions alone. So completions pair
+// with the pending invocations of their process in order, the first with
+// the oldest, and the history has no real-time order.
 func (p *parser) pair(keep []int, processless, useIndex bool) error {
-	pending := map[int64]pend{}
+	pending := map[int64][]pend{}
 	infoLine := map[int64]int{}
 	p.compLine = []int{0}
 	var never []pend
@@ -472,6 +479,8 @@ func (p *parser) pair(keep []int, processless, useIndex bool) error {
 	if completionsOnly {
 		p.warn("completions-only", p.pos(p.ops[keep[0]].line), "no :invoke in the history: each completion is a whole transaction, and without invocation times there is no real-time order")
 		p.clock = clockNone
+	} else if !processless {
+		p.overlapping(keep)
 	}
 	for _, i := range keep {
 		op := &p.ops[i]
@@ -480,13 +489,13 @@ func (p *parser) pair(keep []int, processless, useIndex bool) error {
 			proc = 0
 		}
 		if op.typ == tInvoke || completionsOnly {
-			if pd, ok := pending[proc]; ok {
+			if pds := pending[proc]; len(pds) > 0 && processless {
 				if err := p.fail("pairing", op.line, "the earlier invocation is taken as never completed",
-					"second :invoke on %s while its :invoke at line %d is still pending", p.procDesc(op), pd.inv.line); err != nil {
+					"second :invoke on %s while its :invoke at line %d is still pending", p.procDesc(op), pds[0].inv.line); err != nil {
 					return err
 				}
 				delete(pending, proc)
-				never = append(never, pd)
+				never = append(never, pds...)
 			}
 			id := int64(op.ord)
 			if useIndex {
@@ -509,17 +518,22 @@ func (p *parser) pair(keep []int, processless, useIndex bool) error {
 				}
 				continue
 			}
-			pending[proc] = pend{t: t, inv: op}
+			pending[proc] = append(pending[proc], pend{t: t, inv: op})
 			continue
 		}
-		pd, ok := pending[proc]
-		if !ok {
+		pds := pending[proc]
+		if len(pds) == 0 {
 			if err := p.fail("pairing", op.line, "completion ignored", ":%s completion on %s with no pending :invoke", opTypeNames[op.typ], p.procDesc(op)); err != nil {
 				return err
 			}
 			continue
 		}
-		delete(pending, proc)
+		pd := pds[0]
+		if len(pds) == 1 {
+			delete(pending, proc)
+		} else {
+			pending[proc] = pds[1:]
+		}
 		if op.typ == tInfo {
 			infoLine[proc] = op.line
 		}
@@ -527,8 +541,8 @@ func (p *parser) pair(keep []int, processless, useIndex bool) error {
 			return err
 		}
 	}
-	for _, pd := range pending {
-		never = append(never, pd)
+	for _, pds := range pending {
+		never = append(never, pds...)
 	}
 	slices.SortFunc(never, func(a, b pend) int { return int(a.t - b.t) })
 	for i, pd := range never {
@@ -541,6 +555,29 @@ func (p *parser) pair(keep []int, processless, useIndex bool) error {
 		p.interval(pd.t, pd.inv, nil)
 	}
 	return nil
+}
+
+// overlapping finds the first :invoke of a process that still has one
+// pending: with it the history has no real-time order (Elle's pair index
+// refuses such a history for real-time models), which the warning says.
+func (p *parser) overlapping(keep []int) {
+	open := map[int64]int{} // process -> line of its oldest pending :invoke
+	depth := map[int64]int{}
+	for _, i := range keep {
+		op := &p.ops[i]
+		proc := op.proc.n
+		if op.typ == tInvoke {
+			if depth[proc] > 0 {
+				p.warn("pairing", p.pos(op.line), fmt.Sprintf(":invoke on %s while its :invoke at line %d is still pending: completions are paired with its invocations in order, and there is no real-time order (Elle refuses such a history for real-time models, strict-serializable included)", p.procDesc(op), open[proc]))
+				p.clock = clockNone
+				return
+			}
+			depth[proc]++
+			open[proc] = op.line
+		} else if depth[proc] > 0 {
+			depth[proc]--
+		}
+	}
 }
 
 // complete applies a completion to its transaction.

@@ -303,7 +303,6 @@ func TestErrors(t *testing.T) {
 		{"E4 key", inv + "{:type :ok, :process 0, :value [[:append {1 2} 1]], :index 1}\n", "mem.edn:2: micro-operation 1: the key must be an integer or an EDN scalar or vector (a keyword, string, …), found a map", "micro-operation dropped"},
 		{"E4 reserved", `{:type :invoke, :process 0, :value [[:append 1 9221111406453585911]], :index 0}` + "\n", "mem.edn:1: micro-operation 1: the value written 9221111406453585911 is reserved for the empty list (nil)", "micro-operation dropped"},
 		{"E5 orphan", ok + inv, "mem.edn:1: :ok completion on process 0 with no pending :invoke", "completion ignored"},
-		{"E5 double invoke", inv + inv + ok, "mem.edn:2: second :invoke on process 0 while its :invoke at line 1 is still pending", "the earlier invocation is taken as never completed"},
 		{"E6 plain", inv + "{:type :ok, :process 0, :value [[:append 1 99999999999999999999]], :index 1}\n", "mem.edn:2: integer 99999999999999999999 does not fit in 64 bits", ""},
 		{"E6 N", inv + "{:type :ok, :process 0, :value [[:append 1 99999999999999999999N]], :index 1}\n", "mem.edn:2: micro-operation 1: the value written 99999999999999999999 does not fit in 64 bits", "micro-operation dropped"},
 		{"E6 key", inv + "{:type :ok, :process 0, :value [[:append 99999999999999999999N 1]], :index 1}\n", "mem.edn:2: micro-operation 1: key 99999999999999999999 does not fit in 64 bits", "micro-operation dropped"},
