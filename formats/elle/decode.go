@@ -154,9 +154,6 @@ func prefix(s string, n int) string {
 	return s
 }
 
-// quoted renders a string in full, as data (a key's name), not a message.
-func (v val) quoted() string { return strconv.Quote(v.s) }
-
 // name returns the text of a keyword or string.
 func (v val) name() (string, bool) {
 	if v.k == vKeyword || v.k == vString {
