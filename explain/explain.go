@@ -189,6 +189,10 @@ type Op struct {
 	KeyName string  `json:"key_name,omitempty"`
 	Value   int64   `json:"value"`
 	List    []int64 `json:"list,omitempty"`
+	// ValueName and ListNames give the value and the list elements as read
+	// when they were names (Value and List then hold stand-ins).
+	ValueName string   `json:"value_name,omitempty"`
+	ListNames []string `json:"list_names,omitempty"`
 	// Dropped marks a read left out of the counterexample: it could have
 	// read from a transaction outside it.
 	Dropped bool `json:"dropped,omitempty"`

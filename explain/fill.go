@@ -165,14 +165,21 @@ func txnView(h *history.History, t history.TxnID, dropped, offending map[OpRef]b
 	out := Txn{TxnRef: check.Ref(h, t), Ops: []Op{}}
 	for i, op := range h.Txns[t].Ops {
 		o := Op{Kind: op.Kind.String(), Key: h.Key(op.Key), Value: h.Value(op.Key, op.Value)}
-		if h.KeyNames != nil && h.KeyNames[op.Key] != "" {
-			o.KeyName = h.KeyNames[op.Key]
-		}
+		o.KeyName = h.KeyName(op.Key)
 		if op.Kind == history.OpReadList {
 			o.List = []int64{}
+			named := false
 			for _, v := range h.List(op) {
 				o.List = append(o.List, h.Value(op.Key, v))
+				named = named || h.ValueName(op.Key, v) != ""
 			}
+			if named {
+				for _, v := range h.List(op) {
+					o.ListNames = append(o.ListNames, h.ValueString(op.Key, v))
+				}
+			}
+		} else {
+			o.ValueName = h.ValueName(op.Key, op.Value)
 		}
 		ref := OpRef{t, int32(i)}
 		o.Dropped = dropped[ref]

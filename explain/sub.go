@@ -123,6 +123,13 @@ func NewSub(h *history.History, keep []bool, force map[OpRef]bool) *Sub {
 			}
 		}
 	}
+	for k, names := range h.ValueNames {
+		for v, name := range names {
+			if used[k] && name != "" {
+				b.SetValueName(h.Key(history.KeyID(k)), h.Values[k][v], name)
+			}
+		}
+	}
 	s.H = b.Finish()
 	return s
 }

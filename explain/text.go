@@ -26,6 +26,9 @@ func OpString(o Op) string {
 		key = o.KeyName
 	}
 	val := valString(o.Value)
+	if o.ValueName != "" {
+		val = o.ValueName
+	}
 	switch o.Kind {
 	case "append":
 		return fmt.Sprintf("append(%s,%s)", key, val)
@@ -33,6 +36,9 @@ func OpString(o Op) string {
 		parts := make([]string, len(o.List))
 		for i, v := range o.List {
 			parts[i] = valString(v)
+		}
+		if len(o.ListNames) == len(o.List) {
+			copy(parts, o.ListNames)
 		}
 		return fmt.Sprintf("r(%s)=[%s]", key, strings.Join(parts, " "))
 	}
