@@ -265,3 +265,50 @@ func TestWritersKeepVerdicts(t *testing.T) {
 		require.Greater(t, held[w.name], 3, "%s holds almost nothing", w.name)
 	}
 }
+
+// TestConvertKeepsNames: a history whose keys and values are strings
+// converts to JSONL and EDN and back with its names and verdicts; every
+// format that holds only integers refuses it, naming the names.
+func TestConvertKeepsNames(t *testing.T) {
+	// A G-single (read skew) over string keys and values: RC satisfied,
+	// SI and SER violated.
+	src := `{"session":1,"ops":[["append","x","a"],["append","y","b"]]}
+{"session":2,"ops":[["r","x",[]],["r","y",["b"]]]}`
+	p := filepath.Join(t.TempDir(), "h.jsonl")
+	require.NoError(t, os.WriteFile(p, []byte(src), 0o644))
+	h, err := formats.Read(p, formats.Options{})
+	require.NoError(t, err)
+	want := map[history.Level]string{}
+	for _, l := range levelsOf(h) {
+		want[l] = same(outcome(t, h, l))
+	}
+	require.Equal(t, "satisfied (anomalies: false)", want[history.RC])
+	require.Equal(t, "violated (anomalies: true)", want[history.SI])
+	require.Equal(t, "violated (anomalies: true)", want[history.SER])
+	for _, w := range append([]writer{streamWriter("jsonl", "back.jsonl", jsonl.Write)}, writers...) {
+		out, err := w.write(t, h)
+		if w.name != "jsonl" && w.name != "edn" {
+			require.ErrorIs(t, err, formats.ErrCannotHold, w.name)
+			require.ErrorContains(t, err, "2 keys that are names, not integers (first: x)", w.name)
+			require.ErrorContains(t, err, "values that are names, not integers", w.name)
+			continue
+		}
+		require.NoError(t, err, w.name)
+		h2, err := formats.Read(out, formats.Options{})
+		require.NoError(t, err, w.name)
+		names := func(h *history.History) []string {
+			var s []string
+			for t := 1; t < len(h.Txns); t++ {
+				for _, op := range h.Txns[t].Ops {
+					s = append(s, h.KeyString(op.Key)+"="+h.ValueString(op.Key, op.Value))
+				}
+			}
+			return s
+		}
+		// In EDN, x, a and b are symbols: written and read back as such.
+		require.Equal(t, names(h), names(h2), w.name)
+		for _, l := range levelsOf(h) {
+			require.Equal(t, want[l], same(outcome(t, h2, l)), "%s at %v", w.name, l)
+		}
+	}
+}
