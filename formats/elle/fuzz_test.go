@@ -49,6 +49,8 @@ func FuzzParse(f *testing.F) {
 		"{:type :invoke, :process 0, :value [[:w :x 1] [:r :x nil]]}\n{:type :ok, :process 0, :value [[:w :x 1] [:r :x 1]]}\n",
 		"(#jepsen.history.Op{:type :invoke, :process 0, :value [[:append 1 -2N]]} #_ 1 {:type :info :process 0})",
 		"{:type :invoke, :process 0, :value [[:append 1 1]]}\n{:type :ok, :process 0, :value [[:append 1 1]]}}\n{:type :ok}\n",
+		"{:type :ok, :process :a, :value [[:w \"k\" [:anti 3]] [:r [1 \"x\"] 1.5]]}\n{:type :ok, :process \"b\", :value [[:w [1 \"x\"] 1.5] [:r \"k\" nil]]}\n",
+		"{:type :invoke, :process 0, :value [[:append :x \\c]]}\n{:type :invoke, :process 0, :value [[:r :x nil]]}\n{:type :ok, :process 0, :value [[:append :x \\c]]}\n{:type :ok, :process 0, :value [[:r :x [\\c true]]]}\n",
 	} {
 		f.Add([]byte(s), uint8(0))
 		f.Add([]byte(s), uint8(1))
@@ -77,6 +79,12 @@ func FuzzParse(f *testing.F) {
 			require.NoError(t, err)
 			require.Equal(t, describe(h), describe(hl))
 			require.Equal(t, h.Warnings, hl.Warnings)
+		}
+		// What the EDN writer writes, names included, reads back.
+		var out bytes.Buffer
+		if len(h.Txns) > 1 && elle.Write(&out, h) == nil {
+			_, err := elle.Parse(bytes.NewReader(out.Bytes()), "rewritten", elle.Options{})
+			require.NoError(t, err, "%s", out.String())
 		}
 		a := h.ListFacts()
 		for _, fd := range a.Findings {
