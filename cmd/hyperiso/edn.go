@@ -7,6 +7,7 @@ import (
 	"olympos.io/encoding/edn"
 
 	"github.com/hyperiso/hyperiso/check"
+	"github.com/hyperiso/hyperiso/formats/elle"
 )
 
 // elleModels names each level as Elle's consistency models do; hyperiso's
@@ -38,11 +39,12 @@ type ednAnomaly struct {
 }
 
 type ednStep struct {
-	Type        edn.Keyword `edn:"type"`
-	From        int64       `edn:"from"`
-	To          int64       `edn:"to"`
-	Key         *int64      `edn:"key,omitempty"`
-	Explanation string      `edn:"explanation"`
+	Type edn.Keyword `edn:"type"`
+	From int64       `edn:"from"`
+	To   int64       `edn:"to"`
+	// Key is the key as read: an integer, or a name as EDN text.
+	Key         any    `edn:"key,omitempty"`
+	Explanation string `edn:"explanation"`
 }
 
 // writeEDN prints res as an Elle-style result map, so that a Jepsen test
@@ -77,7 +79,14 @@ func writeEDN(w io.Writer, res *check.Result) error {
 			e.Txns = append(e.Txns, t.ID)
 		}
 		for _, ed := range a.Edges {
-			e.Steps = append(e.Steps, ednStep{Type: edn.Keyword(ed.Relation), From: ed.From, To: ed.To, Key: ed.Key, Explanation: ed.Reason})
+			st := ednStep{Type: edn.Keyword(ed.Relation), From: ed.From, To: ed.To, Explanation: ed.Reason}
+			switch {
+			case ed.KeyName != "":
+				st.Key = edn.RawMessage(elle.EDNText(ed.KeyName))
+			case ed.Key != nil:
+				st.Key = *ed.Key
+			}
+			e.Steps = append(e.Steps, st)
 		}
 		out.Anomalies[name] = append(out.Anomalies[name], e)
 	}
