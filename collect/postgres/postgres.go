@@ -17,9 +17,11 @@ import (
 	"github.com/hyperiso/hyperiso/collect"
 )
 
-// Store is a PostgreSQL database. It implements collect.Store.
+// Store is a PostgreSQL database. It implements collect.Store and
+// collect.Faulter (kill-conns).
 type Store struct {
-	cfg     *pgx.ConnConfig
+	cfg     *pgx.ConnConfig // the sessions': application_name is the table's name
+	base    *pgx.ConnConfig // as the user gave it, for kill-conns
 	admin   *pgx.Conn
 	name    string // the table's name
 	table   string // the table's name, quoted
@@ -44,6 +46,9 @@ func Open(ctx context.Context, url string) (*Store, error) {
 		admin.Close(ctx)
 		return nil, fmt.Errorf("postgres: %w", err)
 	}
+	// The sessions carry the table's name, so that kill-conns finds them.
+	s.base = cfg.Copy()
+	s.cfg.RuntimeParams["application_name"] = s.name
 	s.table = pgx.Identifier{s.name}.Sanitize()
 	s.read = "SELECT v FROM " + s.table + " WHERE k = $1"
 	s.write = "UPDATE " + s.table + " SET v = $1 WHERE k = $2"
@@ -225,4 +230,29 @@ func (s *Store) classify(err error) error {
 		return collect.Aborted("transaction already failed (25P02)", err)
 	}
 	return collect.Aborted(fmt.Sprintf("error %s", pe.Code), err)
+}
+
+// CheckFault implements collect.Faulter: kill-conns only.
+func (s *Store) CheckFault(f collect.Fault) error {
+	if f.Kind != "kill-conns" {
+		return fmt.Errorf("postgres: fault %s not supported (want kill-conns)", f.Kind)
+	}
+	return nil
+}
+
+// Inject implements collect.Faulter: the server terminates the run's
+// session connections (pg_terminate_backend), found by their
+// application_name, over a connection of its own.
+func (s *Store) Inject(ctx context.Context, f collect.Fault) (string, error) {
+	c, err := pgx.ConnectConfig(ctx, s.base.Copy())
+	if err != nil {
+		return "", fmt.Errorf("postgres: %w", err)
+	}
+	defer c.Close(context.Background())
+	var n int
+	err = c.QueryRow(ctx, "SELECT count(*) FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1 AND pid <> pg_backend_pid()) t", s.name).Scan(&n)
+	if err != nil {
+		return "", fmt.Errorf("postgres: terminating the sessions: %w", err)
+	}
+	return fmt.Sprintf("terminated %d session connections", n), nil
 }
