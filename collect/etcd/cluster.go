@@ -207,23 +207,38 @@ func (c *Cluster) waitLeader(ctx context.Context, timeout time.Duration) (int, e
 }
 
 // Stop stops member i: cleanly (pending requests drained, leadership
-// handed over) unless hard, in which case it stops without a word to
-// its peers, as a crashed process would, before its listeners close.
+// handed over) unless hard. A hard stop is a crash as its peers see it:
+// the member falls silent at once, hands nothing over, and its clients'
+// requests hang until they time out; only then does it shut down. (The
+// server cannot simply be halted under its clients: it would serve reads
+// from a closed database, which crashes the whole process.)
 func (c *Cluster) Stop(i int, hard bool) error {
 	c.mu.Lock()
 	m := c.members[i]
-	e := m.e
+	e, paused := m.e, m.paused
 	m.e, m.paused = nil, false
 	c.mu.Unlock()
 	if e == nil {
 		return fmt.Errorf("member %s is already stopped", m.name)
 	}
 	if hard {
-		e.Server.HardStop()
+		if !paused {
+			e.Server.PauseSending()
+		}
+		// Once cut off, a leader steps down when it misses its quorum
+		// (an election timeout); closing it earlier would make it try
+		// to hand its leadership over, in vain, for seconds.
+		deadline := time.Now().Add(stepDownWait)
+		for e.Server.Leader() == e.Server.MemberID() && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+		}
 	}
 	e.Close()
 	return nil
 }
+
+// stepDownWait bounds the wait for a cut-off leader to step down.
+const stepDownWait = 5 * time.Second
 
 // Start restarts stopped member i from its data and waits until it is
 // ready.
