@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -20,8 +21,9 @@ import (
 // Store is a PostgreSQL database. It implements collect.Store and
 // collect.Faulter (kill-conns).
 type Store struct {
-	cfg     *pgx.ConnConfig // the sessions': application_name is the table's name
-	base    *pgx.ConnConfig // as the user gave it, for kill-conns
+	cfg     *pgx.ConnConfig
+	mu      sync.Mutex
+	pids    map[*conn]uint32 // the sessions' backends, for kill-conns
 	admin   *pgx.Conn
 	name    string // the table's name
 	table   string // the table's name, quoted
@@ -41,14 +43,11 @@ func Open(ctx context.Context, url string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("postgres: connecting to %s:%d: %w", cfg.Host, cfg.Port, err)
 	}
-	s := &Store{cfg: cfg, admin: admin, name: collect.TableName()}
+	s := &Store{cfg: cfg, admin: admin, name: collect.TableName(), pids: map[*conn]uint32{}}
 	if err := admin.QueryRow(ctx, "SHOW server_version").Scan(&s.version); err != nil {
 		admin.Close(ctx)
 		return nil, fmt.Errorf("postgres: %w", err)
 	}
-	// The sessions carry the table's name, so that kill-conns finds them.
-	s.base = cfg.Copy()
-	s.cfg.RuntimeParams["application_name"] = s.name
 	s.table = pgx.Identifier{s.name}.Sanitize()
 	s.read = "SELECT v FROM " + s.table + " WHERE k = $1"
 	s.write = "UPDATE " + s.table + " SET v = $1 WHERE k = $2"
@@ -132,7 +131,11 @@ func (s *Store) Connect(ctx context.Context) (collect.Conn, error) {
 	if err != nil {
 		return nil, fmt.Errorf("postgres: %w", err)
 	}
-	return &conn{s: s, c: c}, nil
+	cn := &conn{s: s, c: c}
+	s.mu.Lock()
+	s.pids[cn] = c.PgConn().PID()
+	s.mu.Unlock()
+	return cn, nil
 }
 
 type conn struct {
@@ -141,6 +144,9 @@ type conn struct {
 }
 
 func (c *conn) Close() error {
+	c.s.mu.Lock()
+	delete(c.s.pids, c)
+	c.s.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	return c.c.Close(ctx)
@@ -240,17 +246,23 @@ func (s *Store) CheckFault(f collect.Fault) error {
 	return nil
 }
 
-// Inject implements collect.Faulter: the server terminates the run's
-// session connections (pg_terminate_backend), found by their
-// application_name, over a connection of its own.
+// Inject implements collect.Faulter: the server terminates the run's open
+// session connections (pg_terminate_backend of their backends), over a
+// connection of its own.
 func (s *Store) Inject(ctx context.Context, f collect.Fault) (string, error) {
-	c, err := pgx.ConnectConfig(ctx, s.base.Copy())
+	s.mu.Lock()
+	pids := make([]int32, 0, len(s.pids))
+	for _, pid := range s.pids {
+		pids = append(pids, int32(pid))
+	}
+	s.mu.Unlock()
+	c, err := pgx.ConnectConfig(ctx, s.cfg.Copy())
 	if err != nil {
 		return "", fmt.Errorf("postgres: %w", err)
 	}
 	defer c.Close(context.Background())
 	var n int
-	err = c.QueryRow(ctx, "SELECT count(*) FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1 AND pid <> pg_backend_pid()) t", s.name).Scan(&n)
+	err = c.QueryRow(ctx, "SELECT count(*) FROM unnest($1::int[]) AS p WHERE pg_terminate_backend(p)", pids).Scan(&n)
 	if err != nil {
 		return "", fmt.Errorf("postgres: terminating the sessions: %w", err)
 	}
