@@ -44,12 +44,15 @@ runs each transaction as one attempt of its client's STM: serializable,
 snapshot (SerializableSnapshot), repeatable-read (RepeatableReads),
 read-committed (ReadCommitted); a failed commit guard is an abort.
 
-Faults (--faults, embedded etcd only): comma-separated KIND[:TARGET]@AT[+FOR][/EVERY],
-AT counted from the start of the workload, e.g.
-  restart:leader@2s+1s          stop the leader cleanly at 2s, restart it 1s later
-  kill:2@3s+2s/10s              stop member 2 abruptly at 3s for 2s, every 10s
-  pause:follower@1s+500ms       cut a follower off from its peers for 500ms
+Faults (--faults): comma-separated KIND[:TARGET]@AT[+FOR][/EVERY], AT counted
+from the start of the workload, e.g.
+  restart:leader@2s+1s          etcd: stop the leader cleanly at 2s, restart it 1s later
+  kill:2@3s+2s/10s              etcd: stop member 2 abruptly at 3s for 2s, every 10s
+  pause:follower@1s+500ms       etcd: cut a follower off from its peers for 500ms
+  kill-conns@2s/5s              postgres, mariadb: terminate the sessions' connections
 TARGET is leader (default), follower or a member number; FOR defaults to 1s.
+The summary counts the faults injected and the transactions in doubt (commit
+sent, answer lost), which are recorded as unknown.
 --times records each transaction's interval for strict-ser (check --level
 strict-ser); a transaction of unknown outcome never completes.
 
