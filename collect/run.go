@@ -406,13 +406,13 @@ func (r *runner) txn(ctx context.Context, conn Conn, plan workload.Txn) (rec rec
 		// connection error, a timeout, the run stopping meanwhile).
 		rec.status = history.Unknown
 		broken = true
+		r.count(func(s *Summary) { s.InDoubt++ })
 		if ctx.Err() != nil {
 			rec.neutral = true
 			r.reason("unknown", "commit in flight when the run stopped")
 			break
 		}
 		r.reason("unknown", "commit: "+short(err))
-		r.count(func(s *Summary) { s.InDoubt++ })
 		rec.fail, rec.why = "commit: "+shape(err), "commit: "+short(err)
 	}
 	return rec, broken

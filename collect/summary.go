@@ -41,8 +41,8 @@ type Summary struct {
 	Duration time.Duration `json:"duration_ns"`
 	Teardown time.Duration `json:"teardown_ns"`
 	// InDoubt counts the unknown transactions whose commit was sent and
-	// whose answer was lost (an error, a timeout): the store may or may
-	// not have committed them.
+	// whose answer was lost (an error, a timeout, the run stopping): the
+	// store may or may not have committed them.
 	InDoubt int `json:"in_doubt"`
 	// Faults counts the faults injected (Options.Faults), FaultErrors
 	// those that failed, and FaultLog says what each did, when.
