@@ -134,8 +134,10 @@ func TestRestartUnderLoad(t *testing.T) {
 }
 
 // TestLevels runs each STM level briefly and checks what it guarantees
-// whatever the interleaving: the three validating levels serializability,
-// ReadCommitted read committed.
+// whatever the interleaving: the three validating levels serializability;
+// ReadCommitted read committed, but only on one member — its reads go to
+// any member, and one that lags can show a transaction an older version
+// than it saw before (docs/etcd.md).
 func TestLevels(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts three clusters")
@@ -146,7 +148,11 @@ func TestLevels(t *testing.T) {
 		collect.ReadCommitted:  history.RC,
 	} {
 		t.Run(iso.String(), func(t *testing.T) {
-			st, err := etcd.Open(context.Background(), "etcd?members=3")
+			db := "etcd?members=3"
+			if iso == collect.ReadCommitted {
+				db = "etcd?members=1"
+			}
+			st, err := etcd.Open(context.Background(), db)
 			require.NoError(t, err)
 			h, sum, err := collect.Run(context.Background(), st, small(t, 4, 25), collect.Options{Isolation: iso})
 			require.NoError(t, err)
