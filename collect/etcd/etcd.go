@@ -199,15 +199,47 @@ func (s *Store) key(k int64) string { return s.prefix + strconv.FormatInt(k, 10)
 // setupBatch stays under etcd's default limit of 128 operations per Txn.
 const setupBatch = 100
 
-// Setup implements collect.Store: keys 1…keys under the run's prefix hold 0.
+// Setup implements collect.Store: keys 1…keys under the run's prefix hold
+// 0, on every member. Reads may be served by any member, and one that had
+// not applied the seeding yet would show a key before its initial value,
+// which no history can explain.
 func (s *Store) Setup(ctx context.Context, keys int64) error {
+	var rev int64
 	for k := int64(1); k <= keys; k += setupBatch {
 		var ops []clientv3.Op
 		for j := k; j < k+setupBatch && j <= keys; j++ {
 			ops = append(ops, clientv3.OpPut(s.key(j), "0"))
 		}
-		if _, err := s.client.Txn(ctx).Then(ops...).Commit(); err != nil {
+		resp, err := s.client.Txn(ctx).Then(ops...).Commit()
+		if err != nil {
 			return fmt.Errorf("etcd: seeding keys %s…: %w", s.key(k), err)
+		}
+		rev = resp.Header.Revision
+	}
+	return s.applied(ctx, rev)
+}
+
+// appliedWait bounds the wait for every member to apply the seeding.
+const appliedWait = 30 * time.Second
+
+// applied waits until every endpoint's member has applied revision rev.
+func (s *Store) applied(ctx context.Context, rev int64) error {
+	deadline := time.Now().Add(appliedWait)
+	for _, ep := range s.endpoints {
+		for {
+			sctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			st, err := s.client.Status(sctx, ep)
+			cancel()
+			if err == nil && st.Header.Revision >= rev {
+				break
+			}
+			if time.Now().After(deadline) || ctx.Err() != nil {
+				if err == nil {
+					err = fmt.Errorf("at revision %d", st.Header.Revision)
+				}
+				return fmt.Errorf("etcd: member %s has not applied the seeding (revision %d) after %s: %w", ep, rev, appliedWait, err)
+			}
+			time.Sleep(10 * time.Millisecond)
 		}
 	}
 	return nil
