@@ -260,3 +260,22 @@ func TestOpenAndFaultErrors(t *testing.T) {
 	}
 	require.NoError(t, st.CheckFault(collect.Fault{Kind: "kill", Target: "1"}))
 }
+
+// TestSeededEverywhere: after Setup every member serves the initial
+// values, so no read, whichever member serves it, sees a key before T⊥.
+func TestSeededEverywhere(t *testing.T) {
+	ctx := context.Background()
+	st, err := etcd.Open(ctx, "etcd")
+	require.NoError(t, err)
+	defer func() { require.NoError(t, st.Teardown(ctx, false)) }()
+	require.NoError(t, st.Setup(ctx, 500))
+	prefix := strings.TrimPrefix(st.Table(), "keys ")
+	for _, ep := range st.Cluster().Endpoints() {
+		cl, err := clientv3.New(clientv3.Config{Endpoints: []string{ep}, Logger: zap.NewNop()})
+		require.NoError(t, err)
+		resp, err := cl.Get(ctx, prefix, clientv3.WithPrefix(), clientv3.WithCountOnly(), clientv3.WithSerializable())
+		cl.Close()
+		require.NoError(t, err)
+		require.Equal(t, int64(500), resp.Count, "member %s holds every seeded key", ep)
+	}
+}
