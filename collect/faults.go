@@ -164,6 +164,11 @@ func (r *runner) injectFaults(ctx context.Context, fr Faulter, start time.Time) 
 				}
 				at := time.Since(start)
 				what, err := fr.Inject(ctx, f)
+				if err != nil && ctx.Err() != nil {
+					// The workload ended under the fault: whatever
+					// failed then says nothing about the store.
+					what, err = "cut short when the workload ended", nil
+				}
 				r.count(func(s *Summary) {
 					entry := fmt.Sprintf("%s %s: %s", at.Round(time.Millisecond), f, what)
 					if err != nil {
