@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -41,6 +42,21 @@ type Options struct {
 	// transactions. Conflict aborts and client rollbacks neither extend
 	// nor break a streak. Default 100; negative: never.
 	FailStreak int
+	// Faults are injected during the run; the store must implement
+	// Faulter and accept each of them.
+	Faults []Fault
+	// Times records each transaction's real-time interval (nanoseconds
+	// from the start of the workload: before Begin, after the commit's or
+	// abort's answer; a transaction of unknown outcome never completes),
+	// so that strict serializability can be checked.
+	Times bool
+}
+
+// Leveler is a store that says which isolation level (in the history's
+// terms) a transaction run at iso declares; Run records it on every
+// transaction.
+type Leveler interface {
+	Level(iso Isolation) history.Level
 }
 
 // maxReasons bounds the distinct reasons a Summary keeps.
@@ -50,7 +66,10 @@ const maxReasons = 32
 type record struct {
 	session int64
 	status  history.Status
-	ops     []opRecord
+	// start and end bound the transaction in time since the workload's
+	// start (ns).
+	start, end int64
+	ops        []opRecord
 	// fail identifies the error the transaction failed with, for
 	// FailStreak ("" if it committed), and why says it in full; neutral
 	// marks an outcome that says nothing about the store's health
@@ -103,6 +122,15 @@ func Run(ctx context.Context, st Store, w *workload.Workload, opt Options) (*his
 	if err := st.Supports(opt.Isolation); err != nil {
 		return nil, nil, errors.Join(err, teardown())
 	}
+	faulter, _ := st.(Faulter)
+	if len(opt.Faults) > 0 && faulter == nil {
+		return nil, nil, errors.Join(fmt.Errorf("%s: faults cannot be injected into this store", st.Name()), teardown())
+	}
+	for _, f := range opt.Faults {
+		if err := faulter.CheckFault(f); err != nil {
+			return nil, nil, errors.Join(fmt.Errorf("fault %s: %w", f, err), teardown())
+		}
+	}
 	if err := st.Setup(ctx, w.Keys()); err != nil {
 		return nil, nil, errors.Join(fmt.Errorf("setting up %s: %w", st.Name(), err), teardown())
 	}
@@ -131,6 +159,13 @@ func Run(ctx context.Context, st Store, w *workload.Workload, opt Options) (*his
 	records := make([][]record, w.Sessions())
 	errs := make([]error, w.Sessions())
 	start := time.Now()
+	r.start = start
+	waitFaults := func() {}
+	faultCtx, endFaults := context.WithCancel(runCtx)
+	defer endFaults()
+	if len(opt.Faults) > 0 {
+		waitFaults = r.injectFaults(faultCtx, faulter, start)
+	}
 	var wg sync.WaitGroup
 	for i := range conns {
 		wg.Go(func() {
@@ -139,6 +174,10 @@ func Run(ctx context.Context, st Store, w *workload.Workload, opt Options) (*his
 	}
 	wg.Wait()
 	sum.Duration = time.Since(start)
+	// A fault in progress ends early, but the store is restored before
+	// teardown.
+	endFaults()
+	waitFaults()
 
 	h := r.build(w, records)
 	t1 := time.Now()
@@ -162,6 +201,7 @@ func Run(ctx context.Context, st Store, w *workload.Workload, opt Options) (*his
 // runner holds what the session goroutines share.
 type runner struct {
 	st          Store
+	start       time.Time
 	opt         Options
 	nextSession atomic.Int64
 	halt        context.CancelCauseFunc
@@ -288,6 +328,13 @@ func (r *runner) session(ctx context.Context, i int, conn Conn, w *workload.Work
 // unusable.
 func (r *runner) txn(ctx context.Context, conn Conn, plan workload.Txn) (rec record, broken bool) {
 	rec.ops = make([]opRecord, 0, len(plan.Ops))
+	rec.start = time.Since(r.start).Nanoseconds()
+	defer func() {
+		rec.end = time.Since(r.start).Nanoseconds()
+		if rec.status == history.Unknown {
+			rec.end = math.MaxInt64
+		}
+	}()
 	octx, cancel := r.opCtx(ctx)
 	tx, err := conn.Begin(octx, r.opt.Isolation)
 	cancel()
@@ -359,6 +406,7 @@ func (r *runner) txn(ctx context.Context, conn Conn, plan workload.Txn) (rec rec
 		// connection error, a timeout, the run stopping meanwhile).
 		rec.status = history.Unknown
 		broken = true
+		r.count(func(s *Summary) { s.InDoubt++ })
 		if ctx.Err() != nil {
 			rec.neutral = true
 			r.reason("unknown", "commit in flight when the run stopped")
@@ -465,6 +513,7 @@ func (r *runner) build(w *workload.Workload, records [][]record) *history.Histor
 	b := history.NewBuilder(r.opt.Source, "collect")
 	b.SetInit(history.InitImplicit, -1)
 	b.InitAllKeys(0)
+	lv, _ := r.st.(Leveler)
 	var all []record
 	for _, recs := range records {
 		all = append(all, recs...)
@@ -481,6 +530,12 @@ func (r *runner) build(w *workload.Workload, records [][]record) *history.Histor
 	})
 	for i, rec := range all {
 		t := b.Begin(b.Session(rec.session), int64(i)+1, rec.status, history.Pos{})
+		if lv != nil {
+			b.SetLevel(t, lv.Level(r.opt.Isolation))
+		}
+		if r.opt.Times {
+			b.SetInterval(t, rec.start, rec.end)
+		}
 		for _, op := range rec.ops {
 			if op.write {
 				b.Write(t, op.key, op.val)

@@ -40,6 +40,15 @@ type Summary struct {
 	Setup    time.Duration `json:"setup_ns"`
 	Duration time.Duration `json:"duration_ns"`
 	Teardown time.Duration `json:"teardown_ns"`
+	// InDoubt counts the unknown transactions whose commit was sent and
+	// whose answer was lost (an error, a timeout, the run stopping): the
+	// store may or may not have committed them.
+	InDoubt int `json:"in_doubt"`
+	// Faults counts the faults injected (Options.Faults), FaultErrors
+	// those that failed, and FaultLog says what each did, when.
+	Faults      int      `json:"faults,omitempty"`
+	FaultErrors int      `json:"fault_errors,omitempty"`
+	FaultLog    []string `json:"fault_log,omitempty"`
 	// Stopped says why the run ended before all planned transactions.
 	Stopped string `json:"stopped,omitempty"`
 }
@@ -92,6 +101,19 @@ func (s *Summary) String() string {
 		s.Setup.Round(time.Millisecond), s.Teardown.Round(time.Millisecond))
 	if s.FailedOps > 0 || s.Reconnects > 0 {
 		fmt.Fprintf(&b, "%d failed operations, %d reconnects\n", s.FailedOps, s.Reconnects)
+	}
+	if s.InDoubt > 0 {
+		fmt.Fprintf(&b, "%d in doubt (commit sent, answer lost: recorded as unknown)\n", s.InDoubt)
+	}
+	if s.Faults > 0 || s.FaultErrors > 0 {
+		fmt.Fprintf(&b, "%d faults injected", s.Faults)
+		if s.FaultErrors > 0 {
+			fmt.Fprintf(&b, ", %d failed", s.FaultErrors)
+		}
+		b.WriteString(":\n")
+		for _, e := range s.FaultLog {
+			fmt.Fprintf(&b, "  %s\n", e)
+		}
 	}
 	keys := make([]string, 0, len(s.Reasons))
 	for k := range s.Reasons {

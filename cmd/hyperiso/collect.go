@@ -29,14 +29,34 @@ Databases (--db):
   memory                       the embedded store (default): no server needed
   postgres://user@host:port/db PostgreSQL (any pgx connection string)
   mariadb://user:pw@host:port/db  MariaDB or MySQL (also mysql://)
-Each run creates its own table (hyperiso_<time>_<random>), seeds keys 1…keys
-with 0, and drops it afterwards (unless --keep-table).
+  etcd                         a 3-member etcd cluster started inside the
+                               process (etcd?members=N for another size),
+                               data in a temporary directory removed after
+  etcd://host:port,…           an existing etcd cluster
+Each SQL run creates its own table (hyperiso_<time>_<random>), seeds keys
+1…keys with 0, and drops it afterwards (unless --keep-table); an etcd run
+does the same with the keys under hyperiso/<time>_<random>/.
 
 Isolation (--isolation): serializable (default), repeatable-read, snapshot,
 read-committed, read-uncommitted. PostgreSQL runs snapshot as REPEATABLE
 READ and refuses read-uncommitted; MariaDB has no snapshot level; the
 memory store treats repeatable-read as snapshot and refuses
-read-uncommitted.
+read-uncommitted. etcd runs each transaction as one attempt of its
+client's STM: serializable, snapshot (SerializableSnapshot),
+repeatable-read (RepeatableReads), read-committed (ReadCommitted); a failed
+commit guard is an abort; it refuses read-uncommitted.
+
+Faults (--faults): comma-separated KIND[:TARGET]@AT[+FOR][/EVERY], AT counted
+from the start of the workload, e.g.
+  restart:leader@2s+1s          etcd: stop the leader cleanly at 2s, restart it 1s later
+  kill:2@3s+2s/10s              etcd: stop member 2 abruptly at 3s for 2s, every 10s
+  pause:follower@1s+500ms       etcd: cut a follower off from its peers for 500ms
+  kill-conns@2s/5s              postgres, mariadb: terminate the sessions' connections
+TARGET is leader (default), follower or a member number; FOR defaults to 1s.
+The summary counts the faults injected and the transactions in doubt (commit
+sent, answer lost), which are recorded as unknown.
+--times records each transaction's interval for strict-ser (check --level
+strict-ser); a transaction of unknown outcome never completes.
 
 Workloads (--workload) and their defaults:
   general      VeriStrong's generator: 20 sessions × 100 txns × 20 ops,
@@ -165,9 +185,11 @@ func newCollect(stdout io.Writer) *cobra.Command {
 		quiet     bool
 		herm      bool
 		scenarios string
+		faults    string
+		times     bool
 	)
 	c := &cobra.Command{
-		Use:   "collect [--db memory|postgres://…|mariadb://…] [--isolation LEVEL] [--workload NAME] [params] -o FILE\n  hyperiso collect --hermitage --db postgres://…|mariadb://… [--scenario NAMES] [-o DIR]",
+		Use:   "collect [--db memory|postgres://…|mariadb://…|etcd|etcd://…] [--isolation LEVEL] [--workload NAME] [params] -o FILE\n  hyperiso collect --hermitage --db postgres://…|mariadb://… [--scenario NAMES] [-o DIR]",
 		Short: "Run a workload against a database and record its history",
 		Long:  collectLong,
 		Args:  cobra.NoArgs,
@@ -189,6 +211,10 @@ func newCollect(stdout io.Writer) *cobra.Command {
 			bug, err := memstore.ParseBugs(bugs)
 			if err != nil {
 				return fail(exitBadInput, "--bug: %v", err)
+			}
+			sched, err := collect.ParseFaults(faults)
+			if err != nil {
+				return fail(exitBadInput, "--faults: %v", err)
 			}
 			stderr := c.ErrOrStderr()
 			// Open the output first: a run is too costly to lose to a typo.
@@ -221,7 +247,7 @@ func newCollect(stdout io.Writer) *cobra.Command {
 				}
 				return fail(exitBadInput, "%v", err)
 			}
-			opt := collect.Options{Isolation: iso, OpTimeout: timeout, KeepTable: keepTable, Source: out}
+			opt := collect.Options{Isolation: iso, OpTimeout: timeout, KeepTable: keepTable, Source: out, Faults: sched, Times: times}
 			bar := newBar(stderr, w.Sessions()*w.TxnsPerSession(), quiet)
 			if bar != nil {
 				opt.Progress = func() { _ = bar.Add(1) }
@@ -288,7 +314,7 @@ func newCollect(stdout io.Writer) *cobra.Command {
 		},
 	}
 	f.register(c)
-	c.Flags().StringVar(&db, "db", "memory", "database: memory, postgres://… or mariadb://…")
+	c.Flags().StringVar(&db, "db", "memory", "database: memory, postgres://…, mariadb://…, etcd or etcd://host:port,…")
 	c.Flags().StringVar(&isoName, "isolation", "serializable", "isolation level: "+strings.Join(collect.IsolationNames, "|"))
 	c.Flags().StringVar(&wlName, "workload", "general", "workload: "+strings.Join(workload.Names, "|"))
 	c.Flags().StringVar(&bugs, "bug", "", "memory store bugs to inject: "+strings.Join(memstore.BugNames(), ","))
@@ -298,6 +324,8 @@ func newCollect(stdout io.Writer) *cobra.Command {
 	c.Flags().BoolVarP(&quiet, "quiet", "q", false, "print neither progress nor summary")
 	c.Flags().BoolVar(&herm, "hermitage", false, "run Hermitage's item-level scenarios at every level of --db and print the verdict matrix (-o DIR keeps the histories)")
 	c.Flags().StringVar(&scenarios, "scenario", "", "with --hermitage: only these scenarios (comma-separated, e.g. P4,G2-item)")
+	c.Flags().StringVar(&faults, "faults", "", "fault schedule, KIND[:TARGET]@AT[+FOR][/EVERY],… (kinds: "+strings.Join(collect.FaultKinds, ", ")+")")
+	c.Flags().BoolVar(&times, "times", false, "record each transaction's real-time interval (for strict-ser)")
 	return c
 }
 

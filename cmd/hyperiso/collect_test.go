@@ -210,3 +210,31 @@ func TestCollectFromServers(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "read-uncommitted", parsed.Meta["isolation"])
 }
+
+func TestCollectEtcdUnderFaults(t *testing.T) {
+	// hyperiso collect --db etcd --faults … --times -o h.jsonl && hyperiso check --level strict-ser h.jsonl
+	h := filepath.Join(t.TempDir(), "etcd.jsonl")
+	code, out, errs := runWithCollect(t, "collect", "--db", "etcd", "--isolation", "snapshot", "--sessions", "4", "--txns", "30",
+		"--ops", "6", "--keys", "40", "--times", "--faults", "kill:follower@100ms+200ms", "-o", h)
+	require.Equal(t, 0, code, errs)
+	require.Contains(t, out, "etcd 3.7.3 (embedded, 3 members) at snapshot")
+	require.Contains(t, out, "120 transactions in")
+	require.Contains(t, out, "1 faults injected:")
+	require.Contains(t, out, "kill:follower@100ms+200ms: member")
+	code, out, errs = runCLI(t, "check", "--level", "strict-ser", h)
+	require.Equal(t, exitSatisfied, code, out+errs)
+	require.Contains(t, out, "STRICT-SER: SATISFIED")
+	hist, err := os.ReadFile(h)
+	require.NoError(t, err)
+	require.Contains(t, string(hist), `"level":"ser","time":[`)
+
+	for msg, args := range map[string][]string{
+		`--faults: fault 1 "reboot@1s": unknown kind "reboot"`: {"--faults", "reboot@1s"},
+		"memory: faults cannot be injected into this store":    {"--faults", "restart@1s"},
+		"etcd: members=0: want a number from 1 to 9":           {"--db", "etcd?members=0"},
+	} {
+		code, _, errs := runWithCollect(t, append([]string{"collect", "-q"}, args...)...)
+		require.Equal(t, exitBadInput, code, "%v: %s", args, errs)
+		require.Contains(t, errs, msg, args)
+	}
+}

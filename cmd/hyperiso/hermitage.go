@@ -18,7 +18,7 @@ import (
 // hermitageRefused are collect's flags that mean nothing to --hermitage:
 // the scenarios fix the workload, and run at every level the server has.
 var hermitageRefused = []string{"isolation", "workload", "bug", "keep-table", "preset", "sessions", "txns", "ops",
-	"reads", "keys", "dup-keys", "theta", "value-space", "rollback-rate", "think", "seed", "unique"}
+	"reads", "keys", "dup-keys", "theta", "value-space", "rollback-rate", "think", "seed", "unique", "faults", "times"}
 
 // runHermitage is collect --hermitage: every scenario at every level of
 // the server db names, the matrix to stdout, each history to dir when
@@ -29,8 +29,8 @@ func runHermitage(c *cobra.Command, stdout io.Writer, db, scenarios, dir string,
 			return fail(exitBadInput, "--%s does not apply to --hermitage: the scenarios fix the transactions and run at every level the server offers", f)
 		}
 	}
-	if db == "" || db == "memory" {
-		return fail(exitBadInput, "--hermitage needs a server: --db postgres://… or --db mariadb://… (the memory store does not lock, so blocking steps mean nothing there)")
+	if db == "" || db == "memory" || strings.HasPrefix(db, "etcd") {
+		return fail(exitBadInput, "--hermitage needs a SQL server: --db postgres://… or --db mariadb://… (the memory store does not lock, so blocking steps mean nothing there)")
 	}
 	scs := hermitage.Scenarios
 	if scenarios != "" {

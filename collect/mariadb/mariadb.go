@@ -10,17 +10,23 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io"
+	"log"
 	"net/url"
 	"strings"
+	"sync"
 
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/hyperiso/hyperiso/collect"
 )
 
-// Store is a MariaDB or MySQL database. It implements collect.Store.
+// Store is a MariaDB or MySQL database. It implements collect.Store and
+// collect.Faulter (kill-conns).
 type Store struct {
 	db      *sql.DB
+	mu      sync.Mutex
+	ids     map[*conn]int64 // the sessions' connection ids, for kill-conns
 	name    string
 	table   string // quoted
 	version string
@@ -73,6 +79,9 @@ func ParseURL(raw string) (*mysql.Config, error) {
 	// update writing a key's current value still reports the key.
 	cfg.InterpolateParams = true
 	cfg.ClientFoundRows = true
+	// The driver logs to standard error what it also returns (a killed
+	// connection's "unexpected EOF"): the recorder counts those.
+	cfg.Logger = log.New(io.Discard, "", 0)
 	return cfg, nil
 }
 
@@ -91,7 +100,7 @@ func Open(ctx context.Context, url string) (*Store, error) {
 	// A closed session connection is really closed, never handed back
 	// with a transaction it may have left open.
 	db.SetMaxIdleConns(0)
-	s := &Store{db: db, name: collect.TableName()}
+	s := &Store{db: db, name: collect.TableName(), ids: map[*conn]int64{}}
 	if err := db.QueryRowContext(ctx, "SELECT VERSION()").Scan(&s.version); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("mariadb: connecting to %s: %w", cfg.Addr, err)
@@ -179,7 +188,16 @@ func (s *Store) Connect(ctx context.Context) (collect.Conn, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mariadb: %w", err)
 	}
-	return &conn{s: s, c: c}, nil
+	var id int64
+	if err := c.QueryRowContext(ctx, "SELECT CONNECTION_ID()").Scan(&id); err != nil {
+		c.Close()
+		return nil, fmt.Errorf("mariadb: %w", err)
+	}
+	cn := &conn{s: s, c: c}
+	s.mu.Lock()
+	s.ids[cn] = id
+	s.mu.Unlock()
+	return cn, nil
 }
 
 // conn runs transactions with explicit statements on a pinned connection,
@@ -191,7 +209,12 @@ type conn struct {
 	level string // session isolation level last set
 }
 
-func (c *conn) Close() error { return c.c.Close() }
+func (c *conn) Close() error {
+	c.s.mu.Lock()
+	delete(c.s.ids, c)
+	c.s.mu.Unlock()
+	return c.c.Close()
+}
 
 func (c *conn) Begin(ctx context.Context, iso collect.Isolation) (collect.Tx, error) {
 	lv, err := level(iso)
@@ -266,4 +289,36 @@ func (s *Store) classify(err error) error {
 		}
 	}
 	return err
+}
+
+// CheckFault implements collect.Faulter: kill-conns only.
+func (s *Store) CheckFault(f collect.Fault) error {
+	if f.Kind != "kill-conns" {
+		return fmt.Errorf("mariadb: fault %s not supported (want kill-conns)", f.Kind)
+	}
+	return nil
+}
+
+// Inject implements collect.Faulter: the server kills the run's open
+// session connections (KILL CONNECTION), over a connection of the pool.
+func (s *Store) Inject(ctx context.Context, f collect.Fault) (string, error) {
+	s.mu.Lock()
+	ids := make([]int64, 0, len(s.ids))
+	for _, id := range s.ids {
+		ids = append(ids, id)
+	}
+	s.mu.Unlock()
+	n := 0
+	for _, id := range ids {
+		_, err := s.db.ExecContext(ctx, fmt.Sprintf("KILL CONNECTION %d", id))
+		var me *mysql.MySQLError
+		switch {
+		case err == nil:
+			n++
+		case errors.As(err, &me) && me.Number == 1094: // unknown thread: it closed meanwhile
+		default:
+			return fmt.Sprintf("killed %d session connections", n), fmt.Errorf("mariadb: killing connection %d: %w", id, err)
+		}
+	}
+	return fmt.Sprintf("killed %d session connections", n), nil
 }

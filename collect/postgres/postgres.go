@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -17,9 +18,12 @@ import (
 	"github.com/hyperiso/hyperiso/collect"
 )
 
-// Store is a PostgreSQL database. It implements collect.Store.
+// Store is a PostgreSQL database. It implements collect.Store and
+// collect.Faulter (kill-conns).
 type Store struct {
 	cfg     *pgx.ConnConfig
+	mu      sync.Mutex
+	pids    map[*conn]uint32 // the sessions' backends, for kill-conns
 	admin   *pgx.Conn
 	name    string // the table's name
 	table   string // the table's name, quoted
@@ -39,7 +43,7 @@ func Open(ctx context.Context, url string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("postgres: connecting to %s:%d: %w", cfg.Host, cfg.Port, err)
 	}
-	s := &Store{cfg: cfg, admin: admin, name: collect.TableName()}
+	s := &Store{cfg: cfg, admin: admin, name: collect.TableName(), pids: map[*conn]uint32{}}
 	if err := admin.QueryRow(ctx, "SHOW server_version").Scan(&s.version); err != nil {
 		admin.Close(ctx)
 		return nil, fmt.Errorf("postgres: %w", err)
@@ -129,7 +133,11 @@ func (s *Store) Connect(ctx context.Context) (collect.Conn, error) {
 	if err != nil {
 		return nil, fmt.Errorf("postgres: %w", err)
 	}
-	return &conn{s: s, c: c}, nil
+	cn := &conn{s: s, c: c}
+	s.mu.Lock()
+	s.pids[cn] = c.PgConn().PID()
+	s.mu.Unlock()
+	return cn, nil
 }
 
 type conn struct {
@@ -138,6 +146,9 @@ type conn struct {
 }
 
 func (c *conn) Close() error {
+	c.s.mu.Lock()
+	delete(c.s.pids, c)
+	c.s.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	return c.c.Close(ctx)
@@ -227,4 +238,35 @@ func (s *Store) classify(err error) error {
 		return collect.Aborted("transaction already failed (25P02)", err)
 	}
 	return collect.Aborted(fmt.Sprintf("error %s", pe.Code), err)
+}
+
+// CheckFault implements collect.Faulter: kill-conns only.
+func (s *Store) CheckFault(f collect.Fault) error {
+	if f.Kind != "kill-conns" {
+		return fmt.Errorf("postgres: fault %s not supported (want kill-conns)", f.Kind)
+	}
+	return nil
+}
+
+// Inject implements collect.Faulter: the server terminates the run's open
+// session connections (pg_terminate_backend of their backends), over a
+// connection of its own.
+func (s *Store) Inject(ctx context.Context, f collect.Fault) (string, error) {
+	s.mu.Lock()
+	pids := make([]int32, 0, len(s.pids))
+	for _, pid := range s.pids {
+		pids = append(pids, int32(pid))
+	}
+	s.mu.Unlock()
+	c, err := pgx.ConnectConfig(ctx, s.cfg.Copy())
+	if err != nil {
+		return "", fmt.Errorf("postgres: %w", err)
+	}
+	defer c.Close(context.Background())
+	var n int
+	err = c.QueryRow(ctx, "SELECT count(*) FROM unnest($1::int[]) AS p WHERE pg_terminate_backend(p)", pids).Scan(&n)
+	if err != nil {
+		return "", fmt.Errorf("postgres: terminating the sessions: %w", err)
+	}
+	return fmt.Sprintf("terminated %d session connections", n), nil
 }

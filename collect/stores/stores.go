@@ -1,5 +1,6 @@
 // Package stores opens the store a --db string names: "memory" (the
-// default), postgres://… or postgresql://…, mariadb://… or mysql://….
+// default), postgres://… or postgresql://…, mariadb://… or mysql://…,
+// etcd (an embedded cluster), etcd?members=N or etcd://host:port,….
 package stores
 
 import (
@@ -8,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/hyperiso/hyperiso/collect"
+	"github.com/hyperiso/hyperiso/collect/etcd"
 	"github.com/hyperiso/hyperiso/collect/mariadb"
 	"github.com/hyperiso/hyperiso/collect/memstore"
 	"github.com/hyperiso/hyperiso/collect/postgres"
@@ -33,8 +35,10 @@ func Open(ctx context.Context, db string, opt Options) (collect.Store, error) {
 		return postgres.Open(ctx, db)
 	case scheme == "mariadb" || scheme == "mysql":
 		return mariadb.Open(ctx, db)
+	case db == "etcd" || strings.HasPrefix(db, "etcd?") || scheme == "etcd":
+		return etcd.Open(ctx, db)
 	}
-	return nil, fmt.Errorf("unknown database %q: want memory, postgres://user@host:port/db or mariadb://user:password@host:port/db", redact(db))
+	return nil, fmt.Errorf("unknown database %q: want memory, postgres://user@host:port/db, mariadb://user:password@host:port/db, etcd or etcd://host:port,…", redact(db))
 }
 
 // redact hides a password in a URL for messages.

@@ -1,0 +1,144 @@
+package collect_test
+
+import (
+	"context"
+	"errors"
+	"math"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/hyperiso/hyperiso/collect"
+	"github.com/hyperiso/hyperiso/collect/memstore"
+	"github.com/hyperiso/hyperiso/history"
+)
+
+func TestParseFaults(t *testing.T) {
+	fs, err := collect.ParseFaults("restart:leader@2s+1s, pause:2@500ms/3s,kill@1m,kill-conns@4s/2s,restart:follower@0s")
+	require.NoError(t, err)
+	require.Equal(t, []collect.Fault{
+		{Kind: "restart", Target: "leader", At: 2 * time.Second, For: time.Second},
+		{Kind: "pause", Target: "2", At: 500 * time.Millisecond, For: time.Second, Every: 3 * time.Second},
+		{Kind: "kill", Target: "leader", At: time.Minute, For: time.Second},
+		{Kind: "kill-conns", At: 4 * time.Second, Every: 2 * time.Second},
+		{Kind: "restart", Target: "follower", For: time.Second},
+	}, fs)
+	require.Equal(t, "pause:2@500ms+1s/3s", fs[1].String())
+	require.Equal(t, "kill-conns@4s/2s", fs[3].String())
+	none, err := collect.ParseFaults("  ")
+	require.NoError(t, err)
+	require.Empty(t, none)
+
+	for in, msg := range map[string]string{
+		"restart":                  `fault 1 "restart": no @`,
+		"reboot@1s":                `unknown kind "reboot"`,
+		"pause:0@1s":               `target "0": want leader, follower or a member number from 1`,
+		"pause:x@1s":               `target "x"`,
+		"kill-conns:1@1s":          "kill-conns takes no target",
+		"kill-conns@1s+2s":         "kill-conns has no duration",
+		"restart@soon":             `AT "soon": want a duration`,
+		"restart@-1s":              "AT -1s is negative",
+		"restart@1s+x":             `FOR "x"`,
+		"restart@1s+2s/2s":         "EVERY (2s) must exceed FOR (2s)",
+		"restart@1s,pause@2s+1ms/": `fault 2 "pause@2s+1ms/": EVERY ""`,
+	} {
+		_, err := collect.ParseFaults(in)
+		require.ErrorContains(t, err, msg, in)
+	}
+}
+
+func FuzzParseFaults(f *testing.F) {
+	for _, s := range []string{"restart:leader@2s+1s", "pause:2@500ms/3s,kill@1m", "kill-conns@4s/2s", "x@", "@+/"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		fs, err := collect.ParseFaults(s)
+		if err != nil {
+			return
+		}
+		for _, f := range fs {
+			again, err := collect.ParseFaults(f.String())
+			require.NoError(t, err, f.String())
+			require.Equal(t, []collect.Fault{f}, again)
+		}
+	})
+}
+
+// faultable is the memory store with a fault injector that only counts,
+// and declares its transactions' level.
+type faultable struct {
+	*memstore.Store
+	injected atomic.Int64
+	refuse   error
+}
+
+func (f *faultable) CheckFault(collect.Fault) error { return f.refuse }
+
+func (f *faultable) Inject(ctx context.Context, fault collect.Fault) (string, error) {
+	f.injected.Add(1)
+	t := time.NewTimer(fault.For)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	return "did " + fault.Kind, nil
+}
+
+func (f *faultable) Level(collect.Isolation) history.Level { return history.SI }
+
+func TestFaultsAreInjectedAndCounted(t *testing.T) {
+	st := &faultable{Store: memstore.New(memstore.Options{Seed: 1})}
+	// A fault at 0s fires at once; one that would last an hour is cut
+	// short when the workload ends; one due in an hour never fires.
+	fs, err := collect.ParseFaults("restart@0s+1h,pause:2@1h")
+	require.NoError(t, err)
+	start := time.Now()
+	h, sum, err := collect.Run(context.Background(), st, general(t, nil), collect.Options{Isolation: collect.Snapshot, Faults: fs})
+	require.NoError(t, err)
+	require.Less(t, time.Since(start), time.Minute)
+	require.Equal(t, int64(1), st.injected.Load())
+	require.Equal(t, 1, sum.Faults)
+	require.Len(t, sum.FaultLog, 1)
+	require.Contains(t, sum.FaultLog[0], "restart:leader@0s+1h0m0s: did restart")
+	require.Contains(t, sum.String(), "1 faults injected:\n")
+	for _, tx := range h.Txns[1:] {
+		require.Equal(t, history.SI, tx.Level, "the store's Leveler declares each transaction's level")
+		require.False(t, tx.Timed, "no times unless asked")
+	}
+}
+
+func TestFaultsNeedAFaulter(t *testing.T) {
+	fs, err := collect.ParseFaults("restart@1s")
+	require.NoError(t, err)
+	_, _, err = collect.Run(context.Background(), memstore.New(memstore.Options{}), general(t, nil), collect.Options{Faults: fs})
+	require.ErrorContains(t, err, "memory: faults cannot be injected into this store")
+
+	st := &faultable{Store: memstore.New(memstore.Options{}), refuse: errors.New("no such member")}
+	_, _, err = collect.Run(context.Background(), st, general(t, nil), collect.Options{Faults: fs})
+	require.ErrorContains(t, err, "fault restart:leader@1s+1s: no such member")
+}
+
+func TestTimesAndInDoubt(t *testing.T) {
+	hook, fails := every("commit-reply", 5, errors.New("connection reset by peer"))
+	st := &faulty{Store: memstore.New(memstore.Options{Seed: 4}), hook: hook}
+	h, sum, err := collect.Run(context.Background(), st, general(t, nil), collect.Options{Times: true})
+	require.NoError(t, err)
+	require.Positive(t, fails.Load())
+	require.Equal(t, int(fails.Load()), sum.InDoubt, "every lost commit answer is in doubt")
+	require.Equal(t, sum.Unknown, sum.InDoubt)
+	require.Contains(t, sum.String(), "in doubt (commit sent, answer lost")
+	unknown := 0
+	for _, tx := range h.Txns[1:] {
+		require.True(t, tx.Timed)
+		require.LessOrEqual(t, tx.Start, tx.End)
+		require.Equal(t, history.LevelNone, tx.Level, "the memory store declares no level")
+		if tx.Status == history.Unknown {
+			unknown++
+			require.Equal(t, int64(math.MaxInt64), tx.End, "an in-doubt transaction never completes")
+		}
+	}
+	require.Equal(t, sum.InDoubt, unknown)
+}
