@@ -43,7 +43,7 @@ func deepForms(n int) map[string]string {
 }
 
 // TestDeepNestingIsAnError: 200,000 and 2,000,000 levels of nesting are an
-// error naming the file, the line and the limit, quickly; lenient mode
+// error naming the file, the line and the limit, in linear time; lenient mode
 // skips the form and reads on.
 func TestDeepNestingIsAnError(t *testing.T) {
 	for _, n := range []int{200_000, 2_000_000} {
@@ -56,7 +56,10 @@ func TestDeepNestingIsAnError(t *testing.T) {
 			require.Less(t, len(err.Error()), maxMsg, "%d %s", n, name)
 			require.Contains(t, err.Error(), "deep.edn:2: ", "%d %s", n, name)
 			require.Contains(t, err.Error(), depthMsg, "%d %s", n, name)
-			require.Less(t, took, time.Second, "%d %s", n, name)
+			// Linear work takes well under a second; the bound leaves room
+			// for a loaded CI machine and still catches a quadratic scan
+			// (2e6 levels squared) or a recursion that grows the stack.
+			require.Less(t, took, 10*time.Second, "%d %s", n, name)
 
 			// Inside a top-level vector, where each element is decoded on
 			// its own.
@@ -187,7 +190,7 @@ func TestLenientUnclosedFormsAreLinear(t *testing.T) {
 		took := time.Since(start)
 		require.NoError(t, err, name)
 		require.NotEmpty(t, h.Warnings, name)
-		require.Less(t, took, 2*time.Second, name)
+		require.Less(t, took, 10*time.Second, name) // room for a loaded machine
 
 		// Each line is reported where its form starts, as the decoder
 		// reports an unclosed form.

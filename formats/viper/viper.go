@@ -46,9 +46,9 @@ type Options struct {
 	Lenient bool
 }
 
-// maxLine bounds the bytes of one line (one transaction); a longer line
-// is only quoted.
-const maxLine = 1 << 20
+// maxLine bounds the bytes of one line (one transaction, which for the
+// initial state holds a write per key); a longer line is only quoted.
+const maxLine = 1 << 30
 
 // Log is one session's log: Name is its file name (J<n>.log decides the
 // session order and id) and Data its bytes.
@@ -190,12 +190,12 @@ type txnLine struct {
 }
 
 func (p *parser) log(l Log, id int64) error {
-	br := bufio.NewReaderSize(l.Data, maxLine)
+	br := bufio.NewReaderSize(l.Data, 1<<16)
 	s := p.b.Session(id)
 	lineNo, txns := 0, 0
 	var initAt history.TxnID
 	for {
-		line, tooLong, err := lineio.ReadLine(br)
+		line, tooLong, err := lineio.ReadLongLine(br, maxLine)
 		if err == io.EOF {
 			break
 		}

@@ -24,6 +24,33 @@ func ReadLine(br *bufio.Reader) (line []byte, tooLong bool, err error) {
 			_, err = br.ReadSlice('\n')
 		}
 	}
+	return finish(line, tooLong, err)
+}
+
+// ReadLongLine is ReadLine for formats whose lines may outgrow any buffer
+// (one JSON transaction per line: an initial state over millions of keys):
+// the line grows up to max bytes before it is cut and reported as tooLong.
+func ReadLongLine(br *bufio.Reader, max int) (line []byte, tooLong bool, err error) {
+	frag, err := br.ReadSlice('\n')
+	if err != bufio.ErrBufferFull {
+		return finish(frag, false, err)
+	}
+	buf := append([]byte(nil), frag...)
+	for err == bufio.ErrBufferFull {
+		frag, err = br.ReadSlice('\n')
+		if !tooLong {
+			buf = append(buf, frag...)
+			if len(buf) > max {
+				buf, tooLong = buf[:keep], true
+			}
+		}
+	}
+	return finish(buf, tooLong, err)
+}
+
+// finish ends a line read: a last line without a terminator is still a
+// line, and the terminator is dropped.
+func finish(line []byte, tooLong bool, err error) ([]byte, bool, error) {
 	switch {
 	case err == io.EOF && (len(line) > 0 || tooLong):
 		err = nil
