@@ -13,7 +13,9 @@ import (
 
 func TestHermitageUsageErrors(t *testing.T) {
 	cases := map[string][]string{
-		"--hermitage needs a server":         {"--hermitage"},
+		"--hermitage needs a SQL server":     {"--hermitage"},
+		"needs a SQL server: --db postgres":  {"--hermitage", "--db", "etcd"},
+		"--faults does not apply":            {"--hermitage", "--db", "postgres://u@127.0.0.1:1/x", "--faults", "kill-conns@1s"},
 		"--isolation does not apply":         {"--hermitage", "--db", "postgres://u@127.0.0.1:1/x", "--isolation", "rr"},
 		"--workload does not apply":          {"--hermitage", "--db", "postgres://u@127.0.0.1:1/x", "--workload", "lost-update"},
 		"no scenario \"PMP\"":                {"--hermitage", "--db", "postgres://u@127.0.0.1:1/x", "--scenario", "P4,PMP"},
