@@ -39,12 +39,15 @@ type runState struct {
 	timeout time.Duration
 	mu      sync.Mutex
 	stage   string
+	// display shows the stage on a terminal (nil: nowhere).
+	display *stageDisplay
 }
 
 func (s *runState) set(stage string) {
 	s.mu.Lock()
 	s.stage = stage
 	s.mu.Unlock()
+	s.display.set(stage)
 }
 
 func (s *runState) get() string {
@@ -68,15 +71,24 @@ func stateOf(ctx context.Context) *runState {
 // returns exit status 3 with "interrupted during STAGE after T". Only the
 // commands that honour their context get this: a signal no longer kills
 // a process that listens for it.
-func stoppable(c *cobra.Command) *cobra.Command {
+//
+// With stages, a terminal's standard error shows the stage the command is
+// in while it runs (stageDisplay), cleared before the report is printed.
+func stoppable(c *cobra.Command, stages bool) *cobra.Command {
 	run := c.RunE
 	c.RunE = func(c *cobra.Command, args []string) error {
 		st := &runState{start: time.Now()}
+		if stages {
+			st.display = newStageDisplay(c.ErrOrStderr())
+		}
 		ctx, stop := signal.NotifyContext(context.WithValue(c.Context(), runStateKey{}, st), os.Interrupt, syscall.SIGTERM)
 		defer stop()
 		c.SetContext(ctx)
 		done := make(chan error, 1)
 		go func() { done <- run(c, args) }()
+		// The display ends before the report is printed, at the first
+		// output of the command (report) or when it ends.
+		defer st.display.finish()
 		select {
 		case err := <-done:
 			if ctx.Err() == nil {
@@ -197,6 +209,7 @@ func (in *checkInput) check(path string, opt check.Options) (*check.Result, erro
 	st.set("validate")
 	opt.OnStage = st.set
 	res, ok, err := within(in.ctx, func() (*check.Result, error) { return check.Check(in.ctx, in.h, in.level, opt) })
+	st.display.finish()
 	if !ok {
 		return in.standIn(path, st.get()), err
 	}
@@ -218,6 +231,7 @@ func (in *checkInput) explain(path string, opt explain.Options) (*explain.Report
 	}
 	st.set("explain")
 	rep, ok, err := within(in.ctx, func() (*explain.Report, error) { return explain.Explain(in.ctx, in.h, in.level, opt) })
+	st.display.finish()
 	if !ok {
 		return &explain.Report{Result: in.standIn(path, st.get())}, err
 	}
