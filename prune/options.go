@@ -25,10 +25,15 @@ func (e budgetError) Unwrap() error        { return e.error }
 
 // Options tune Prune.
 type Options struct {
-	// MaxBytes, when positive, bounds the reachability matrix on its own:
-	// (states)²/8 bytes, where states is the number of included
-	// transactions for SER and twice that for SI.
+	// MaxBytes, when positive, bounds the reachability on its own: with
+	// Bitset (states)²/8 bytes, where states is the number of included
+	// transactions for SER and twice that for SI; with Chains about
+	// 4·states·k bytes, k bounded by the number of sessions.
 	MaxBytes int64
+	// Reach is the reachability strategy. Auto (the zero value) takes the
+	// one that needs fewer bytes: Bitset on small histories, Chains when
+	// the sessions are few beside the transactions (states/32 or fewer).
+	Reach Strategy
 	// Fit is asked, before each allocation that grows faster than the
 	// graph (the matrix, the known edges pruning adds), whether need more
 	// bytes fit the memory budget; its error stops Prune. Nil means

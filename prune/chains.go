@@ -1,0 +1,394 @@
+// Reach, its two strategies (bitset rows, chain vectors), the queries
+// pruning and encoding ask of it, and the chain cover with its vectors.
+
+package prune
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/hyperiso/hyperiso/history"
+	"github.com/hyperiso/hyperiso/hyperpolygraph"
+)
+
+// Strategy is how Reach stores reachability. Its values are stable so that
+// reports can show them as counters.
+type Strategy int
+
+const (
+	// Auto picks the strategy that needs fewer bytes (see Options.Reach).
+	Auto Strategy = 0
+	// Bitset keeps one row of states²/8 bytes per state: O(n²) memory,
+	// one word-parallel OR per edge.
+	Bitset Strategy = 1
+	// Chains covers the transactions by k chains (sessions, merged along
+	// known paths) and keeps per state, per chain, the first position of
+	// the chain it reaches: O(n·k) memory, k-wide minimum per edge.
+	Chains Strategy = 2
+)
+
+func (s Strategy) String() string {
+	switch s {
+	case Auto:
+		return "auto"
+	case Bitset:
+		return "bitset"
+	case Chains:
+		return "chains"
+	}
+	return fmt.Sprintf("Strategy(%d)", int(s))
+}
+
+// unreached is a chain entry of a state that reaches no node of the chain.
+const unreached = math.MaxInt32
+
+// Reach is the reachability of a known graph. It implements
+// encode.StateReacher.
+//
+// With Chains, every included transaction (node) has a chain and a
+// position in it; along a chain each node reaches the next (for SI: its
+// state 0 reaches the next one's state 1). State s keeps a vector with an
+// entry per chain: for SER the first position p of the chain that s
+// reaches, as 2p; for SI 2p+f, where p is the first position at which s
+// reaches the node in either state and f is 1 when it reaches only state 0
+// there. Both sets are suffixes of the chain (each node, in either state,
+// reaches the next one's state 1), so s reaches node j in state 1 iff
+// entry ≤ 2·pos(j), in either state iff entry ≤ 2·pos(j)+1, and the
+// vector of a state is the elementwise minimum of its successors' and its
+// own entry. Exact reachability of a state 0 is not kept: no query needs
+// it (see StateReaches).
+type Reach struct {
+	strategy Strategy
+	layers   int
+	// node maps a TxnID to its dense node number, -1 when not included;
+	// txns is the inverse.
+	node []int32
+	txns []history.TxnID
+	// rank is the position of each state in a topological order in which
+	// state 1 of a node comes before its state 0.
+	rank []int32
+
+	// Bitset: words per row; row of state s is bits[s*words:(s+1)*words].
+	words int
+	bits  []uint64
+
+	// Chains: chain and pos per node; the vector of the state of rank
+	// m-1-i (the i-th filled) is vecs[vecOff[i]:vecOff[i]+vecLen[i]], and
+	// entries past its end (chains begun after it was filled) are
+	// unreached.
+	chains int
+	chain  []int32
+	pos    []int32
+	vecOff []int64
+	vecLen []int32
+	vecs   []int32
+}
+
+// bitsetBytes is the size of the bitset rows for m states.
+func bitsetBytes(m int) int64 { return int64(m) * int64((m+63)/64) * 8 }
+
+// chainBytes bounds the size of the chain vectors for m states over nodes
+// nodes and at most k chains.
+func chainBytes(m, nodes, k int) int64 {
+	return int64(m)*int64(k)*4 + int64(m)*12 + int64(nodes)*8
+}
+
+// bytes is the size of what the strategy keeps.
+func (r *Reach) bytes() int64 {
+	if r.strategy == Chains {
+		return int64(cap(r.vecs))*4 + int64(len(r.vecOff))*8 + int64(len(r.vecLen))*4 + int64(len(r.chain)+len(r.pos))*4
+	}
+	return int64(len(r.bits)) * 8
+}
+
+// has reports whether state from reaches state to, exactly with Bitset.
+// With Chains a target state 0 of SI stands for its node in either state.
+func (r *Reach) has(from, to int32) bool {
+	if r.strategy == Bitset {
+		return r.bits[int(from)*r.words+int(to>>6)]&(1<<(to&63)) != 0
+	}
+	j, any := to, false
+	if r.layers == 2 {
+		j, any = to>>1, to&1 == 0
+	}
+	key := 2 * r.pos[j]
+	if any {
+		key++
+	}
+	return r.entry(from, r.chain[j]) <= key
+}
+
+// entry is state s's vector entry for chain c.
+func (r *Reach) entry(s, c int32) int32 {
+	i := len(r.rank) - 1 - int(r.rank[s])
+	if c >= r.vecLen[i] {
+		return unreached
+	}
+	return r.vecs[r.vecOff[i]+int64(c)]
+}
+
+// knows reports whether state u is known to reach state v: exact, except
+// that Chains cannot tell a state 0 of SI from its node (false then).
+func (r *Reach) knows(u, v int32) bool {
+	if r.strategy == Chains && r.layers == 2 && v&1 == 0 {
+		return false
+	}
+	return r.has(u, v)
+}
+
+// StateReaches reports whether state s reaches state t (s reaches
+// itself). For SI a target state 0 stands for its node in either state:
+// StateReaches(s, 2i) is whether s reaches 2i or 2i+1.
+func (r *Reach) StateReaches(s, t int32) bool {
+	if r.strategy == Bitset && r.layers == 2 && t&1 == 0 {
+		return r.has(s, t) || r.has(s, t+1)
+	}
+	return r.has(s, t)
+}
+
+// Reaches reports whether to is reachable from from (every node reaches
+// itself). For SI this is reachability in the induced SI graph: a path of
+// the doubled graph from from's state 0, which can leave only by a non-RW
+// edge, to either state of to.
+func (r *Reach) Reaches(from, to history.TxnID) bool {
+	if from == to {
+		return true
+	}
+	if int(from) >= len(r.node) || int(to) >= len(r.node) || from < 0 || to < 0 {
+		return false
+	}
+	a, b := r.node[from], r.node[to]
+	if a < 0 || b < 0 {
+		return false
+	}
+	if r.layers == 1 {
+		return r.has(a, b)
+	}
+	return r.StateReaches(2*a, 2*b)
+}
+
+// Rank is the position of state s in a topological order of the known
+// graph: when s reaches t ≠ s, Rank(s) < Rank(t); for SI state 1 of a node
+// comes before its state 0.
+func (r *Reach) Rank(s int32) int32 { return r.rank[s] }
+
+// Strategy is the strategy the reachability was computed with.
+func (r *Reach) Strategy() Strategy { return r.strategy }
+
+// Layers is 1 for SER and 2 for SI's doubled graph.
+func (r *Reach) Layers() int { return r.layers }
+
+// Node returns the dense node number of t, or -1 when t is not included.
+// State (t, layer) is Layers()·Node(t)+layer; for SI layer 1 is "entered by
+// a non-RW edge" and layer 0 "entered by an RW edge".
+func (r *Reach) Node(t history.TxnID) int32 {
+	if t < 0 || int(t) >= len(r.node) {
+		return -1
+	}
+	return r.node[t]
+}
+
+// Txn returns the transaction of node i.
+func (r *Reach) Txn(i int32) history.TxnID { return r.txns[i] }
+
+// blocked reports whether adding edge from→to (RW or not) closes a cycle
+// with the known graph, and through which state edge u→v (v ⇝ u).
+func (p *pruner) blocked(from, to history.TxnID, rw bool) (u, v int32, ok bool) {
+	a, b := p.r.node[from], p.r.node[to]
+	r := &p.r
+	switch {
+	case r.layers == 1:
+		return a, b, r.has(b, a)
+	case rw:
+		return 2*a + 1, 2 * b, r.has(2*b, 2*a+1)
+	case r.has(2*b+1, 2*a+1):
+		return 2*a + 1, 2*b + 1, true
+	default:
+		// Back to a in either state; not in state 1, so in state 0.
+		return 2 * a, 2*b + 1, r.StateReaches(2*b+1, 2*a)
+	}
+}
+
+// sessionLinks finds, from the session-order edges of the known graph,
+// each node's successor in its session (soNext, -1 if none) and whether it
+// has a predecessor there (T⊥, with an edge to every session, has no
+// successor).
+func (p *pruner) sessionLinks() {
+	nodes := len(p.r.txns)
+	outs := make([]int32, nodes)
+	ins := make([]int32, nodes)
+	p.soNext = make([]int32, nodes)
+	for i := range p.soNext {
+		p.soNext[i] = -1
+	}
+	for _, e := range p.g.Known {
+		if e.Rel != hyperpolygraph.SO {
+			continue
+		}
+		a, b := p.r.node[e.From], p.r.node[e.To]
+		if a < 0 || b < 0 {
+			continue
+		}
+		outs[a]++
+		ins[b]++
+		p.soNext[a] = b
+	}
+	p.soPrev = make([]bool, nodes)
+	for a, b := range p.soNext {
+		switch {
+		case b < 0:
+		case outs[a] != 1 || ins[b] != 1:
+			p.soNext[a] = -1
+		default:
+			p.soPrev[b] = true
+		}
+	}
+	p.maxChains = 0
+	for _, b := range p.soNext {
+		if b < 0 {
+			p.maxChains++
+		}
+	}
+}
+
+// fillChains computes the chain cover and the vectors in reverse
+// topological order, dropping from the core the edges whose target is
+// already reached through an earlier successor, as fillBits does (edges
+// into a state 0 of SI stay: the vectors cannot tell).
+//
+// The cover is built as the states are filled: a node joins the chain of
+// its session successor; a node without one (the last of its session)
+// joins the chain whose head it reaches, if that head is the first of its
+// session (so sessions stay whole) and ranks first among those (the
+// nearest); otherwise it begins a chain. Chains are thus sessions merged
+// along known paths, and no more than the sessions. Positions count down
+// from the number of nodes, so a head gets its successor's position minus
+// one. It stops early, leaving the vectors unusable, when ctx is done or
+// the budget refuses them room.
+func (p *pruner) fillChains(ctx context.Context) error {
+	r := &p.r
+	m := p.m
+	nodes := len(r.txns)
+	p.core = p.core[:0]
+	p.filled = false
+	r.chains = 0
+	r.chain = fitLen(r.chain, nodes)
+	r.pos = fitLen(r.pos, nodes)
+	r.vecOff = fitLen(r.vecOff, m)
+	r.vecLen = fitLen(r.vecLen, m)
+	r.vecs = r.vecs[:0]
+	head := p.head[:0]
+	open := p.open[:0]
+	vec := p.vec[:0]
+	layer1 := int32(r.layers - 1) // the state of a node chains link into
+	work := 0
+	for i := range m {
+		if work += len(vec) + 16; work >= 1<<22 {
+			work = 0
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		u := p.order[m-1-i]
+		vec = vec[:r.chains]
+		for c := range vec {
+			vec[c] = unreached
+		}
+		if p.inherits(u) {
+			// State 0 comes after state 1 in the order, so it is filled.
+			k := m - 1 - int(p.rank[u-1])
+			copy(vec, r.vecs[r.vecOff[k]:r.vecOff[k]+int64(r.vecLen[k])])
+		}
+		for e := p.off[u]; e < p.off[u+1]; e++ {
+			v := p.dst[e]
+			if r.layers == 1 || v&1 == 1 {
+				j := v >> (r.layers - 1)
+				if vec[r.chain[j]] <= 2*r.pos[j] {
+					continue
+				}
+			}
+			p.core = append(p.core, stateEdge{u, v, p.edge[e]})
+			k := m - 1 - int(p.rank[v])
+			src := r.vecs[r.vecOff[k] : r.vecOff[k]+int64(r.vecLen[k])]
+			dst := vec[:len(src)]
+			for c, x := range src {
+				dst[c] = min(dst[c], x)
+			}
+		}
+		j := u >> (r.layers - 1)
+		if r.layers == 1 || u&1 == 0 {
+			// The node's first state filled: place it on a chain.
+			c := int32(-1)
+			if nx := p.soNext[j]; nx >= 0 {
+				c = r.chain[nx]
+				r.pos[j] = r.pos[nx] - 1
+			} else {
+				best := -1
+				for oi, oc := range open {
+					h := head[oc]
+					if vec[oc] <= 2*r.pos[h] && (best < 0 || p.rank[int32(r.layers)*h+layer1] < p.rank[int32(r.layers)*head[open[best]]+layer1]) {
+						best = oi
+					}
+				}
+				if best >= 0 {
+					c = open[best]
+					r.pos[j] = r.pos[head[c]] - 1
+					open[best] = open[len(open)-1]
+					open = open[:len(open)-1]
+				} else {
+					c = int32(r.chains)
+					r.chains++
+					head = append(head, 0)
+					vec = append(vec, unreached)
+					r.pos[j] = int32(nodes)
+				}
+			}
+			r.chain[j] = c
+			head[c] = j
+			if !p.soPrev[j] {
+				open = append(open, c)
+			}
+		}
+		own := 2 * r.pos[j]
+		if r.layers == 2 && u&1 == 0 {
+			own++
+		}
+		c := r.chain[j]
+		vec[c] = min(vec[c], own)
+		if len(r.vecs)+len(vec) > cap(r.vecs) {
+			if err := p.growVecs(m-i, len(vec)); err != nil {
+				return err
+			}
+		}
+		r.vecOff[i] = int64(len(r.vecs))
+		r.vecLen[i] = int32(len(vec))
+		r.vecs = append(r.vecs, vec...)
+	}
+	p.head, p.open, p.vec = head, open, vec
+	p.filled = true
+	return nil
+}
+
+// growVecs makes room in the vector store for the rest states left to
+// fill, k entries each (chains only grow), after asking the budget.
+func (p *pruner) growVecs(rest, k int) error {
+	r := &p.r
+	need := max(len(r.vecs)+rest*k, cap(r.vecs)+cap(r.vecs)/4)
+	if err := p.fit(int64(need)*4, fmt.Sprintf("pruning's chain vectors (%d states, %d chains)", p.m, k)); err != nil {
+		return budgetError{err}
+	}
+	grown := make([]int32, len(r.vecs), need)
+	copy(grown, r.vecs)
+	r.vecs = grown
+	return nil
+}
+
+// fitLen returns s with length n, reusing its array when it is large
+// enough.
+func fitLen[T any](s []T, n int) []T {
+	if cap(s) >= n {
+		return s[:n]
+	}
+	return make([]T, n)
+}
