@@ -128,11 +128,15 @@ func (r *Reach) entry(s, c int32) int32 {
 	return r.vecs[r.vecOff[i]+int64(c)]
 }
 
-// knows reports whether state u is known to reach state v: exact, except
-// that Chains cannot tell a state 0 of SI from its node (false then).
-func (r *Reach) knows(u, v int32) bool {
+// implied reports whether a state edge u→v adds nothing to what the
+// queries see, given what u is known to reach. With Bitset: u reaches v.
+// With Chains, for SI, an edge into a state 0 is also implied when u
+// reaches the node's state 1, which has every successor of state 0 (and
+// the node): no query asks for a state 0 alone, and a cycle through the
+// edge, b0 ⇝ u, would make u ⇝ b1 ⇝ u a cycle without it.
+func (r *Reach) implied(u, v int32) bool {
 	if r.strategy == Chains && r.layers == 2 && v&1 == 0 {
-		return false
+		return r.has(u, v+1)
 	}
 	return r.has(u, v)
 }
@@ -253,9 +257,8 @@ func (p *pruner) sessionLinks() {
 }
 
 // fillChains computes the chain cover and the vectors in reverse
-// topological order, dropping from the core the edges whose target is
-// already reached through an earlier successor, as fillBits does (edges
-// into a state 0 of SI stay: the vectors cannot tell).
+// topological order, dropping from the core the edges that an earlier
+// successor implies, as fillBits does (see implied).
 //
 // The cover is built as the states are filled: a node joins the chain of
 // its session successor; a node without one (the last of its session)
@@ -302,19 +305,15 @@ func (p *pruner) fillChains(ctx context.Context) error {
 		}
 		for e := p.off[u]; e < p.off[u+1]; e++ {
 			v := p.dst[e]
-			if r.layers == 1 || v&1 == 1 {
-				j := v >> (r.layers - 1)
-				if vec[r.chain[j]] <= 2*r.pos[j] {
-					continue
-				}
+			// Reached already (for a state 0 of SI: its state 1, see
+			// implied) through an earlier successor.
+			if j := v >> (r.layers - 1); vec[r.chain[j]] <= 2*r.pos[j] {
+				continue
 			}
 			p.core = append(p.core, stateEdge{u, v, p.edge[e]})
 			k := m - 1 - int(p.rank[v])
 			src := r.vecs[r.vecOff[k] : r.vecOff[k]+int64(r.vecLen[k])]
-			dst := vec[:len(src)]
-			for c, x := range src {
-				dst[c] = min(dst[c], x)
-			}
+			minInto(vec[:len(src)], src)
 		}
 		j := u >> (r.layers - 1)
 		if r.layers == 1 || u&1 == 0 {
@@ -368,6 +367,20 @@ func (p *pruner) fillChains(ctx context.Context) error {
 	p.head, p.open, p.vec = head, open, vec
 	p.filled = true
 	return nil
+}
+
+// minInto sets dst to the elementwise minimum of dst and src (as long),
+// eight entries at a time.
+func minInto(dst, src []int32) {
+	for len(src) >= 8 {
+		d, s := dst[:8:8], src[:8:8]
+		d[0], d[1], d[2], d[3] = min(d[0], s[0]), min(d[1], s[1]), min(d[2], s[2]), min(d[3], s[3])
+		d[4], d[5], d[6], d[7] = min(d[4], s[4]), min(d[5], s[5]), min(d[6], s[6]), min(d[7], s[7])
+		dst, src = dst[8:], src[8:]
+	}
+	for c, x := range src {
+		dst[c] = min(dst[c], x)
+	}
 }
 
 // growVecs makes room in the vector store for the rest states left to

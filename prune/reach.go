@@ -24,7 +24,7 @@ func (p *pruner) addCore(i int) {
 		return
 	}
 	add := func(u, v int32) {
-		if !p.filled || !p.r.knows(u, v) {
+		if !p.filled || !p.r.implied(u, v) {
 			p.core = append(p.core, stateEdge{u, v, int32(i)})
 		}
 	}
