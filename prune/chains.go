@@ -73,16 +73,26 @@ type Reach struct {
 	words int
 	bits  []uint64
 
-	// Chains: chain and pos per node; the vector of the state of rank
-	// m-1-i (the i-th filled) is vecs[vecOff[i]:vecOff[i]+vecLen[i]], and
-	// entries past its end (chains begun after it was filled) are
-	// unreached.
+	// Chains: the chain and position of each node; hdr[s] locates the
+	// vector of state s in vecs (offset<<hdrBits | length). Entries past
+	// its end (chains begun after it was filled) are unreached.
 	chains int
-	chain  []int32
-	pos    []int32
-	vecOff []int64
-	vecLen []int32
+	at     []link
+	hdr    []uint64
 	vecs   []int32
+}
+
+// link is a node's place in the chain cover.
+type link struct{ chain, pos int32 }
+
+// hdrBits is the width of a vector's length in its header.
+const hdrBits = 24
+
+// vec returns the vector of state s.
+func (r *Reach) vec(s int32) []int32 {
+	h := r.hdr[s]
+	off := int64(h >> hdrBits)
+	return r.vecs[off : off+int64(h&(1<<hdrBits-1))]
 }
 
 // bitsetBytes is the size of the bitset rows for m states.
@@ -91,13 +101,16 @@ func bitsetBytes(m int) int64 { return int64(m) * int64((m+63)/64) * 8 }
 // chainBytes bounds the size of the chain vectors for m states over nodes
 // nodes and at most k chains.
 func chainBytes(m, nodes, k int) int64 {
+	if k >= 1<<hdrBits {
+		return math.MaxInt64 // more chains than a header holds
+	}
 	return int64(m)*int64(k)*4 + int64(m)*12 + int64(nodes)*8
 }
 
 // bytes is the size of what the strategy keeps.
 func (r *Reach) bytes() int64 {
 	if r.strategy == Chains {
-		return int64(cap(r.vecs))*4 + int64(len(r.vecOff))*8 + int64(len(r.vecLen))*4 + int64(len(r.chain)+len(r.pos))*4
+		return int64(cap(r.vecs))*4 + int64(len(r.hdr))*8 + int64(len(r.at))*8
 	}
 	return int64(len(r.bits)) * 8
 }
@@ -112,20 +125,16 @@ func (r *Reach) has(from, to int32) bool {
 	if r.layers == 2 {
 		j, any = to>>1, to&1 == 0
 	}
-	key := 2 * r.pos[j]
+	at := r.at[j]
+	key := 2 * at.pos
 	if any {
 		key++
 	}
-	return r.entry(from, r.chain[j]) <= key
-}
-
-// entry is state s's vector entry for chain c.
-func (r *Reach) entry(s, c int32) int32 {
-	i := len(r.rank) - 1 - int(r.rank[s])
-	if c >= r.vecLen[i] {
-		return unreached
+	h := r.hdr[from]
+	if uint64(at.chain) >= h&(1<<hdrBits-1) {
+		return false
 	}
-	return r.vecs[r.vecOff[i]+int64(c)]
+	return r.vecs[int64(h>>hdrBits)+int64(at.chain)] <= key
 }
 
 // implied reports whether a state edge u→v adds nothing to what the
@@ -276,10 +285,8 @@ func (p *pruner) fillChains(ctx context.Context) error {
 	p.core = p.core[:0]
 	p.filled = false
 	r.chains = 0
-	r.chain = fitLen(r.chain, nodes)
-	r.pos = fitLen(r.pos, nodes)
-	r.vecOff = fitLen(r.vecOff, m)
-	r.vecLen = fitLen(r.vecLen, m)
+	r.at = fitLen(r.at, nodes)
+	r.hdr = fitLen(r.hdr, m)
 	r.vecs = r.vecs[:0]
 	head := p.head[:0]
 	open := p.open[:0]
@@ -300,68 +307,63 @@ func (p *pruner) fillChains(ctx context.Context) error {
 		}
 		if p.inherits(u) {
 			// State 0 comes after state 1 in the order, so it is filled.
-			k := m - 1 - int(p.rank[u-1])
-			copy(vec, r.vecs[r.vecOff[k]:r.vecOff[k]+int64(r.vecLen[k])])
+			copy(vec, r.vec(u-1))
 		}
 		for e := p.off[u]; e < p.off[u+1]; e++ {
 			v := p.dst[e]
 			// Reached already (for a state 0 of SI: its state 1, see
 			// implied) through an earlier successor.
-			if j := v >> (r.layers - 1); vec[r.chain[j]] <= 2*r.pos[j] {
+			if at := r.at[v>>(r.layers-1)]; vec[at.chain] <= 2*at.pos {
 				continue
 			}
 			p.core = append(p.core, stateEdge{u, v, p.edge[e]})
-			k := m - 1 - int(p.rank[v])
-			src := r.vecs[r.vecOff[k] : r.vecOff[k]+int64(r.vecLen[k])]
+			src := r.vec(v)
 			minInto(vec[:len(src)], src)
 		}
 		j := u >> (r.layers - 1)
 		if r.layers == 1 || u&1 == 0 {
 			// The node's first state filled: place it on a chain.
-			c := int32(-1)
+			var at link
 			if nx := p.soNext[j]; nx >= 0 {
-				c = r.chain[nx]
-				r.pos[j] = r.pos[nx] - 1
+				at = link{r.at[nx].chain, r.at[nx].pos - 1}
 			} else {
 				best := -1
 				for oi, oc := range open {
 					h := head[oc]
-					if vec[oc] <= 2*r.pos[h] && (best < 0 || p.rank[int32(r.layers)*h+layer1] < p.rank[int32(r.layers)*head[open[best]]+layer1]) {
+					if vec[oc] <= 2*r.at[h].pos && (best < 0 || p.rank[int32(r.layers)*h+layer1] < p.rank[int32(r.layers)*head[open[best]]+layer1]) {
 						best = oi
 					}
 				}
 				if best >= 0 {
-					c = open[best]
-					r.pos[j] = r.pos[head[c]] - 1
+					c := open[best]
+					at = link{c, r.at[head[c]].pos - 1}
 					open[best] = open[len(open)-1]
 					open = open[:len(open)-1]
 				} else {
-					c = int32(r.chains)
+					at = link{int32(r.chains), int32(nodes)}
 					r.chains++
 					head = append(head, 0)
 					vec = append(vec, unreached)
-					r.pos[j] = int32(nodes)
 				}
 			}
-			r.chain[j] = c
-			head[c] = j
+			r.at[j] = at
+			head[at.chain] = j
 			if !p.soPrev[j] {
-				open = append(open, c)
+				open = append(open, at.chain)
 			}
 		}
-		own := 2 * r.pos[j]
+		at := r.at[j]
+		own := 2 * at.pos
 		if r.layers == 2 && u&1 == 0 {
 			own++
 		}
-		c := r.chain[j]
-		vec[c] = min(vec[c], own)
+		vec[at.chain] = min(vec[at.chain], own)
 		if len(r.vecs)+len(vec) > cap(r.vecs) {
 			if err := p.growVecs(m-i, len(vec)); err != nil {
 				return err
 			}
 		}
-		r.vecOff[i] = int64(len(r.vecs))
-		r.vecLen[i] = int32(len(vec))
+		r.hdr[u] = uint64(len(r.vecs))<<hdrBits | uint64(len(vec))
 		r.vecs = append(r.vecs, vec...)
 	}
 	p.head, p.open, p.vec = head, open, vec
