@@ -129,7 +129,6 @@ func (p *pruner) topoSort() []hyperpolygraph.Edge {
 	for i, u := range p.order {
 		p.rank[u] = int32(i)
 	}
-	p.r.rank = p.rank
 	// Successors in topological order let fillReach skip (and drop) those
 	// already reached through an earlier one.
 	for u := range m {
