@@ -108,3 +108,5 @@ func benchPipeline(b *testing.B, name string, level history.Level) {
 
 func BenchmarkBL10kSER(b *testing.B) { benchPipeline(b, "BL-10k", history.SER) }
 func BenchmarkBL10kSI(b *testing.B)  { benchPipeline(b, "BL-10k", history.SI) }
+func BenchmarkBL1kSER(b *testing.B)  { benchPipeline(b, "BL-1k", history.SER) }
+func BenchmarkBL1kSI(b *testing.B)   { benchPipeline(b, "BL-1k", history.SI) }
