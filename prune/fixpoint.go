@@ -109,9 +109,12 @@ func Prune(ctx context.Context, g *hyperpolygraph.Graph, opt Options) (Stats, *R
 	return st, &p.r, nil, nil
 }
 
+// smallRows is the size of bitset rows under which Auto keeps them.
+const smallRows = 4 << 20
+
 // choose picks the strategy (Options.Reach, or for Auto the one that needs
-// fewer bytes, counting chains four times, so that the other would not fit
-// either), checks it against MaxBytes and the budget, and allocates the
+// fewer bytes, so that the other would not fit either, unless the rows are
+// small), checks it against MaxBytes and the budget, and allocates the
 // bitset rows.
 func (p *pruner) choose(opt Options, st *Stats) error {
 	nodes := len(p.r.txns)
@@ -120,11 +123,10 @@ func (p *pruner) choose(opt Options, st *Stats) error {
 	chains := chainBytes(p.m, nodes, p.maxChains)
 	s := opt.Reach
 	if s == Auto {
-		// The rows are faster while they are small: a row is a few
-		// words, a query one load (measured on the 1k and 10k bench
-		// histories).
+		// Small rows are faster: a row is a few words, a query one load
+		// (measured on the 1k and 10k bench histories).
 		s = Bitset
-		if 4*chains < bits {
+		if chains < bits && bits > smallRows {
 			s = Chains
 		}
 	}

@@ -30,10 +30,10 @@ type Options struct {
 	// transactions for SER and twice that for SI; with Chains about
 	// 4·states·k bytes, k bounded by the number of sessions.
 	MaxBytes int64
-	// Reach is the reachability strategy. Auto (the zero value) takes
-	// Chains when they need a quarter of Bitset's bytes or less (sessions
-	// fewer than about states/128), Bitset otherwise: on small histories,
-	// where rows are faster, and when the sessions are many.
+	// Reach is the reachability strategy. Auto (the zero value) takes the
+	// one that needs fewer bytes (Chains when the sessions are fewer than
+	// about states/32), except that rows of 4 MiB or less (up to about
+	// 5,800 states), which are faster, stay Bitset.
 	Reach Strategy
 	// Fit is asked, before each allocation that grows faster than the
 	// graph (the matrix, the known edges pruning adds), whether need more
