@@ -32,6 +32,32 @@ type StateReacher interface {
 	// Rank is a topological order of the states: when s reaches t ≠ s,
 	// Rank(s) < Rank(t); for SI Rank(2i+1) < Rank(2i).
 	Rank(s int32) int32
+	// Source and Target let many tests from one state cost a load each:
+	// Source(s) is s's bitset row or, when row is nil, its vector;
+	// Target(t) says how to test t in StateReaches' sense: a row by
+	// row[idx]&mask != 0, a vector by idx < len(vec) && vec[idx] <= key.
+	Source(s int32) (row []uint64, vec []int32)
+	Target(t int32) (idx int32, mask uint64, key int32)
+}
+
+// probe is a target prepared by StateReacher.Target.
+type probe struct {
+	idx  int32
+	key  int32
+	mask uint64
+}
+
+func probeOf(br StateReacher, t int32) probe {
+	idx, mask, key := br.Target(t)
+	return probe{idx, key, mask}
+}
+
+// hit reports whether the state whose Source gave row, vec reaches p.
+func hit(row []uint64, vec []int32, p *probe) bool {
+	if row != nil {
+		return row[p.idx]&p.mask != 0
+	}
+	return int(p.idx) < len(vec) && vec[p.idx] <= p.key
 }
 
 // naiveTwoWidthLimit bounds the literal edges for which a plain Reacher
@@ -292,16 +318,21 @@ func (w *twoWidth) fast(br StateReacher) {
 	for s := range rank {
 		rank[s] = br.Rank(int32(s))
 	}
-	reach := br.StateReaches
-	var fwd, bwd []litEdge
+	// Each edge with its source prepared as a target.
+	type edge struct {
+		litEdge
+		pu probe
+	}
+	var fwd, bwd []edge
 	for _, ed := range w.edges {
+		e := edge{ed, probeOf(br, ed.u)}
 		if rank[ed.u] < rank[ed.v] {
-			fwd = append(fwd, ed)
+			fwd = append(fwd, e)
 		} else {
-			bwd = append(bwd, ed)
+			bwd = append(bwd, e)
 		}
 	}
-	slices.SortFunc(fwd, func(x, y litEdge) int { return int(rank[x.u] - rank[y.u]) })
+	slices.SortFunc(fwd, func(x, y edge) int { return int(rank[x.u] - rank[y.u]) })
 	// Ranks of the forward edges' ends, scanned in the inner loop.
 	fu, fv := make([]int32, len(fwd)), make([]int32, len(fwd))
 	for i, ed := range fwd {
@@ -316,25 +347,31 @@ func (w *twoWidth) fast(br StateReacher) {
 		if w.spent(hi - lo) {
 			return
 		}
+		row, vec := br.Source(c.v)
 		for j := lo; j < hi; j++ {
 			if fv[j] <= d {
 				e := &fwd[j]
-				if reach(c.v, e.u) && reach(e.v, c.u) && e.con != c.con {
-					w.clause(e.lit, c.lit)
+				if hit(row, vec, &e.pu) && e.con != c.con {
+					if r2, v2 := br.Source(e.v); hit(r2, v2, &c.pu) {
+						w.clause(e.lit, c.lit)
+					}
 				}
 			}
 		}
 	}
 	// Two backward edges with overlapping spans.
-	slices.SortFunc(bwd, func(x, y litEdge) int { return int(rank[x.v] - rank[y.v]) })
+	slices.SortFunc(bwd, func(x, y edge) int { return int(rank[x.v] - rank[y.v]) })
 	for i := range bwd {
 		e1 := &bwd[i]
 		ra := rank[e1.u]
+		row, vec := br.Source(e1.v)
 		j := i + 1
 		for ; j < len(bwd) && rank[bwd[j].v] <= ra; j++ {
 			e2 := &bwd[j]
-			if reach(e1.v, e2.u) && reach(e2.v, e1.u) && e1.con != e2.con {
-				w.clause(e1.lit, e2.lit)
+			if hit(row, vec, &e2.pu) && e1.con != e2.con {
+				if r2, v2 := br.Source(e2.v); hit(r2, v2, &e1.pu) {
+					w.clause(e1.lit, e2.lit)
+				}
 			}
 		}
 		if w.spent(j - i) {

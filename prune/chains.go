@@ -239,6 +239,38 @@ func (r *Reach) rankBySize() {
 	}
 }
 
+// Source returns what state s reaches: its bitset row, or (row nil) its
+// chain vector, for tests prepared by Target.
+func (r *Reach) Source(s int32) (row []uint64, vec []int32) {
+	if r.strategy == Bitset {
+		return r.bits[int(s)*r.words : int(s+1)*r.words], nil
+	}
+	return nil, r.vec(s)
+}
+
+// Target prepares target state t (in StateReaches' sense) for tests
+// against a Source: a row reaches it iff row[idx]&mask != 0, a vector iff
+// idx < len(vec) && vec[idx] <= key.
+func (r *Reach) Target(t int32) (idx int32, mask uint64, key int32) {
+	if r.strategy == Bitset {
+		mask = 1 << (t & 63)
+		if r.layers == 2 && t&1 == 0 {
+			mask |= mask << 1 // t or t+1, in the same word
+		}
+		return t >> 6, mask, 0
+	}
+	j, any := t, false
+	if r.layers == 2 {
+		j, any = t>>1, t&1 == 0
+	}
+	at := r.at[j]
+	key = 2 * at.pos
+	if any {
+		key++
+	}
+	return at.chain, 0, key
+}
+
 // Strategy is the strategy the reachability was computed with.
 func (r *Reach) Strategy() Strategy { return r.strategy }
 

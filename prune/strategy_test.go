@@ -136,6 +136,15 @@ func TestChainsReachRandomGraphs(t *testing.T) {
 					}
 					require.Equal(t, want, rb.StateReaches(s, u), "bitset %d ⇝ %d", s, u)
 					require.Equal(t, want, rc.StateReaches(s, u), "chains %d ⇝ %d", s, u)
+					for _, r := range []*prune.Reach{rb, rc} {
+						row, vec := r.Source(s)
+						idx, mask, key := r.Target(u)
+						got := int(idx) < len(vec) && vec[idx] <= key
+						if row != nil {
+							got = row[idx]&mask != 0
+						}
+						require.Equal(t, want, got, "%v: Source(%d), Target(%d)", r.Strategy(), s, u)
+					}
 				}
 			}
 			for a := range history.TxnID(g.N()) {
