@@ -4,8 +4,8 @@ import "context"
 
 // AddTwoWidthNaive is addTwoWidth with the pairwise enumeration instead of
 // the rank-window one, for comparison.
-func (e *Encoding) AddTwoWidthNaive(br BitReacher) {
-	w := e.newTwoWidth(context.Background(), nil, br.Layers(), br.Node, func(u, v int32) bool { return has(br.Row(u), v) })
+func (e *Encoding) AddTwoWidthNaive(br StateReacher) {
+	w := e.newTwoWidth(context.Background(), nil, br.Layers(), br.Node, br.StateReaches)
 	w.naive()
 	w.derived()
 }

@@ -3,7 +3,6 @@ package encode
 import (
 	"context"
 	"fmt"
-	"math/bits"
 	"slices"
 	"unsafe"
 
@@ -12,27 +11,57 @@ import (
 	"github.com/hyperiso/hyperiso/hyperpolygraph"
 )
 
-// BitReacher is a Reacher that exposes its reachability as bitset rows over
-// dense states, which the width-two clauses need for SI and to avoid
-// testing every pair of literals. prune.Reach implements it.
+// StateReacher is a Reacher that answers over dense states and gives a
+// topological order of them, which the width-two clauses need for SI and to
+// avoid testing every pair of literals. prune.Reach implements it.
 //
 // For SER every included transaction t is one state, Node(t). For SI the
 // graph is doubled: state 2·Node(t)+1 is t entered by an SO, WR or WW edge
 // and 2·Node(t) is t entered by an RW edge; a non-RW edge a→b is the two
 // state edges a0→b1 and a1→b1, an RW edge a→b is a1→b0.
-type BitReacher interface {
+type StateReacher interface {
 	Reacher
 	// Layers is 1 for SER and 2 for the doubled SI graph.
 	Layers() int
 	// Node returns the dense number of t, -1 if t is not a node.
 	Node(t history.TxnID) int32
-	// Row returns the bitset of states reachable from state s (s itself
-	// included).
-	Row(s int32) []uint64
+	// StateReaches reports whether state s reaches state t (s reaches
+	// itself). For SI a target state 2i stands for node i in either state:
+	// whether s reaches 2i or 2i+1.
+	StateReaches(s, t int32) bool
+	// Rank is a topological order of the states: when s reaches t ≠ s,
+	// Rank(s) < Rank(t); for SI Rank(2i+1) < Rank(2i).
+	Rank(s int32) int32
+	// Source and Target let many tests from one state cost a load each:
+	// Source(s) is s's bitset row or, when row is nil, its vector;
+	// Target(t) says how to test t in StateReaches' sense: a row by
+	// row[idx]&mask != 0, a vector by idx < len(vec) && vec[idx] <= key.
+	Source(s int32) (row []uint64, vec []int32)
+	Target(t int32) (idx int32, mask uint64, key int32)
+}
+
+// probe is a target prepared by StateReacher.Target.
+type probe struct {
+	idx  int32
+	key  int32
+	mask uint64
+}
+
+func probeOf(br StateReacher, t int32) probe {
+	idx, mask, key := br.Target(t)
+	return probe{idx, key, mask}
+}
+
+// hit reports whether the state whose Source gave row, vec reaches p.
+func hit(row []uint64, vec []int32, p *probe) bool {
+	if row != nil {
+		return row[p.idx]&p.mask != 0
+	}
+	return int(p.idx) < len(vec) && vec[p.idx] <= p.key
 }
 
 // naiveTwoWidthLimit bounds the literal edges for which a plain Reacher
-// (no bitset rows) still gets the pairwise enumeration.
+// (not a StateReacher) still gets the pairwise enumeration.
 const naiveTwoWidthLimit = 20000
 
 // The width-two clauses are an optimisation, so their search has budgets:
@@ -91,18 +120,20 @@ func kt(k history.KeyID, t history.TxnID) uint64 { return hyperpolygraph.KeyTxn(
 //   - derived RW: a WW literal T→T' and a WR literal T→S of the same key
 //     derive S→RW T', which closes a cycle when T' ⇝ S is known.
 //
-// For SI the same tests run on the doubled graph (see BitReacher). Every
+// For SI the same tests run on the doubled graph (see StateReacher). Every
 // cycle there is a cycle of the induced SI graph, so every clause is sound
 // for SI too; a pair of RW edges alone, which SI allows, closes no cycle
-// there.
-// Without bitset rows SI gets no clauses and SER the pairwise enumeration
+// there. A non-RW edge a→b is recorded once, as a0→b1 with a0 standing for
+// a in either state (StateReaches' reading of a target state 0): a cycle
+// through a0→b1 or a1→b1 is a path from b1 back to a in either state.
+// Without a StateReacher SI gets no clauses and SER the pairwise enumeration
 // (up to naiveTwoWidthLimit literal edges).
 //
 // It stops early, keeping the clauses found (TwoWidthTruncated), when fit
 // refuses the room for more; it fails only when ctx is done.
 func (e *Encoding) addTwoWidth(ctx context.Context, reach Reacher, fit func(int64, string) error) error {
-	if br, ok := reach.(BitReacher); ok {
-		w := e.newTwoWidth(ctx, fit, br.Layers(), br.Node, func(u, v int32) bool { return has(br.Row(u), v) })
+	if br, ok := reach.(StateReacher); ok {
+		w := e.newTwoWidth(ctx, fit, br.Layers(), br.Node, br.StateReaches)
 		if !w.full {
 			w.fast(br)
 			w.derived()
@@ -125,8 +156,6 @@ func (e *Encoding) addTwoWidth(ctx context.Context, reach Reacher, fit func(int6
 	w.derived()
 	return w.err
 }
-
-func has(row []uint64, s int32) bool { return row[s>>6]&(1<<(s&63)) != 0 }
 
 func (e *Encoding) newTwoWidth(ctx context.Context, fit func(int64, string) error, layers int, node func(history.TxnID) int32, reach func(u, v int32) bool) *twoWidth {
 	g := e.G
@@ -197,18 +226,15 @@ func (w *twoWidth) add(l cnf.Lit, con int32, from, to history.TxnID, rw bool) {
 	if a < 0 || b < 0 {
 		return
 	}
-	u1, v1, u2, v2, two := hyperpolygraph.StateArcs(a, b, rw, w.layers)
+	u1, v1, _, _, _ := hyperpolygraph.StateArcs(a, b, rw, w.layers)
 	if w.counting {
 		w.nEdges++
-		if two {
-			w.nEdges++
-		}
 		return
 	}
+	// Only the first arc: the second of a non-rw edge (a's state 1 to b's
+	// state 1) is implied, since a's state 1 reaches whatever its state 0
+	// does (package prune's reachability keeps it so).
 	w.edges = append(w.edges, litEdge{l, con, u1, v1})
-	if two {
-		w.edges = append(w.edges, litEdge{l, con, u2, v2})
-	}
 }
 
 // clause adds ¬l1 ∨ ¬l2 once.
@@ -268,16 +294,16 @@ func (w *twoWidth) naive() {
 	}
 }
 
-// fast finds the canonical pairs without testing every pair. Ranking the
-// states by how many states they reach gives a topological order (u ⇝ v,
-// u ≠ v, implies Row(u) ⊋ Row(v)). Call a literal edge backward when its
+// fast finds the canonical pairs without testing every pair. Rank gives a
+// topological order of the states. Call a literal edge backward when its
 // target ranks before its source. For a pair a→b, c→d with b ⇝ c and d ⇝ a,
-// rank(b) ≤ rank(c) and rank(d) ≤ rank(a), so at least one edge is
-// backward, and either a forward a→b lies inside the rank span [d, c] of a
-// backward c→d, or two backward edges have overlapping spans. Backward
-// edges join nearly concurrent transactions and are short, so only those
-// candidates are visited, then tested exactly.
-func (w *twoWidth) fast(br BitReacher) {
+// rank(b) ≤ rank(c) and rank(d) ≤ rank(a) (for SI also when a stands for
+// either state of its node: state 1 ranks before state 0), so at least one
+// edge is backward, and either a forward a→b lies inside the rank span
+// [d, c] of a backward c→d, or two backward edges have overlapping spans.
+// Backward edges join nearly concurrent transactions and are short, so only
+// those candidates are visited, then tested exactly.
+func (w *twoWidth) fast(br StateReacher) {
 	if len(w.edges) == 0 {
 		return
 	}
@@ -285,80 +311,70 @@ func (w *twoWidth) fast(br BitReacher) {
 	for _, ed := range w.edges {
 		m = max(m, int(ed.u)+1, int(ed.v)+1)
 	}
-	rows := make([][]uint64, m)
-	for s := range rows {
-		rows[s] = br.Row(int32(s))
+	rank := make([]int32, m)
+	for s := range rank {
+		rank[s] = br.Rank(int32(s))
 	}
-	rank := stateRanks(rows)
-	var fwd, bwd []litEdge
+	// Each edge with its source prepared as a target.
+	type edge struct {
+		litEdge
+		pu probe
+	}
+	var fwd, bwd []edge
 	for _, ed := range w.edges {
+		e := edge{ed, probeOf(br, ed.u)}
 		if rank[ed.u] < rank[ed.v] {
-			fwd = append(fwd, ed)
+			fwd = append(fwd, e)
 		} else {
-			bwd = append(bwd, ed)
+			bwd = append(bwd, e)
 		}
 	}
-	slices.SortFunc(fwd, func(x, y litEdge) int { return int(rank[x.u] - rank[y.u]) })
+	slices.SortFunc(fwd, func(x, y edge) int { return int(rank[x.u] - rank[y.u]) })
 	// Ranks of the forward edges' ends, scanned in the inner loop.
 	fu, fv := make([]int32, len(fwd)), make([]int32, len(fwd))
 	for i, ed := range fwd {
 		fu[i], fv[i] = rank[ed.u], rank[ed.v]
 	}
 	// A forward a→b inside the span of a backward c→d; d ⇝ a is tested
-	// first, on the one row of d.
+	// first.
 	for i := range bwd {
 		c, d := &bwd[i], rank[bwd[i].u]
-		rowD := rows[c.v]
 		lo, _ := slices.BinarySearch(fu, rank[c.v])
 		hi, _ := slices.BinarySearch(fu, d)
 		if w.spent(hi - lo) {
 			return
 		}
+		row, vec := br.Source(c.v)
 		for j := lo; j < hi; j++ {
 			if fv[j] <= d {
 				e := &fwd[j]
-				if has(rowD, e.u) && has(rows[e.v], c.u) && e.con != c.con {
-					w.clause(e.lit, c.lit)
+				if hit(row, vec, &e.pu) && e.con != c.con {
+					if r2, v2 := br.Source(e.v); hit(r2, v2, &c.pu) {
+						w.clause(e.lit, c.lit)
+					}
 				}
 			}
 		}
 	}
 	// Two backward edges with overlapping spans.
-	slices.SortFunc(bwd, func(x, y litEdge) int { return int(rank[x.v] - rank[y.v]) })
+	slices.SortFunc(bwd, func(x, y edge) int { return int(rank[x.v] - rank[y.v]) })
 	for i := range bwd {
 		e1 := &bwd[i]
-		rowB, ra := rows[e1.v], rank[e1.u]
+		ra := rank[e1.u]
+		row, vec := br.Source(e1.v)
 		j := i + 1
 		for ; j < len(bwd) && rank[bwd[j].v] <= ra; j++ {
 			e2 := &bwd[j]
-			if has(rowB, e2.u) && has(rows[e2.v], e1.u) && e1.con != e2.con {
-				w.clause(e1.lit, e2.lit)
+			if hit(row, vec, &e2.pu) && e1.con != e2.con {
+				if r2, v2 := br.Source(e2.v); hit(r2, v2, &e1.pu) {
+					w.clause(e1.lit, e2.lit)
+				}
 			}
 		}
 		if w.spent(j - i) {
 			return
 		}
 	}
-}
-
-// stateRanks orders the states by decreasing row size, a topological
-// order of the known graph, and returns each state's position.
-func stateRanks(rows [][]uint64) []int32 {
-	type sc struct{ s, n int32 }
-	cs := make([]sc, len(rows))
-	for s, row := range rows {
-		n := 0
-		for _, x := range row {
-			n += bits.OnesCount64(x)
-		}
-		cs[s] = sc{int32(s), int32(n)}
-	}
-	slices.SortFunc(cs, func(a, b sc) int { return int(b.n - a.n) })
-	rank := make([]int32, len(rows))
-	for i, x := range cs {
-		rank[x.s] = int32(i)
-	}
-	return rank
 }
 
 // derived adds the clauses for a WW literal T→T' and a WR literal T→S of

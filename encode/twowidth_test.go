@@ -136,7 +136,7 @@ func TestSIClauseNeedsNonRWBeforeRW(t *testing.T) {
 	}
 }
 
-// plain hides the bitset rows of a Reach.
+// plain hides the states of a Reach.
 type plain struct{ r *prune.Reach }
 
 func (p plain) Reaches(a, b history.TxnID) bool { return p.r.Reaches(a, b) }

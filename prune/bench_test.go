@@ -2,6 +2,7 @@ package prune_test
 
 import (
 	"context"
+	"flag"
 	"path/filepath"
 	"testing"
 	"time"
@@ -17,6 +18,20 @@ import (
 )
 
 var benchSets = []string{"BL-10k", "HD-10k", "RH-10k", "WH-10k"}
+
+// reachFlag picks the reachability strategy of TestBenchReport and the
+// benchmarks: auto, bitset or chains.
+var reachFlag = flag.String("reach", "auto", "reachability strategy of the bench report and benchmarks: auto, bitset or chains")
+
+func reachStrategy(tb testing.TB) prune.Strategy {
+	for _, s := range []prune.Strategy{prune.Auto, prune.Bitset, prune.Chains} {
+		if s.String() == *reachFlag {
+			return s
+		}
+	}
+	tb.Fatalf("-reach %q: want auto, bitset or chains", *reachFlag)
+	return prune.Auto
+}
 
 func loadBench(tb testing.TB, name string) *history.History {
 	tb.Helper()
@@ -59,7 +74,7 @@ func TestBenchReport(t *testing.T) {
 				var r *prune.Reach
 				var c *prune.Conflict
 				var err error
-				st, r, c, err = prune.Prune(context.Background(), g, prune.Options{})
+				st, r, c, err = prune.Prune(context.Background(), g, prune.Options{Reach: reachStrategy(t)})
 				best(&tp, time.Since(t1), cpu()-c1)
 				require.NoError(t, err)
 				require.Nil(t, c, "the bench histories satisfy SER and SI")
@@ -67,8 +82,8 @@ func TestBenchReport(t *testing.T) {
 				enc = encode.Encode(g, r, encode.Options{TwoWidth: true})
 				best(&te, time.Since(t2), cpu()-c2)
 			}
-			t.Logf("%-7s %-3v wall/cpu ms: build %.0f/%.0f prune %.0f/%.0f encode %.0f/%.0f; passes %d WW %d→%d WR %d→%d (cands %d→%d) known %d→%d vars %d clauses %d 2width %d",
-				name, level, ms(tb.wall), ms(tb.cpu), ms(tp.wall), ms(tp.cpu), ms(te.wall), ms(te.cpu), st.Passes, st.WWBefore, st.WWAfter, st.WRBefore, st.WRAfter, st.WRCandsBefore, st.WRCandsAfter, st.KnownBefore, st.KnownAfter, enc.NumVars, len(enc.Clauses), enc.TwoWidth)
+			t.Logf("%-7s %-3v wall/cpu ms: build %.0f/%.0f prune %.0f/%.0f encode %.0f/%.0f; reach %v (%d chains, %d bytes) passes %d WW %d→%d WR %d→%d (cands %d→%d) known %d→%d vars %d clauses %d 2width %d",
+				name, level, ms(tb.wall), ms(tb.cpu), ms(tp.wall), ms(tp.cpu), ms(te.wall), ms(te.cpu), st.ReachStrategy, st.ReachChains, st.ReachBytes, st.Passes, st.WWBefore, st.WWAfter, st.WRBefore, st.WRAfter, st.WRCandsBefore, st.WRCandsAfter, st.KnownBefore, st.KnownAfter, enc.NumVars, len(enc.Clauses), enc.TwoWidth)
 		}
 	}
 }
@@ -83,7 +98,7 @@ func benchPipeline(b *testing.B, name string, level history.Level) {
 		if viol != nil {
 			b.Fatal("violation")
 		}
-		_, r, c, err := prune.Prune(context.Background(), g, prune.Options{})
+		_, r, c, err := prune.Prune(context.Background(), g, prune.Options{Reach: reachStrategy(b)})
 		if err != nil || c != nil {
 			b.Fatal(err, c)
 		}
@@ -93,3 +108,5 @@ func benchPipeline(b *testing.B, name string, level history.Level) {
 
 func BenchmarkBL10kSER(b *testing.B) { benchPipeline(b, "BL-10k", history.SER) }
 func BenchmarkBL10kSI(b *testing.B)  { benchPipeline(b, "BL-10k", history.SI) }
+func BenchmarkBL1kSER(b *testing.B)  { benchPipeline(b, "BL-1k", history.SER) }
+func BenchmarkBL1kSI(b *testing.B)   { benchPipeline(b, "BL-1k", history.SI) }

@@ -1,6 +1,6 @@
 // Package prune owns the reachability of the known graph of a
-// hyper-polygraph (bitset rows filled in reverse topological order) and the
-// width-one pruning fixpoint that runs before encoding: a version-order
+// hyper-polygraph (bitset rows, or per-chain vectors over a chain cover,
+// filled in reverse topological order) and the width-one pruning fixpoint that runs before encoding: a version-order
 // option or a read-from candidate whose edges, together with the RW edges
 // they derive from known edges, would close a cycle with known edges is
 // dropped, and a constraint left with one option becomes known.
@@ -21,7 +21,8 @@
 // Files by concern:
 //
 //	fixpoint.go  Prune, Stats, the passes of cases I–III, new known edges
-//	reach.go     the state graph (CSR), topological order, bitset rows, Reach
+//	reach.go     the state graph (CSR), topological order, bitset rows
+//	chains.go    Reach, its strategies and queries, the chain cover and vectors
 //	conflict.go  Conflict and the concrete cycles that prove it
 //	options.go   Options, ErrTooLarge, the memory budget of growing edges
 package prune

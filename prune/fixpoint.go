@@ -27,8 +27,14 @@ type Stats struct {
 	// Nodes is the number of included transactions; States is Nodes for
 	// SER and 2·Nodes for SI.
 	Nodes, States int
-	// ReachBytes is the size of the reachability matrix.
+	// ReachBytes is the size of the reachability: the bitset rows, or the
+	// chain vectors (when Prune stops before filling them, the bound it
+	// asked the budget for).
 	ReachBytes int64
+	// ReachStrategy is the strategy used (Bitset or Chains), ReachChains
+	// the number of chains of the last pass's cover (0 with Bitset).
+	ReachStrategy Strategy
+	ReachChains   int
 }
 
 // Prune mutates g to the width-one fixpoint (cases I–III of VeriStrong §6.1):
@@ -60,21 +66,20 @@ func Prune(ctx context.Context, g *hyperpolygraph.Graph, opt Options) (Stats, *R
 		KnownBefore:   len(g.Known),
 		Nodes:         len(p.r.txns),
 		States:        p.m,
-		ReachBytes:    p.r.bytes(),
-	}
-	if opt.MaxBytes > 0 && st.ReachBytes > opt.MaxBytes {
-		return st, nil, nil, fmt.Errorf("%w: %d states need %d bytes, limit %d", ErrTooLarge, p.m, st.ReachBytes, opt.MaxBytes)
 	}
 	p.fit = opt.Fit
 	if p.fit == nil {
 		p.fit = memlimit.Default().Fit
 	}
-	if err := p.fit(st.ReachBytes, fmt.Sprintf("pruning's reachability matrix (%d states)", p.m)); err != nil {
-		return st, nil, nil, budgetError{err}
+	if err := p.choose(opt, &st); err != nil {
+		return st, nil, nil, err
 	}
-	p.r.bits = make([]uint64, p.m*p.r.words)
 	finish := func() {
 		st.WWAfter, st.WRAfter, st.WRCandsAfter, st.KnownAfter = len(g.WW), len(g.WR), countCands(g), len(g.Known)
+		st.ReachChains = p.r.chains
+		if p.filled {
+			st.ReachBytes = p.r.bytes()
+		}
 	}
 	for {
 		if err := ctx.Err(); err != nil {
@@ -87,7 +92,7 @@ func Prune(ctx context.Context, g *hyperpolygraph.Graph, opt Options) (Stats, *R
 			finish()
 			return st, nil, &Conflict{Cycle: cyc}, nil
 		}
-		if err := p.fillReach(ctx); err != nil {
+		if err := p.fill(ctx); err != nil {
 			finish()
 			return st, nil, nil, err
 		}
@@ -102,6 +107,57 @@ func Prune(ctx context.Context, g *hyperpolygraph.Graph, opt Options) (Stats, *R
 	}
 	finish()
 	return st, &p.r, nil, nil
+}
+
+// smallRows is the size of bitset rows under which Auto keeps them.
+const smallRows = 4 << 20
+
+// choose picks the strategy (Options.Reach, or for Auto the one that needs
+// fewer bytes, so that the other would not fit either, unless the rows are
+// small), checks it against MaxBytes and the budget, and allocates the
+// bitset rows.
+func (p *pruner) choose(opt Options, st *Stats) error {
+	nodes := len(p.r.txns)
+	p.sessionLinks()
+	bits := bitsetBytes(p.m)
+	chains := chainBytes(p.m, nodes, p.maxChains)
+	s := opt.Reach
+	if s == Auto {
+		// Small rows are faster: a row is a few words, a query one load
+		// (measured on the 1k and 10k bench histories).
+		s = Bitset
+		if chains < bits && bits > smallRows {
+			s = Chains
+		}
+	}
+	try := func(s Strategy) error {
+		need, what := bits, fmt.Sprintf("pruning's reachability matrix (%d states)", p.m)
+		if s == Chains {
+			need, what = chains, fmt.Sprintf("pruning's chain vectors (%d states, at most %d chains)", p.m, p.maxChains)
+		}
+		st.ReachStrategy, st.ReachBytes = s, need
+		if opt.MaxBytes > 0 && need > opt.MaxBytes {
+			return fmt.Errorf("%w: %d states need %d bytes, limit %d", ErrTooLarge, p.m, need, opt.MaxBytes)
+		}
+		if err := p.fit(need, what); err != nil {
+			return budgetError{err}
+		}
+		p.r.strategy = s
+		if s == Bitset {
+			p.r.words = (p.m + 63) / 64
+			p.r.bits = make([]uint64, p.m*p.r.words)
+		}
+		return nil
+	}
+	return try(s)
+}
+
+// fill computes the reachability of the core with the chosen strategy.
+func (p *pruner) fill(ctx context.Context) error {
+	if p.r.strategy == Chains {
+		return p.fillChains(ctx)
+	}
+	return p.fillBits(ctx)
 }
 
 func countCands(g *hyperpolygraph.Graph) int {
@@ -124,7 +180,7 @@ type pruner struct {
 	// edges (dropping them keeps reachability, and so cycles, unchanged).
 	core []stateEdge
 	seen int
-	// filled says whether r.bits holds the reachability of core.
+	// filled says whether r holds the reachability of core.
 	filled bool
 	// The core in CSR form: the successors of state u are
 	// dst[off[u]:off[u+1]], each made from g.Known[edge[i]].
@@ -146,6 +202,15 @@ type pruner struct {
 	wwSucc map[uint64][]history.TxnID
 	// fit is Options.Fit, or the default budget's.
 	fit func(need int64, what string) error
+	// The chain cover: each node's successor in its session (-1: none),
+	// whether it has a predecessor there, the number of nodes without a
+	// successor (a bound on the chains), and, while filling, the head of
+	// each chain, the chains whose head begins its session, and the vector
+	// being filled.
+	soNext          []int32
+	soPrev          []bool
+	maxChains       int
+	head, open, vec []int32
 	// Scratch.
 	stamp []int32
 	opt   []hyperpolygraph.Edge
@@ -168,7 +233,6 @@ func newPruner(g *hyperpolygraph.Graph) *pruner {
 		}
 	}
 	p.m = len(p.r.txns) * p.r.layers
-	p.r.words = (p.m + 63) / 64
 	p.rdHead = make([]int32, g.N())
 	p.rdStamp = make([]int32, g.N())
 	p.wwSucc = g.CandidateWWSuccessors()

@@ -25,10 +25,16 @@ func (e budgetError) Unwrap() error        { return e.error }
 
 // Options tune Prune.
 type Options struct {
-	// MaxBytes, when positive, bounds the reachability matrix on its own:
-	// (states)²/8 bytes, where states is the number of included
-	// transactions for SER and twice that for SI.
+	// MaxBytes, when positive, bounds the reachability on its own: with
+	// Bitset (states)²/8 bytes, where states is the number of included
+	// transactions for SER and twice that for SI; with Chains about
+	// 4·states·k bytes, k bounded by the number of sessions.
 	MaxBytes int64
+	// Reach is the reachability strategy. Auto (the zero value) takes the
+	// one that needs fewer bytes (Chains when the sessions are fewer than
+	// about states/32), except that rows of 4 MiB or less (up to about
+	// 5,800 states), which are faster, stay Bitset.
+	Reach Strategy
 	// Fit is asked, before each allocation that grows faster than the
 	// graph (the matrix, the known edges pruning adds), whether need more
 	// bytes fit the memory budget; its error stops Prune. Nil means

@@ -13,7 +13,7 @@ import (
 	"github.com/hyperiso/hyperiso/prune"
 )
 
-var _ encode.BitReacher = (*prune.Reach)(nil)
+var _ encode.StateReacher = (*prune.Reach)(nil)
 
 const x, y = 1, 2
 

@@ -1,6 +1,7 @@
 // Reachability of the known graph: the state graph in CSR form, its
 // topological order, the bitset rows filled in reverse topological order,
-// and the queries pruning and encoding ask of them.
+// and the queries pruning asks of the known graph. Reach and the chain
+// vectors are in chains.go.
 
 package prune
 
@@ -8,7 +9,6 @@ import (
 	"context"
 	"slices"
 
-	"github.com/hyperiso/hyperiso/history"
 	"github.com/hyperiso/hyperiso/hyperpolygraph"
 )
 
@@ -24,18 +24,14 @@ func (p *pruner) addCore(i int) {
 		return
 	}
 	add := func(u, v int32) {
-		if !p.filled || !p.r.has(u, v) {
+		if !p.filled || !p.r.implied(u, v) {
 			p.core = append(p.core, stateEdge{u, v, int32(i)})
 		}
 	}
-	switch {
-	case p.r.layers == 1:
-		add(a, b)
-	case e.Rel == hyperpolygraph.RW:
-		add(2*a+1, 2*b)
-	default:
-		add(2*a, 2*b+1) // a1→b1 is inherited
-	}
+	// The first arc only: the second of a non-rw edge at SI (a1→b1) is
+	// inherited, a1 reaching whatever a0 reaches.
+	u, v, _, _, _ := hyperpolygraph.StateArcs(a, b, e.Rel == hyperpolygraph.RW, p.r.layers)
+	add(u, v)
 }
 
 // inherits reports whether state u inherits the successors of u-1 (u is
@@ -163,12 +159,12 @@ func (p *pruner) sortByRank(dst, edge []int32) {
 	p.keys = ps
 }
 
-// fillReach computes the rows in reverse topological order: a row is its
+// fillBits computes the rows in reverse topological order: a row is its
 // own state plus the rows of its successors, one word-parallel OR each. A
 // successor already in the row is implied by an earlier one (they come in
 // topological order), so its edge leaves the core. It stops early, leaving
 // the rows unusable, when ctx is done.
-func (p *pruner) fillReach(ctx context.Context) error {
+func (p *pruner) fillBits(ctx context.Context) error {
 	w := p.r.words
 	b := p.r.bits
 	p.core = p.core[:0]
@@ -209,80 +205,3 @@ func (p *pruner) fillReach(ctx context.Context) error {
 	p.filled = true
 	return nil
 }
-
-// blocked reports whether adding edge from→to (RW or not) closes a cycle
-// with the known graph, and through which state edge u→v (v ⇝ u).
-func (p *pruner) blocked(from, to history.TxnID, rw bool) (u, v int32, ok bool) {
-	a, b := p.r.node[from], p.r.node[to]
-	r := &p.r
-	switch {
-	case r.layers == 1:
-		return a, b, r.has(b, a)
-	case rw:
-		return 2*a + 1, 2 * b, r.has(2*b, 2*a+1)
-	case r.has(2*b+1, 2*a):
-		return 2 * a, 2*b + 1, true
-	default:
-		return 2*a + 1, 2*b + 1, r.has(2*b+1, 2*a+1)
-	}
-}
-
-// Reach is the reachability of a known graph: one bitset row per state.
-// It implements encode.Reacher and encode.BitReacher.
-type Reach struct {
-	layers int
-	// node maps a TxnID to its dense node number, -1 when not included;
-	// txns is the inverse.
-	node []int32
-	txns []history.TxnID
-	// words per row; row of state s is bits[s*words:(s+1)*words].
-	words int
-	bits  []uint64
-}
-
-func (r *Reach) bytes() int64 { return int64(len(r.txns)*r.layers) * int64(r.words) * 8 }
-
-func (r *Reach) has(from, to int32) bool {
-	return r.bits[int(from)*r.words+int(to>>6)]&(1<<(to&63)) != 0
-}
-
-// Reaches reports whether to is reachable from from (every node reaches
-// itself). For SI this is reachability in the induced SI graph: a path of
-// the doubled graph from from's state 0, which can leave only by a non-RW
-// edge, to either state of to.
-func (r *Reach) Reaches(from, to history.TxnID) bool {
-	if from == to {
-		return true
-	}
-	if int(from) >= len(r.node) || int(to) >= len(r.node) || from < 0 || to < 0 {
-		return false
-	}
-	a, b := r.node[from], r.node[to]
-	if a < 0 || b < 0 {
-		return false
-	}
-	if r.layers == 1 {
-		return r.has(a, b)
-	}
-	return r.has(2*a, 2*b) || r.has(2*a, 2*b+1)
-}
-
-// Layers is 1 for SER and 2 for SI's doubled graph.
-func (r *Reach) Layers() int { return r.layers }
-
-// Node returns the dense node number of t, or -1 when t is not included.
-// State (t, layer) is Layers()·Node(t)+layer; for SI layer 1 is "entered by
-// a non-RW edge" and layer 0 "entered by an RW edge".
-func (r *Reach) Node(t history.TxnID) int32 {
-	if t < 0 || int(t) >= len(r.node) {
-		return -1
-	}
-	return r.node[t]
-}
-
-// Txn returns the transaction of node i.
-func (r *Reach) Txn(i int32) history.TxnID { return r.txns[i] }
-
-// Row returns the reachability row of state s: bit j is set iff state j is
-// reachable from s. The row aliases the matrix.
-func (r *Reach) Row(s int32) []uint64 { return r.bits[int(s)*r.words : int(s+1)*r.words] }
