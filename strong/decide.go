@@ -263,6 +263,9 @@ func (r *run) prune(ctx context.Context, g *hyperpolygraph.Graph, out *Outcome) 
 		return nil, true, err
 	}
 	out.Counters["prune_passes"] = int64(st.Passes)
+	out.Counters["reach_strategy"] = int64(st.ReachStrategy) // 1 bitset rows, 2 chain vectors
+	out.Counters["reach_chains"] = int64(st.ReachChains)
+	out.Counters["reach_bytes"] = st.ReachBytes
 	out.Counters["ww_constraints_pruned"] = int64(len(g.WW))
 	out.Counters["wr_constraints_pruned"] = int64(len(g.WR))
 	if conflict != nil {
