@@ -158,7 +158,7 @@ func (r *runner) injectFaults(ctx context.Context, fr Faulter, start time.Time) 
 		wg.Go(func() {
 			next := f.At
 			for {
-				sleep(ctx, time.Until(start.Add(next)))
+				Sleep(ctx, time.Until(start.Add(next)))
 				if ctx.Err() != nil {
 					return
 				}

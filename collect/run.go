@@ -286,7 +286,7 @@ func (r *runner) session(ctx context.Context, i int, conn Conn, w *workload.Work
 				return nil
 			}
 			last = err
-			sleep(ctx, min(100*time.Millisecond<<attempt, 2*time.Second))
+			Sleep(ctx, min(100*time.Millisecond<<attempt, 2*time.Second))
 		}
 		return fmt.Errorf("session %d: cannot reconnect after %d attempts: %w", i+1, r.opt.Reconnects, last)
 	}
@@ -345,7 +345,7 @@ func (r *runner) txn(ctx context.Context, conn Conn, plan workload.Txn) (rec rec
 	for _, op := range plan.Ops {
 		switch op.Kind {
 		case workload.Pause:
-			sleep(ctx, op.Pause)
+			Sleep(ctx, op.Pause)
 			continue
 		case workload.Read:
 			octx, cancel := r.opCtx(ctx)
@@ -495,7 +495,8 @@ func short(err error) string {
 	return s
 }
 
-func sleep(ctx context.Context, d time.Duration) {
+// Sleep waits d, or until ctx ends; the stores' fault injectors use it too.
+func Sleep(ctx context.Context, d time.Duration) {
 	if d <= 0 {
 		return
 	}

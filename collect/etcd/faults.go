@@ -77,7 +77,7 @@ func (s *Store) Inject(ctx context.Context, f collect.Fault) (string, error) {
 		if err := c.Pause(i); err != nil {
 			return "", err
 		}
-		wait(ctx, f.For)
+		collect.Sleep(ctx, f.For)
 		if err := c.Resume(i); err != nil {
 			return "", err
 		}
@@ -87,7 +87,7 @@ func (s *Store) Inject(ctx context.Context, f collect.Fault) (string, error) {
 			return "", err
 		}
 		stopped := time.Since(t0)
-		wait(ctx, f.For-stopped)
+		collect.Sleep(ctx, f.For-stopped)
 		// Restart even when the run is ending: the cluster is torn down
 		// whole, and a later fault may aim at this member.
 		rctx, cancel := context.WithTimeout(context.Background(), restartTimeout)
@@ -103,14 +103,3 @@ func (s *Store) Inject(ctx context.Context, f collect.Fault) (string, error) {
 	}
 }
 
-func wait(ctx context.Context, d time.Duration) {
-	if d <= 0 {
-		return
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-	case <-ctx.Done():
-	}
-}

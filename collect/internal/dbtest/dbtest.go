@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/stretchr/testify/require"
 
 	"github.com/hyperiso/hyperiso/check"
 	"github.com/hyperiso/hyperiso/collect"
@@ -255,4 +256,32 @@ func Describe(res *check.Result) string {
 		s += "; " + a.Type + ": " + a.Description
 	}
 	return s
+}
+
+// KillConns runs a short workload while st drops the sessions' connections
+// every 50ms: the sessions reconnect, a commit whose answer was lost is
+// unknown, and the history still checks at SER. Both SQL stores run it.
+func KillConns(t *testing.T, st interface {
+	collect.Store
+	collect.Faulter
+}) {
+	t.Helper()
+	require.ErrorContains(t, st.CheckFault(collect.Fault{Kind: "restart", Target: "leader"}), "fault restart not supported (want kill-conns)")
+	faults, err := collect.ParseFaults("kill-conns@10ms/50ms")
+	require.NoError(t, err)
+	w := Workload(t, "general", func(c *workload.Config) {
+		c.Sessions, c.Txns, c.Ops, c.Keys, c.DupKeys = 6, 40, 6, 100, 0
+	})
+	h, sum, err := collect.Run(context.Background(), st, w, collect.Options{Isolation: collect.Serializable, Faults: faults, Times: true})
+	require.NoError(t, err)
+	t.Logf("%s", sum)
+	require.Positive(t, sum.Faults)
+	require.Zero(t, sum.FaultErrors)
+	require.Contains(t, sum.FaultLog[0], "session connections")
+	require.Equal(t, sum.Planned, sum.Transactions)
+	stats := h.Stats()
+	require.Equal(t, sum.Unknown, stats.Unknown)
+	require.Positive(t, stats.Committed)
+	res := Verdict(t, RoundTrip(t, h), history.SER)
+	require.Equal(t, check.Satisfied, res.Verdict, Describe(res))
 }
