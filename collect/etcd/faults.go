@@ -102,4 +102,3 @@ func (s *Store) Inject(ctx context.Context, f collect.Fault) (string, error) {
 		return fmt.Sprintf("%s %s (in %s), back after %s", who, verb, stopped.Round(time.Millisecond), time.Since(t0).Round(time.Millisecond)), nil
 	}
 }
-
