@@ -214,13 +214,15 @@ func TestCollectFromServers(t *testing.T) {
 func TestCollectEtcdUnderFaults(t *testing.T) {
 	// hyperiso collect --db etcd --faults … --times -o h.jsonl && hyperiso check --level strict-ser h.jsonl
 	h := filepath.Join(t.TempDir(), "etcd.jsonl")
+	// The fault starts at once: a quiet machine runs the whole workload in
+	// about 100ms.
 	code, out, errs := runWithCollect(t, "collect", "--db", "etcd", "--isolation", "snapshot", "--sessions", "4", "--txns", "30",
-		"--ops", "6", "--keys", "40", "--times", "--faults", "kill:follower@100ms+200ms", "-o", h)
+		"--ops", "6", "--keys", "40", "--times", "--faults", "kill:follower@1ms+200ms", "-o", h)
 	require.Equal(t, 0, code, errs)
 	require.Contains(t, out, "etcd 3.7.3 (embedded, 3 members) at snapshot")
 	require.Contains(t, out, "120 transactions in")
 	require.Contains(t, out, "1 faults injected:")
-	require.Contains(t, out, "kill:follower@100ms+200ms: member")
+	require.Contains(t, out, "kill:follower@1ms+200ms: member")
 	code, out, errs = runCLI(t, "check", "--level", "strict-ser", h)
 	require.Equal(t, exitSatisfied, code, out+errs)
 	require.Contains(t, out, "STRICT-SER: SATISFIED")
