@@ -106,7 +106,7 @@ func TestRestartUnderLoad(t *testing.T) {
 	dir, eps := es.Cluster().Dir(), es.Cluster().Endpoints()
 	require.Len(t, eps, 3)
 	require.Contains(t, st.Describe(), "(embedded, 3 members)")
-	faults, err := collect.ParseFaults("restart:leader@200ms+300ms")
+	faults, err := collect.ParseFaults("restart:leader@20ms+300ms") // early: the run may take only ~250ms
 	require.NoError(t, err)
 	h, sum, err := collect.Run(ctx, st, small(t, 8, 40), collect.Options{Isolation: collect.Serializable, Faults: faults, Times: true})
 	require.NoError(t, err)
