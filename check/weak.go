@@ -9,8 +9,8 @@ import (
 	"github.com/hyperiso/hyperiso/weak"
 )
 
-// weakLevel decides RC, RA and CC by saturation (package weak). Reads
-// with several candidate writers make the verdict unknown, with the reason.
+// weakLevel decides RC, RA and CC by saturation (package weak), searching
+// a writer for the reads with several candidate writers.
 func weakLevel(ctx context.Context, h *history.History, level history.Level, opt Options, res *Result) error {
 	opt.enter(res, "saturate")
 	r, err := weak.Check(ctx, h, level, weak.Options{CommittedValidated: true, Fit: opt.fit()})
@@ -34,16 +34,28 @@ func weakLevel(ctx context.Context, h *history.History, level history.Level, opt
 		res.Anomalies = append(res.Anomalies, FindingAnomaly(h, f))
 	}
 	for _, v := range r.Violations {
-		res.Anomalies = append(res.Anomalies, weakAnomaly(h, level, v))
+		a := weakAnomaly(h, level, v)
+		if len(v.Choices) > 0 {
+			a.Description += fmt.Sprintf("; the cycle follows from these %d writer choices for reads with several candidate writers, and no choice of writers avoids every such cycle: %s", len(v.Choices), weak.DescribeChoices(h, v.Choices, 10))
+		}
+		res.Anomalies = append(res.Anomalies, a)
 	}
 	switch r.Verdict {
 	case weak.Satisfied:
 		res.Verdict = Satisfied
+		if len(r.Chosen) > 0 {
+			// The witness of a history with duplicate values: the writer
+			// chosen for each read with several candidates.
+			res.Reason = fmt.Sprintf("%d reads have several candidate writers; a choice of writers that satisfies the level: %s", len(r.Chosen), weak.DescribeChoices(h, r.Chosen, 3))
+		}
 	case weak.Violated:
 		res.Verdict = Violated
 	default:
 		res.Verdict = Unknown
-		res.Reason = r.Duplicates.Reason(h)
+		res.Reason = r.Reason
+		if res.Reason == "" {
+			res.Reason = r.Duplicates.Reason(h)
+		}
 		return nil
 	}
 	res.Stage = ""

@@ -3,6 +3,7 @@ package weak
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/hyperiso/hyperiso/cdcl"
@@ -29,16 +30,21 @@ func (ch Choice) describe(h *history.History) string {
 	return fmt.Sprintf("%s op %d read key %s = %d from %s", h.TxnString(ch.Txn), ch.Op, h.KeyString(ch.Key), h.Value(ch.Key, ch.Value), h.TxnString(ch.Writer))
 }
 
-// DescribeChoices lists the choices in one line.
-func DescribeChoices(h *history.History, cs []Choice) string {
-	var out []byte
+// DescribeChoices lists the first max choices in one line, and how many
+// more there are.
+func DescribeChoices(h *history.History, cs []Choice, max int) string {
+	var b strings.Builder
 	for i, ch := range cs {
-		if i > 0 {
-			out = append(out, "; "...)
+		if i == max {
+			fmt.Fprintf(&b, "; and %d more", len(cs)-max)
+			break
 		}
-		out = append(out, ch.describe(h)...)
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString(ch.describe(h))
 	}
-	return string(out)
+	return b.String()
 }
 
 // ambRead is a read event with several candidate writers.
@@ -83,6 +89,8 @@ type chooser struct {
 	s *cdcl.Solver
 	// off[i]+j+1 is the variable of "read i reads from amb[i].cands[j]".
 	off []int32
+	// nextAux is the next unused auxiliary variable (atMostOne).
+	nextAux int32
 	// ambOf[slot]: the ambiguous read of an evAll slot, or -1.
 	ambOf []int32
 	// choice[i]: the index of the candidate chosen for read i.
@@ -223,6 +231,13 @@ func (ch *chooser) init() {
 		ch.off[i] = nv
 		nv += int32(len(a.cands))
 	}
+	ch.nextAux = nv + 1
+	for _, a := range c.amb {
+		if len(a.cands) > 6 {
+			nv += int32(len(a.cands) - 1)
+		}
+	}
+	// All variables up front: creating them one by one reallocates.
 	ch.s = cdcl.New(int(nv), cdcl.Options{})
 	ch.choice = make([]int32, len(c.amb))
 	ch.ambOf = make([]int32, len(c.evAll))
@@ -275,7 +290,8 @@ func (ch *chooser) atMostOne(lits []cnf.Lit) {
 			ch.s.AddClause([]cnf.Lit{x.Not(), prev.Not()})
 			break
 		}
-		sk := cnf.Lit(ch.s.NewVar())
+		sk := cnf.Lit(ch.nextAux)
+		ch.nextAux++
 		ch.s.AddClause([]cnf.Lit{x.Not(), sk})
 		if prev != 0 {
 			ch.s.AddClause([]cnf.Lit{prev.Not(), sk})
