@@ -64,6 +64,13 @@ type ambRead struct {
 // them out of ev, so that the saturation sees the certain part only.
 func (c *checker) compactEvents() {
 	c.evAll, c.allLo, c.allHi = c.ev, c.evLo, c.evHi
+	c.ambAt = make([]int32, len(c.evAll))
+	for i := range c.ambAt {
+		c.ambAt[i] = -1
+	}
+	for i, a := range c.amb {
+		c.ambAt[a.slot] = int32(i)
+	}
 	ev := make([]event, 0, len(c.evAll)-len(c.amb))
 	lo, hi := make([]int32, c.n), make([]int32, c.n)
 	for t := range c.n {
@@ -146,6 +153,15 @@ func (c *checker) choose(res *Result, opt Options) error {
 			res.Reason = fmt.Sprintf("%s op %d read key %s = %d, which only unknown-status transactions no read needs wrote; the weak checkers do not choose among them yet; use --level ser/si",
 				c.h.TxnString(a.txn), a.op, c.h.KeyString(a.key), c.h.Value(a.key, a.value))
 			return nil
+		}
+	}
+	if !opt.noPrune {
+		tp := time.Now()
+		pruned, err := c.prune()
+		res.Timings["prune"] = time.Since(tp)
+		res.Counters["candidates_pruned"] = int64(pruned)
+		if err != nil {
+			return err
 		}
 	}
 	ch.init()
@@ -240,13 +256,9 @@ func (ch *chooser) init() {
 	// All variables up front: creating them one by one reallocates.
 	ch.s = cdcl.New(int(nv), cdcl.Options{})
 	ch.choice = make([]int32, len(c.amb))
-	ch.ambOf = make([]int32, len(c.evAll))
-	for i := range ch.ambOf {
-		ch.ambOf[i] = -1
-	}
+	ch.ambOf = c.ambAt
 	var cl []cnf.Lit
 	for i, a := range c.amb {
-		ch.ambOf[a.slot] = int32(i)
 		cl = cl[:0]
 		for j := range a.cands {
 			cl = append(cl, ch.lit(i, j))
@@ -396,25 +408,12 @@ func (ch *chooser) saturate(maxCycles int) ([]Violation, int, error) {
 		ev[a.slot].writer = a.cands[ch.choice[i]]
 	}
 	c.ev, c.evLo, c.evHi = ev, c.allLo, c.allHi
-	c.inferred = c.inferred[:0]
-	c.ww = c.ww[:0]
-	c.causalCycle, c.causal, c.causalOmitted, c.nCausalSCCs = false, nil, 0, 0
-	var err error
-	switch c.level {
-	case history.RC:
-		err = c.saturateRC()
-	case history.RA:
-		err = c.saturateRA()
-	case history.CC:
-		err = c.saturateCC()
-	}
-	if err != nil {
+	if err := c.resaturate(); err != nil {
 		return nil, 0, err
 	}
 	if c.causalCycle {
 		return c.causal, c.causalOmitted, nil
 	}
-	c.addVersionOrders()
 	tmp := &Result{Counters: map[string]int64{}}
 	if err := c.cycles(tmp, maxCycles); err != nil {
 		return nil, 0, err

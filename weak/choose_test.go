@@ -43,6 +43,19 @@ func TestDuplicatesAgreeWithOracle(t *testing.T) {
 					t.Fatal(err)
 				}
 				dup := res.Duplicates != nil && res.Duplicates.Reads > 0
+				if dup {
+					// Pruning only drops candidates no acyclic choice uses.
+					np, err := Check(context.Background(), h, level, Options{noPrune: true})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if np.Verdict != res.Verdict {
+						t.Fatalf("%s %s #%d: %s with pruning, %s without\n%s", level, src.name, i, res.Verdict, np.Verdict, oracle.Format(h))
+					}
+					if res.Counters["candidates_pruned"] > 0 {
+						counts["pruned"]++
+					}
+				}
 				if res.Verdict == Undecided {
 					counts["undecided"]++
 					if !dup || res.Reason == "" || src.opt.PUnknown == 0 {
@@ -151,7 +164,7 @@ func TestBlockingClausesSound(t *testing.T) {
 					}
 				}
 			}
-			res, err := Check(context.Background(), h, level, Options{})
+			res, err := Check(context.Background(), h, level, Options{noPrune: true})
 			testHook = nil
 			if err != nil {
 				t.Fatal(err)

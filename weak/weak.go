@@ -57,6 +57,8 @@ type Options struct {
 	// candidate writers (choose.go); 0 means DefaultMaxModels. Beyond it
 	// the verdict is Undecided.
 	MaxModels int
+	// noPrune, for tests, skips the pruning of candidate writers.
+	noPrune bool
 }
 
 // Result is the outcome of Check.
@@ -275,6 +277,8 @@ type checker struct {
 	amb          []ambRead
 	evAll        []event
 	allLo, allHi []int32
+	// ambAt[slot]: the ambiguous read at an evAll slot, or -1.
+	ambAt []int32
 	// sess[s] are the transactions of session s taken as committed, in
 	// session order.
 	sess [][]history.TxnID
