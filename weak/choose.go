@@ -96,8 +96,10 @@ type chooser struct {
 	s *cdcl.Solver
 	// off[i]+j+1 is the variable of "read i reads from amb[i].cands[j]".
 	off []int32
-	// nextAux is the next unused auxiliary variable (atMostOne).
-	nextAux int32
+	// nv counts the variables; off[i] is -1 until read i is active.
+	nv int32
+	// pref[i] is read i's preferred candidate, its choice while inactive.
+	pref []int32
 	// ambOf[slot]: the ambiguous read of an evAll slot, or -1.
 	ambOf []int32
 	// choice[i]: the index of the candidate chosen for read i.
@@ -168,7 +170,6 @@ func (c *checker) choose(res *Result, opt Options) error {
 	if testHook != nil {
 		testHook(ch)
 	}
-	res.Counters["choice_vars"] = int64(ch.s.NumVars())
 
 	var first []Violation
 	models := 0
@@ -234,6 +235,7 @@ func (c *checker) choose(res *Result, opt Options) error {
 		}
 	}
 	res.Counters["choice_models"] = int64(models)
+	res.Counters["choice_vars"] = int64(ch.s.NumVars())
 	return nil
 }
 
@@ -242,31 +244,14 @@ func (c *checker) choose(res *Result, opt Options) error {
 func (ch *chooser) init() {
 	c := ch.c
 	ch.off = make([]int32, len(c.amb))
-	nv := int32(0)
-	for i, a := range c.amb {
-		ch.off[i] = nv
-		nv += int32(len(a.cands))
-	}
-	ch.nextAux = nv + 1
-	for _, a := range c.amb {
-		if len(a.cands) > 6 {
-			nv += int32(len(a.cands) - 1)
-		}
-	}
-	// All variables up front: creating them one by one reallocates.
-	ch.s = cdcl.New(int(nv), cdcl.Options{})
+	ch.pref = make([]int32, len(c.amb))
 	ch.choice = make([]int32, len(c.amb))
-	ch.ambOf = c.ambAt
-	var cl []cnf.Lit
 	for i, a := range c.amb {
-		cl = cl[:0]
-		for j := range a.cands {
-			cl = append(cl, ch.lit(i, j))
-		}
-		ch.s.AddClause(cl)
-		ch.atMostOne(cl)
-		ch.s.SetPhase(ch.lit(i, ch.preferred(a)).Var(), true)
+		ch.off[i] = -1
+		ch.pref[i] = int32(ch.preferred(a))
 	}
+	ch.s = cdcl.New(0, cdcl.Options{})
+	ch.ambOf = c.ambAt
 	ch.prevIn = make([]history.TxnID, c.n)
 	for _, txs := range c.sess {
 		p := history.InitTxn
@@ -280,6 +265,26 @@ func (ch *chooser) init() {
 	ch.dist = make([]int32, c.n)
 	ch.parent = make([]history.TxnID, c.n)
 	ch.pamb = make([]int32, c.n)
+}
+
+// activate gives read i its variables and exactly-one clauses, preferring
+// its current choice. A read no clause mentions keeps its preferred
+// writer without any: the clauses are satisfiable with or without it, so
+// an answer over the active reads is an answer over all of them.
+func (ch *chooser) activate(i int) {
+	if ch.off[i] >= 0 {
+		return
+	}
+	n := len(ch.c.amb[i].cands)
+	ch.off[i] = ch.nv
+	ch.nv += int32(n)
+	cl := make([]cnf.Lit, n)
+	for j := range cl {
+		cl[j] = ch.lit(i, j)
+	}
+	ch.s.AddClause(cl)
+	ch.atMostOne(cl)
+	ch.s.SetPhase(ch.lit(i, int(ch.choice[i])).Var(), true)
 }
 
 func (ch *chooser) lit(i, j int) cnf.Lit { return cnf.Lit(ch.off[i] + int32(j) + 1) }
@@ -302,8 +307,8 @@ func (ch *chooser) atMostOne(lits []cnf.Lit) {
 			ch.s.AddClause([]cnf.Lit{x.Not(), prev.Not()})
 			break
 		}
-		sk := cnf.Lit(ch.nextAux)
-		ch.nextAux++
+		ch.nv++
+		sk := cnf.Lit(ch.nv)
 		ch.s.AddClause([]cnf.Lit{x.Not(), sk})
 		if prev != 0 {
 			ch.s.AddClause([]cnf.Lit{prev.Not(), sk})
@@ -351,6 +356,10 @@ func (ch *chooser) preferred(a ambRead) int {
 // readModel reads the choice of the solver's model.
 func (ch *chooser) readModel() {
 	for i, a := range ch.c.amb {
+		if ch.off[i] < 0 {
+			ch.choice[i] = ch.pref[i]
+			continue
+		}
 		for j := range a.cands {
 			if ch.s.Value(ch.lit(i, j).Var()) {
 				ch.choice[i] = int32(j)
@@ -365,6 +374,7 @@ func (ch *chooser) block(reads []int32) {
 	cl := make([]cnf.Lit, 0, len(reads))
 	cands := make([]int32, 0, len(reads))
 	for _, i := range reads {
+		ch.activate(int(i))
 		cl = append(cl, ch.lit(int(i), int(ch.choice[i])).Not())
 		cands = append(cands, ch.choice[i])
 	}
