@@ -15,6 +15,13 @@ import (
 // several candidate writers when Options.MaxModels is 0.
 const DefaultMaxModels = 20000
 
+// A model with fewer than moreCyclesMin cycles (one per component) is
+// searched for more, up to moreCyclesRounds times.
+const (
+	moreCyclesMin    = 8
+	moreCyclesRounds = 16
+)
+
 // Choice is the writer chosen for a read event with several candidate
 // writers.
 type Choice struct {
@@ -207,6 +214,13 @@ func (c *checker) choose(res *Result, opt Options) error {
 			res.Chosen = ch.chosen(nil)
 			break
 		}
+		if len(viol) < moreCyclesMin {
+			more, err := ch.moreCycles(viol, moreCyclesRounds)
+			if err != nil {
+				return err
+			}
+			viol = append(viol, more...)
+		}
 		certain := false
 		for vi := range viol {
 			reads, ok := ch.depsOf(viol[vi].Cycle)
@@ -248,7 +262,7 @@ func (ch *chooser) init() {
 	ch.choice = make([]int32, len(c.amb))
 	for i, a := range c.amb {
 		ch.off[i] = -1
-		ch.pref[i] = int32(ch.preferred(a))
+		ch.pref[i] = int32(ch.preferred(i, a))
 	}
 	ch.s = cdcl.New(0, cdcl.Options{})
 	ch.ambOf = c.ambAt
@@ -318,11 +332,17 @@ func (ch *chooser) atMostOne(lits []cnf.Lit) {
 	}
 }
 
-// preferred guesses the writer a read most likely saw: its latest session
+// preferred guesses the writer read i most likely saw: one in its causal
+// past (pruning finds them), else its latest session
 // predecessor among the candidates, else (with real time) the candidate
 // that ended last before the reader started, else the latest candidate
 // before the reader in the file.
-func (ch *chooser) preferred(a ambRead) int {
+func (ch *chooser) preferred(i int, a ambRead) int {
+	if ch.c.likely != nil && ch.c.likely[i] >= 0 {
+		if j := slices.Index(a.cands, ch.c.likely[i]); j >= 0 {
+			return j
+		}
+	}
 	h := ch.c.h
 	rt := &h.Txns[a.txn]
 	best, bestIdx := -1, int32(-1)
@@ -429,6 +449,58 @@ func (ch *chooser) saturate(maxCycles int) ([]Violation, int, error) {
 		return nil, 0, err
 	}
 	return tmp.Violations, tmp.CyclesOmitted, nil
+}
+
+// moreCycles looks for further cycles of the current co′ once the
+// inferred and wr edges of those found are taken out, up to rounds times:
+// each is a cycle of the model too, and yields its own blocking clause, so
+// that one model teaches more.
+func (ch *chooser) moreCycles(found []Violation, rounds int) ([]Violation, error) {
+	c := ch.c
+	if c.causalCycle {
+		return nil, nil
+	}
+	g := c.buildGraph(true)
+	var out []Violation
+	dead := make(map[[2]history.TxnID]bool)
+	for range rounds {
+		for _, v := range found {
+			for _, e := range v.Cycle {
+				if e.Rel == WR || e.Rel == CO {
+					dead[[2]history.TxnID{e.From, e.To}] = true
+				}
+			}
+		}
+		g = g.without(func(from, to history.TxnID, ref int32) bool {
+			return ref != refSO && ref > refWW && dead[[2]history.TxnID{from, to}]
+		})
+		tmp := &Result{Counters: map[string]int64{}}
+		if err := c.cyclesOf(g, tmp, -1); err != nil {
+			return out, err
+		}
+		if len(tmp.Violations) == 0 {
+			break
+		}
+		out = append(out, tmp.Violations...)
+		found = tmp.Violations
+	}
+	return out, nil
+}
+
+// without returns the graph minus the edges drop accepts.
+func (g *graph) without(drop func(from, to history.TxnID, ref int32) bool) *graph {
+	n := len(g.start) - 1
+	out := &graph{start: make([]int32, n+1), to: make([]history.TxnID, 0, len(g.to)), ref: make([]int32, 0, len(g.ref))}
+	for u := range n {
+		for e := g.start[u]; e < g.start[u+1]; e++ {
+			if !drop(history.TxnID(u), g.to[e], g.ref[e]) {
+				out.to = append(out.to, g.to[e])
+				out.ref = append(out.ref, g.ref[e])
+			}
+		}
+		out.start[u+1] = int32(len(out.to))
+	}
+	return out
 }
 
 // depsOf returns the ambiguous reads whose current choices the cycle's

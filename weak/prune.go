@@ -45,6 +45,10 @@ func (c *checker) prune() (pruned int, err error) {
 	row := func(m []uint64, t history.TxnID) []uint64 { return m[int(t)*nw : int(t)*nw+nw] }
 	has := func(m []uint64, a, b history.TxnID) bool { return m[int(a)*nw+int(b)/64]&(1<<(uint(b)%64)) != 0 }
 	prem := make([]uint64, nw)
+	c.likely = make([]history.TxnID, len(c.amb))
+	for i := range c.likely {
+		c.likely[i] = -1
+	}
 	for round := 0; round < pruneRounds; round++ {
 		c.certainEvents()
 		if err := c.resaturate(); err != nil {
@@ -108,6 +112,11 @@ func (c *checker) prune() (pruned int, err error) {
 			}
 			kept := a.cands[:0:0]
 			for _, w := range a.cands {
+				if has(hb, w, t) && c.likely != nil {
+					// Reading from its causal past adds no causality:
+					// the first guess.
+					c.likely[i] = w
+				}
 				bad := has(co, t, w)
 				if !bad {
 					rw := row(co, w)

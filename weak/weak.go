@@ -279,6 +279,9 @@ type checker struct {
 	allLo, allHi []int32
 	// ambAt[slot]: the ambiguous read at an evAll slot, or -1.
 	ambAt []int32
+	// likely[i]: a candidate of amb[i] that pruning found in the reader's
+	// causal past, or -1 (the search's first guess).
+	likely []history.TxnID
 	// sess[s] are the transactions of session s taken as committed, in
 	// session order.
 	sess [][]history.TxnID
