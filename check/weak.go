@@ -36,7 +36,7 @@ func weakLevel(ctx context.Context, h *history.History, level history.Level, opt
 	for _, v := range r.Violations {
 		a := weakAnomaly(h, level, v)
 		if len(v.Choices) > 0 {
-			a.Description += fmt.Sprintf("; the cycle follows from these %d writer choices for reads with several candidate writers, and no choice of writers avoids every such cycle: %s", len(v.Choices), weak.DescribeChoices(h, v.Choices, 10))
+			a.Description += fmt.Sprintf("; the cycle depends on %d writer choice(s) for reads with several candidate writers, and no choice of writers avoids every such cycle: %s", len(v.Choices), weak.DescribeChoices(h, v.Choices, 10))
 		}
 		res.Anomalies = append(res.Anomalies, a)
 	}
@@ -46,7 +46,11 @@ func weakLevel(ctx context.Context, h *history.History, level history.Level, opt
 		if len(r.Chosen) > 0 {
 			// The witness of a history with duplicate values: the writer
 			// chosen for each read with several candidates.
-			res.Reason = fmt.Sprintf("%d reads have several candidate writers; a choice of writers that satisfies the level: %s", len(r.Chosen), weak.DescribeChoices(h, r.Chosen, 3))
+			what := fmt.Sprintf("%d reads have", len(r.Chosen))
+			if len(r.Chosen) == 1 {
+				what = "1 read has"
+			}
+			res.Reason = fmt.Sprintf("%s several candidate writers; a choice of writers that satisfies the level: %s", what, weak.DescribeChoices(h, r.Chosen, 3))
 		}
 	case weak.Violated:
 		res.Verdict = Violated

@@ -183,7 +183,7 @@ func (c *checker) choose(res *Result, opt Options) error {
 	for {
 		if models >= maxModels {
 			res.Verdict = Undecided
-			res.Reason = fmt.Sprintf("duplicate values: %d reads have several candidate writers, and %d choices of their writers all gave a cyclic commit order; the search stopped there (it is bounded); use --level ser/si", len(c.amb), models)
+			res.Reason = fmt.Sprintf("duplicate values: %d choices of writers for the reads with several candidate writers (%d) all gave a cyclic commit order; the search stops there (Options.MaxModels); use --level ser/si", models, len(c.amb))
 			break
 		}
 		r := ch.s.Solve(c.ctx)
@@ -196,7 +196,7 @@ func (c *checker) choose(res *Result, opt Options) error {
 		if r == cdcl.Unsat {
 			if outside {
 				res.Verdict = Undecided
-				res.Reason = fmt.Sprintf("duplicate values: no choice of writers among the transactions taken as committed works for the %d reads with several candidate writers, but some of them could read from unknown-status transactions, which the weak checkers do not choose yet; use --level ser/si", len(c.amb))
+				res.Reason = fmt.Sprintf("duplicate values: no choice of writers among the transactions taken as committed works for the reads with several candidate writers (%d), but some of them could read from unknown-status transactions, which the weak checkers do not choose among yet; use --level ser/si", len(c.amb))
 				break
 			}
 			res.Verdict = Violated

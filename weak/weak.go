@@ -20,7 +20,9 @@ const (
 	// Violated: Findings or Violations say why.
 	Violated
 	// Undecided: reads with several candidate writers (Duplicates) leave
-	// co′ undetermined, and the reads with one writer force no cycle.
+	// co′ undetermined and the search could not settle it (Reason), or
+	// list elements have several possible appenders and the certain part
+	// forces no cycle.
 	Undecided
 )
 
@@ -74,7 +76,8 @@ type Result struct {
 	// CyclesOmitted counts the components beyond Options.MaxCycles.
 	CyclesOmitted int
 	// Duplicates, when non-nil, describes the reads with several candidate
-	// writers; co′ was then computed from the other reads only.
+	// writers (decided by the search of choose.go, or, with uncertain list
+	// appenders, on the other reads only).
 	Duplicates *Duplicates
 	// Chosen, for a Satisfied verdict with Duplicates, is the witness: the
 	// writer chosen for every read with several candidate writers.
