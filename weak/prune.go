@@ -18,8 +18,9 @@ const pruneRounds = 4
 // from t2 earlier), so w is dropped if w reaches such a t2 in co′. Edges
 // only grow with wr, so a dropped candidate is in no acyclic choice. A
 // read keeps its candidates when all would go: the search then finds the
-// cycles to report. It returns false when the certain part is cyclic
-// already (the caller's search reports it), or the matrices do not fit.
+// cycles to report. It stops early when the certain part is cyclic
+// already (the search reports it), and prunes nothing when the matrices
+// exceed maxPruneBytes; Options.Fit's refusal is its error.
 func (c *checker) prune() (pruned int, err error) {
 	nw := (c.n + 63) / 64
 	need := 2 * int64(c.n) * int64(nw) * 8
@@ -27,8 +28,10 @@ func (c *checker) prune() (pruned int, err error) {
 		return 0, nil
 	}
 	if c.fit != nil {
+		// Refused like any other allocation: without pruning the search
+		// would run far longer than the budget suggests.
 		if err := c.fit(need, "the reachability matrices that prune candidate writers"); err != nil {
-			return 0, nil // pruning is an optimisation
+			return 0, err
 		}
 	}
 	// byKey[x]: the transactions taken (T⊥ aside) that write x.
