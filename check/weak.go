@@ -9,8 +9,8 @@ import (
 	"github.com/hyperiso/hyperiso/weak"
 )
 
-// weakLevel decides RC, RA and CC by saturation (package weak). Reads
-// with several candidate writers make the verdict unknown, with the reason.
+// weakLevel decides RC, RA and CC by saturation (package weak), searching
+// a writer for the reads with several candidate writers.
 func weakLevel(ctx context.Context, h *history.History, level history.Level, opt Options, res *Result) error {
 	opt.enter(res, "saturate")
 	r, err := weak.Check(ctx, h, level, weak.Options{CommittedValidated: true, Fit: opt.fit()})
@@ -34,16 +34,32 @@ func weakLevel(ctx context.Context, h *history.History, level history.Level, opt
 		res.Anomalies = append(res.Anomalies, FindingAnomaly(h, f))
 	}
 	for _, v := range r.Violations {
-		res.Anomalies = append(res.Anomalies, weakAnomaly(h, level, v))
+		a := weakAnomaly(h, level, v)
+		if len(v.Choices) > 0 {
+			a.Description += fmt.Sprintf("; the cycle depends on %d writer choice(s) for reads with several candidate writers, and no choice of writers avoids every such cycle: %s", len(v.Choices), weak.DescribeChoices(h, v.Choices, 10))
+		}
+		res.Anomalies = append(res.Anomalies, a)
 	}
 	switch r.Verdict {
 	case weak.Satisfied:
 		res.Verdict = Satisfied
+		if len(r.Chosen) > 0 {
+			// The witness of a history with duplicate values: the writer
+			// chosen for each read with several candidates.
+			what := fmt.Sprintf("%d reads have", len(r.Chosen))
+			if len(r.Chosen) == 1 {
+				what = "1 read has"
+			}
+			res.Reason = fmt.Sprintf("%s several candidate writers; a choice of writers that satisfies the level: %s", what, weak.DescribeChoices(h, r.Chosen, 3))
+		}
 	case weak.Violated:
 		res.Verdict = Violated
 	default:
 		res.Verdict = Unknown
-		res.Reason = r.Duplicates.Reason(h)
+		res.Reason = r.Reason
+		if res.Reason == "" {
+			res.Reason = r.Duplicates.Reason(h)
+		}
 		return nil
 	}
 	res.Stage = ""

@@ -46,14 +46,27 @@
 // # Duplicate values
 //
 // When a read event has several candidate writers, wr and with it co′ are
-// not determined. Check does not guess: it counts those reads and
-// describes them (Duplicates). It still saturates with the read events that
-// have a unique writer: every ordering they force is forced whatever the
-// other reads read from (the premises only grow with wr), so a cycle among
-// them, like a read-consistency finding, is a violation. Otherwise the
-// verdict is Undecided. Deciding weak levels over duplicate values is a
-// later capability; the SER and SI checkers handle them.
-//
+// not determined: the level holds iff some choice of a writer per such read
+// gives an acyclic co′. Check first saturates nothing of them: candidates
+// that close a cycle with the certain part (the reads with one writer) are
+// pruned through two reachability matrices (prune.go), in rounds, since a
+// read left with one candidate becomes certain. It then searches the choice
+// (choose.go): a SAT solver (package cdcl) holds one variable per (read,
+// candidate) with exactly-one clauses, created only for reads some clause
+// mentions (the others keep a first guess); each model is saturated like a
+// unique-value history. An acyclic co′ is the answer (Result.Chosen the
+// witness). Each cycle found instead yields a clause forbidding the choices
+// its edges depend on: the reads behind its wr edges, and for each inferred
+// edge the reads of its premise (the read of the key from To, the read
+// from From, or the wr edges of a so ∪ wr path from From to the reader,
+// found with the fewest choices). Premises only grow with wr, so every
+// model that keeps those choices has the cycle too: the clause removes no
+// acyclic choice, and an unsatisfiable solver means a violation, reported
+// with the cycles of the first model and their choices (Violation.Choices).
+// The verdict stays Undecided when a candidate is an unknown-status
+// transaction no read needs (not chosen among yet), when list elements have
+// several possible appenders, or after Options.MaxModels models.
+
 // # Algorithms and the slips of the printed pseudocode
 //
 // RC (AWDIT Algorithm 1): per transaction, the first read event from each

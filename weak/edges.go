@@ -141,6 +141,10 @@ type Violation struct {
 	// Cycle lists the edges in order; each edge's To is the next one's
 	// From, and the last edge's To is the first one's From.
 	Cycle []Edge
+	// Choices, when reads have several candidate writers, are the writer
+	// choices the cycle's edges depend on (empty: it needs none). Every
+	// choice that keeps them all has the cycle.
+	Choices []Choice
 }
 
 // Inferred counts the CO edges of the cycle.

@@ -390,6 +390,11 @@ func (c *checker) causalCycles(g *graph) error {
 func (c *checker) cycles(res *Result, maxCycles int) error {
 	g := c.buildGraph(true)
 	res.Counters["co_edges"] = int64(g.numEdges())
+	return c.cyclesOf(g, res, maxCycles)
+}
+
+// cyclesOf is cycles on a graph already built.
+func (c *checker) cyclesOf(g *graph, res *Result, maxCycles int) error {
 	live := c.liveNodes(g)
 	any := false
 	for _, l := range live {

@@ -20,7 +20,9 @@ const (
 	// Violated: Findings or Violations say why.
 	Violated
 	// Undecided: reads with several candidate writers (Duplicates) leave
-	// co′ undetermined, and the reads with one writer force no cycle.
+	// co′ undetermined and the search could not settle it (Reason), or
+	// list elements have several possible appenders and the certain part
+	// forces no cycle.
 	Undecided
 )
 
@@ -53,6 +55,12 @@ type Options struct {
 	// n^{3/2} for RC and RA, n·k for CC). Its error stops Check. Nil: no
 	// bound.
 	Fit func(need int64, what string) error
+	// MaxModels bounds the writer choices tried when reads have several
+	// candidate writers (choose.go); 0 means DefaultMaxModels. Beyond it
+	// the verdict is Undecided.
+	MaxModels int
+	// noPrune, for tests, skips the pruning of candidate writers.
+	noPrune bool
 }
 
 // Result is the outcome of Check.
@@ -68,8 +76,14 @@ type Result struct {
 	// CyclesOmitted counts the components beyond Options.MaxCycles.
 	CyclesOmitted int
 	// Duplicates, when non-nil, describes the reads with several candidate
-	// writers; co′ was then computed from the other reads only.
+	// writers (decided by the search of choose.go, or, with uncertain list
+	// appenders, on the other reads only).
 	Duplicates *Duplicates
+	// Chosen, for a Satisfied verdict with Duplicates, is the witness: the
+	// writer chosen for every read with several candidate writers.
+	Chosen []Choice
+	// Reason says why the verdict is Undecided (empty: Duplicates.Reason).
+	Reason string
 	// Included lists the unknown-status transactions taken as committed,
 	// ascending.
 	Included []history.TxnID
@@ -189,6 +203,10 @@ func Check(ctx context.Context, h *history.History, level history.Level, opt Opt
 		res.Counters["duplicate_reads"] = int64(d.Reads)
 	}
 
+	if c.dups.Reads > 0 && c.dups.Elements == 0 && len(res.Findings) == 0 {
+		return res, c.choose(res, opt)
+	}
+
 	t1 := time.Now()
 	var err error
 	switch level {
@@ -256,6 +274,17 @@ type checker struct {
 	ev         []event
 	evLo, evHi []int32
 	dups       Duplicates
+	// amb are the read events with several candidate writers; evAll
+	// (bounds allLo, allHi) is ev with a placeholder (writer -1) for each
+	// of them, which ev leaves out (choose.go).
+	amb          []ambRead
+	evAll        []event
+	allLo, allHi []int32
+	// ambAt[slot]: the ambiguous read at an evAll slot, or -1.
+	ambAt []int32
+	// likely[i]: a candidate of amb[i] that pruning found in the reader's
+	// causal past, or -1 (the search's first guess).
+	likely []history.TxnID
 	// sess[s] are the transactions of session s taken as committed, in
 	// session order.
 	sess [][]history.TxnID
@@ -350,6 +379,10 @@ func (c *checker) resolve() {
 				c.dups = Duplicates{Txn: t, Op: r.Op, Key: r.Key, Value: r.Value, Writers: append([]history.TxnID(nil), cands...)}
 			}
 			c.dups.Reads++
+			// A placeholder event: choose.go fills in a writer, the
+			// saturation of the certain part drops it (compactEvents).
+			c.amb = append(c.amb, ambRead{txn: t, op: r.Op, key: r.Key, value: r.Value, cands: cands, slot: int32(len(c.ev))})
+			c.ev = append(c.ev, event{key: r.Key, writer: -1, op: r.Op})
 			return
 		}
 		w := cands[0]
@@ -387,11 +420,14 @@ func (c *checker) resolve() {
 		}
 		c.evHi[t] = int32(len(c.ev))
 		for _, e := range c.events(t) {
-			if seen[e.writer] != int32(t+1) {
+			if e.writer >= 0 && seen[e.writer] != int32(t+1) {
 				seen[e.writer] = int32(t + 1)
 				c.nWR++
 			}
 		}
+	}
+	if len(c.amb) > 0 {
+		c.compactEvents()
 	}
 	c.sess = make([][]history.TxnID, len(h.Sessions))
 	for s, ss := range h.Sessions {

@@ -62,9 +62,30 @@ func TestDuplicateValues(t *testing.T) {
 	)
 	for _, level := range weakLevels {
 		res := check(t, h, level, Options{})
-		require.Equal(t, Undecided, res.Verdict)
+		require.Equal(t, Satisfied, res.Verdict)
 		require.Equal(t, 1, res.Duplicates.Reads)
 		require.Contains(t, res.Duplicates.Reason(h), "1 read has several")
+		require.Len(t, res.Chosen, 1)
+		require.Equal(t, history.TxnID(3), res.Chosen[0].Txn)
+		require.Contains(t, []history.TxnID{1, 2}, res.Chosen[0].Writer)
+	}
+	// T3 reads x = 1 from T1 or T2, each of which read y = 5 from T3:
+	// a cycle whichever it read from.
+	h = parse(t,
+		`{"session":1,"id":1,"ops":[["r",2,5],["w",1,1]]}`,
+		`{"session":2,"id":2,"ops":[["r",2,5],["w",1,1]]}`,
+		`{"session":3,"id":3,"ops":[["r",1,1],["w",2,5]]}`,
+	)
+	for _, level := range weakLevels {
+		res := check(t, h, level, Options{})
+		require.Equal(t, Violated, res.Verdict, level)
+		require.NotEmpty(t, res.Violations)
+		v := res.Violations[0]
+		require.Equal(t, G1c, v.Kind)
+		require.Len(t, v.Choices, 1)
+		require.Equal(t, history.TxnID(3), v.Choices[0].Txn)
+		require.Equal(t, v.Choices[0].Writer, v.Cycle[0].From+v.Cycle[1].From-3, "the choice is the cycle's other transaction")
+		require.Nil(t, res.Chosen)
 	}
 }
 

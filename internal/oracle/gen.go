@@ -70,6 +70,10 @@ type GenOptions struct {
 	// of the simulated one: a value nobody wrote, a value some transaction
 	// (perhaps aborted, perhaps not a final write) wrote, or a small value.
 	PNoise float64
+	// PDuplicate is the probability that a write writes a value another
+	// transaction already wrote to the same key (the initial 0 included),
+	// so that reads have several candidate writers.
+	PDuplicate float64
 	// PSkipSession is the probability that a transaction's view in
 	// SimSnapshot and SimVisible ignores its session predecessors.
 	PSkipSession float64
@@ -99,6 +103,17 @@ func DefaultGenOptions() GenOptions {
 		PNoise:       0.03,
 		PSkipSession: 0.1,
 	}
+}
+
+// DupGenOptions returns DefaultGenOptions where a third of the writes
+// repeat a value already written to their key, with a few more unknown
+// transactions: most histories then have reads with several candidate
+// writers, at every level.
+func DupGenOptions() GenOptions {
+	o := DefaultGenOptions()
+	o.PDuplicate = 0.35
+	o.PUnknown = 0.15
+	return o
 }
 
 type genOp struct {
@@ -131,6 +146,11 @@ func Generate(rng *rand.Rand, opt GenOptions) *history.History {
 	}
 
 	txs := make([]genTxn, nTxns)
+	// written[k]: the values written to key k so far, 0 (T⊥) first.
+	written := make([][]int64, nKeys)
+	for k := range written {
+		written[k] = []int64{0}
+	}
 	sessions := make([][]int, nSess)
 	for i := range txs {
 		tx := &txs[i]
@@ -170,6 +190,10 @@ func Generate(rng *rand.Rand, opt GenOptions) *history.History {
 				if rng.Float64() < opt.PZero {
 					op.val = 0
 				}
+				if opt.PDuplicate > 0 && rng.Float64() < opt.PDuplicate {
+					op.val = written[key][rng.IntN(len(written[key]))]
+				}
+				written[key] = append(written[key], op.val)
 			}
 			tx.ops = append(tx.ops, op)
 		}

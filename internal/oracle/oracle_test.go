@@ -438,3 +438,72 @@ func BenchmarkCheck(b *testing.B) {
 		})
 	}
 }
+
+// TestBruteForceDuplicates compares the pruned search with the literal
+// enumeration on histories where reads have several candidate writers
+// (DupGenOptions), and checks that the generator makes them.
+func TestBruteForceDuplicates(t *testing.T) {
+	n := 2000
+	if testing.Short() {
+		n = 300
+	}
+	opt := DupGenOptions()
+	opt.Txns = 5
+	opt.MaxOps = 3
+	rng := rand.New(rand.NewPCG(21, 22))
+	ambiguous, sat := 0, map[history.Level]int{}
+	for i := range n {
+		h := Generate(rng, opt)
+		if severalWriters(h) {
+			ambiguous++
+		}
+		for _, l := range Levels {
+			got, err := Check(h, l)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := bruteCheck(h, l); got != want {
+				t.Fatalf("history %d, %v: oracle %v, brute force %v\n%s", i, l, got, want, Format(h))
+			}
+			if got {
+				sat[l]++
+			}
+		}
+	}
+	t.Logf("%d histories, %d with a read of several candidate writers; satisfied %v", n, ambiguous, sat)
+	if ambiguous < n/3 {
+		t.Errorf("only %d of %d histories have a read with several candidate writers", ambiguous, n)
+	}
+	for _, l := range []history.Level{history.RC, history.RA, history.CC} {
+		if sat[l] == 0 || sat[l] == n {
+			t.Errorf("%v: %d of %d satisfied, want a mix", l, sat[l], n)
+		}
+	}
+}
+
+// severalWriters reports whether some read of a committed transaction
+// returns a value that several other committed or unknown transactions
+// (T⊥ included) wrote last to its key.
+func severalWriters(h *history.History) bool {
+	p, err := prepare(h)
+	if err != nil {
+		panic(err)
+	}
+	for t, tx := range h.Txns {
+		if t == int(history.InitTxn) || tx.Status != history.Committed {
+			continue
+		}
+		for _, r := range p.rcReads[t] {
+			n := 0
+			for w, wt := range h.Txns {
+				if w != t && wt.Status != history.Aborted && p.final[w][r.key] == r.val {
+					n++
+				}
+			}
+			if n > 1 {
+				return true
+			}
+		}
+	}
+	return false
+}

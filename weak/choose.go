@@ -1,0 +1,663 @@
+package weak
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/hyperiso/hyperiso/cdcl"
+	"github.com/hyperiso/hyperiso/cnf"
+	"github.com/hyperiso/hyperiso/history"
+)
+
+// DefaultMaxModels bounds the writer choices Check tries on reads with
+// several candidate writers when Options.MaxModels is 0.
+const DefaultMaxModels = 20000
+
+// A model with fewer than moreCyclesMin cycles (one per component) is
+// searched for more, up to moreCyclesRounds times.
+const (
+	moreCyclesMin    = 8
+	moreCyclesRounds = 16
+)
+
+// Choice is the writer chosen for a read event with several candidate
+// writers.
+type Choice struct {
+	Txn    history.TxnID // the reader
+	Op     int32         // index of the read in the reader's Ops
+	Key    history.KeyID
+	Value  history.ValueID
+	Writer history.TxnID
+}
+
+// describe names the choice in one line.
+func (ch Choice) describe(h *history.History) string {
+	return fmt.Sprintf("%s op %d read key %s = %d from %s", h.TxnString(ch.Txn), ch.Op, h.KeyString(ch.Key), h.Value(ch.Key, ch.Value), h.TxnString(ch.Writer))
+}
+
+// DescribeChoices lists the first max choices in one line, and how many
+// more there are.
+func DescribeChoices(h *history.History, cs []Choice, max int) string {
+	var b strings.Builder
+	for i, ch := range cs {
+		if i == max {
+			fmt.Fprintf(&b, "; and %d more", len(cs)-max)
+			break
+		}
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString(ch.describe(h))
+	}
+	return b.String()
+}
+
+// ambRead is a read event with several candidate writers.
+type ambRead struct {
+	txn   history.TxnID
+	op    int32
+	key   history.KeyID
+	value history.ValueID
+	// cands are the candidate writers (ascending); choose keeps those
+	// taken as committed.
+	cands []history.TxnID
+	// slot is the event's index in evAll.
+	slot int32
+}
+
+// compactEvents keeps the events with placeholders in evAll and leaves
+// them out of ev, so that the saturation sees the certain part only.
+func (c *checker) compactEvents() {
+	c.evAll, c.allLo, c.allHi = c.ev, c.evLo, c.evHi
+	c.ambAt = make([]int32, len(c.evAll))
+	for i := range c.ambAt {
+		c.ambAt[i] = -1
+	}
+	for i, a := range c.amb {
+		c.ambAt[a.slot] = int32(i)
+	}
+	ev := make([]event, 0, len(c.evAll)-len(c.amb))
+	lo, hi := make([]int32, c.n), make([]int32, c.n)
+	for t := range c.n {
+		lo[t] = int32(len(ev))
+		for _, e := range c.evAll[c.allLo[t]:c.allHi[t]] {
+			if e.writer >= 0 {
+				ev = append(ev, e)
+			}
+		}
+		hi[t] = int32(len(ev))
+	}
+	c.ev, c.evLo, c.evHi = ev, lo, hi
+}
+
+// chooser searches a writer for every ambiguous read (c.amb) such that the
+// saturation of the resulting read-from relation is acyclic: a
+// counterexample-guided loop over a SAT solver whose models are writer
+// choices. Each cyclic model yields, per reported cycle, a clause that
+// forbids the choices the cycle's derivation used, which no model that
+// keeps them all can avoid (the premises of every edge only grow with wr).
+type chooser struct {
+	c *checker
+	s *cdcl.Solver
+	// off[i]+j+1 is the variable of "read i reads from amb[i].cands[j]".
+	off []int32
+	// nv counts the variables; off[i] is -1 until read i is active.
+	nv int32
+	// pref[i] is read i's preferred candidate, its choice while inactive.
+	pref []int32
+	// ambOf[slot]: the ambiguous read of an evAll slot, or -1.
+	ambOf []int32
+	// choice[i]: the index of the candidate chosen for read i.
+	choice []int32
+	// prevIn[t]: t's session predecessor among the transactions taken,
+	// or T⊥.
+	prevIn []history.TxnID
+	// Scratch for deps and reach.
+	mark   []int32
+	round  int32
+	deps   []int32
+	bround int32
+	stamp  []int32
+	dist   []int32
+	parent []history.TxnID
+	pamb   []int32
+	bfs    round01
+	// onBlock, for tests, sees every blocking clause as (read, candidate
+	// index) pairs.
+	onBlock func(reads, cands []int32)
+}
+
+// testHook, if set (by tests), sees each chooser before the search.
+var testHook func(ch *chooser)
+
+// round01 is the deque of a 0-1 BFS.
+type round01 struct{ front, back []history.TxnID }
+
+// choose decides the level with the ambiguous reads c.amb (Check has
+// validated the transactions and found nothing).
+func (c *checker) choose(res *Result, opt Options) error {
+	t0 := time.Now()
+	defer func() { res.Timings["choose"] = time.Since(t0) }()
+	maxModels := opt.MaxModels
+	if maxModels == 0 {
+		maxModels = DefaultMaxModels
+	}
+	ch := &chooser{c: c}
+	outside := false // some candidate is an unknown transaction not taken
+	for i := range c.amb {
+		a := &c.amb[i]
+		kept := make([]history.TxnID, 0, len(a.cands))
+		for _, w := range a.cands {
+			if c.in[w] {
+				kept = append(kept, w)
+			} else {
+				outside = true
+			}
+		}
+		a.cands = kept
+		if len(kept) == 0 {
+			res.Verdict = Undecided
+			res.Reason = fmt.Sprintf("%s op %d read key %s = %d, which only unknown-status transactions no read needs wrote; the weak checkers do not choose among them yet; use --level ser/si",
+				c.h.TxnString(a.txn), a.op, c.h.KeyString(a.key), c.h.Value(a.key, a.value))
+			return nil
+		}
+	}
+	if !opt.noPrune {
+		tp := time.Now()
+		pruned, err := c.prune()
+		res.Timings["prune"] = time.Since(tp)
+		res.Counters["candidates_pruned"] = int64(pruned)
+		if err != nil {
+			return err
+		}
+	}
+	ch.init()
+	if testHook != nil {
+		testHook(ch)
+	}
+
+	var first []Violation
+	models := 0
+	for {
+		if models >= maxModels {
+			res.Verdict = Undecided
+			res.Reason = fmt.Sprintf("duplicate values: %d choices of writers for the reads with several candidate writers (%d) all gave a cyclic commit order; the search stops there (Options.MaxModels); use --level ser/si", models, len(c.amb))
+			break
+		}
+		r := ch.s.Solve(c.ctx)
+		if r == cdcl.Unknown {
+			if err := c.ctx.Err(); err != nil {
+				return err
+			}
+			return fmt.Errorf("weak: the writer-choice solver stopped without an answer")
+		}
+		if r == cdcl.Unsat {
+			if outside {
+				res.Verdict = Undecided
+				res.Reason = fmt.Sprintf("duplicate values: no choice of writers among the transactions taken as committed works for the reads with several candidate writers (%d), but some of them could read from unknown-status transactions, which the weak checkers do not choose among yet; use --level ser/si", len(c.amb))
+				break
+			}
+			res.Verdict = Violated
+			res.Violations = first
+			break
+		}
+		models++
+		ch.readModel()
+		viol, omitted, err := ch.saturate(opt.MaxCycles)
+		if err != nil {
+			return err
+		}
+		if len(viol) == 0 {
+			res.Verdict = Satisfied
+			res.Chosen = ch.chosen(nil)
+			break
+		}
+		if len(viol) < moreCyclesMin {
+			more, err := ch.moreCycles(viol, moreCyclesRounds)
+			if err != nil {
+				return err
+			}
+			viol = append(viol, more...)
+		}
+		certain := false
+		for vi := range viol {
+			reads, ok := ch.depsOf(viol[vi].Cycle)
+			if !ok {
+				reads = reads[:0]
+				for i := range c.amb {
+					reads = append(reads, int32(i))
+				}
+			}
+			viol[vi].Choices = ch.chosen(reads)
+			if len(reads) == 0 {
+				certain = true
+			}
+			ch.block(reads)
+		}
+		if first == nil || certain {
+			first = viol
+			res.CyclesOmitted = omitted
+			if certain {
+				// A cycle that needs no choice: violated whatever the
+				// ambiguous reads read from.
+				res.Verdict = Violated
+				res.Violations = viol
+				break
+			}
+		}
+	}
+	res.Counters["choice_models"] = int64(models)
+	res.Counters["choice_vars"] = int64(ch.s.NumVars())
+	return nil
+}
+
+// init builds the solver: exactly one candidate per ambiguous read, with
+// a preferred candidate as the first guess.
+func (ch *chooser) init() {
+	c := ch.c
+	ch.off = make([]int32, len(c.amb))
+	ch.pref = make([]int32, len(c.amb))
+	ch.choice = make([]int32, len(c.amb))
+	for i, a := range c.amb {
+		ch.off[i] = -1
+		ch.pref[i] = int32(ch.preferred(i, a))
+	}
+	ch.s = cdcl.New(0, cdcl.Options{})
+	ch.ambOf = c.ambAt
+	ch.prevIn = make([]history.TxnID, c.n)
+	for _, txs := range c.sess {
+		p := history.InitTxn
+		for _, t := range txs {
+			ch.prevIn[t] = p
+			p = t
+		}
+	}
+	ch.mark = make([]int32, len(c.amb))
+	ch.stamp = make([]int32, c.n)
+	ch.dist = make([]int32, c.n)
+	ch.parent = make([]history.TxnID, c.n)
+	ch.pamb = make([]int32, c.n)
+}
+
+// activate gives read i its variables and exactly-one clauses, preferring
+// its current choice. A read no clause mentions keeps its preferred
+// writer without any: the clauses are satisfiable with or without it, so
+// an answer over the active reads is an answer over all of them.
+func (ch *chooser) activate(i int) {
+	if ch.off[i] >= 0 {
+		return
+	}
+	n := len(ch.c.amb[i].cands)
+	ch.off[i] = ch.nv
+	ch.nv += int32(n)
+	cl := make([]cnf.Lit, n)
+	for j := range cl {
+		cl[j] = ch.lit(i, j)
+	}
+	ch.s.AddClause(cl)
+	ch.atMostOne(cl)
+	ch.s.SetPhase(ch.lit(i, int(ch.choice[i])).Var(), true)
+}
+
+func (ch *chooser) lit(i, j int) cnf.Lit { return cnf.Lit(ch.off[i] + int32(j) + 1) }
+
+// atMostOne adds "at most one of lits": pairwise for a few, else a
+// sequential counter with auxiliary variables.
+func (ch *chooser) atMostOne(lits []cnf.Lit) {
+	if len(lits) <= 6 {
+		for a := range lits {
+			for b := a + 1; b < len(lits); b++ {
+				ch.s.AddClause([]cnf.Lit{lits[a].Not(), lits[b].Not()})
+			}
+		}
+		return
+	}
+	// s_k: one of lits[0..k] is true.
+	prev := cnf.Lit(0)
+	for k, x := range lits {
+		if k == len(lits)-1 {
+			ch.s.AddClause([]cnf.Lit{x.Not(), prev.Not()})
+			break
+		}
+		ch.nv++
+		sk := cnf.Lit(ch.nv)
+		ch.s.AddClause([]cnf.Lit{x.Not(), sk})
+		if prev != 0 {
+			ch.s.AddClause([]cnf.Lit{prev.Not(), sk})
+			ch.s.AddClause([]cnf.Lit{x.Not(), prev.Not()})
+		}
+		prev = sk
+	}
+}
+
+// preferred guesses the writer read i most likely saw: one in its causal
+// past (pruning finds them), else its latest session
+// predecessor among the candidates, else (with real time) the candidate
+// that ended last before the reader started, else the latest candidate
+// before the reader in the file.
+func (ch *chooser) preferred(i int, a ambRead) int {
+	if ch.c.likely != nil && ch.c.likely[i] >= 0 {
+		if j := slices.Index(a.cands, ch.c.likely[i]); j >= 0 {
+			return j
+		}
+	}
+	h := ch.c.h
+	rt := &h.Txns[a.txn]
+	best, bestIdx := -1, int32(-1)
+	for j, w := range a.cands {
+		if w != history.InitTxn && h.Txns[w].Session == rt.Session && h.Txns[w].Index < rt.Index && h.Txns[w].Index > bestIdx {
+			best, bestIdx = j, h.Txns[w].Index
+		}
+	}
+	if best >= 0 {
+		return best
+	}
+	if rt.Timed {
+		var bestEnd int64
+		for j, w := range a.cands {
+			if wt := &h.Txns[w]; w != history.InitTxn && wt.Timed && wt.End <= rt.Start && (best < 0 || wt.End > bestEnd) {
+				best, bestEnd = j, wt.End
+			}
+		}
+		if best >= 0 {
+			return best
+		}
+	}
+	for j, w := range a.cands {
+		if w < a.txn {
+			best = j
+		}
+	}
+	return max(best, 0)
+}
+
+// readModel reads the choice of the solver's model.
+func (ch *chooser) readModel() {
+	for i, a := range ch.c.amb {
+		if ch.off[i] < 0 {
+			ch.choice[i] = ch.pref[i]
+			continue
+		}
+		for j := range a.cands {
+			if ch.s.Value(ch.lit(i, j).Var()) {
+				ch.choice[i] = int32(j)
+				break
+			}
+		}
+	}
+}
+
+// block forbids the current choices of reads.
+func (ch *chooser) block(reads []int32) {
+	cl := make([]cnf.Lit, 0, len(reads))
+	cands := make([]int32, 0, len(reads))
+	for _, i := range reads {
+		ch.activate(int(i))
+		cl = append(cl, ch.lit(int(i), int(ch.choice[i])).Not())
+		cands = append(cands, ch.choice[i])
+	}
+	if ch.onBlock != nil {
+		ch.onBlock(reads, cands)
+	}
+	ch.s.AddClause(cl)
+}
+
+// chosen returns the current choices of reads (all of them if nil).
+func (ch *chooser) chosen(reads []int32) []Choice {
+	c := ch.c
+	var out []Choice
+	add := func(i int32) {
+		a := c.amb[i]
+		out = append(out, Choice{Txn: a.txn, Op: a.op, Key: a.key, Value: a.value, Writer: a.cands[ch.choice[i]]})
+	}
+	if reads == nil {
+		for i := range c.amb {
+			add(int32(i))
+		}
+		return out
+	}
+	sorted := slices.Clone(reads)
+	slices.Sort(sorted)
+	for _, i := range sorted {
+		add(i)
+	}
+	if out == nil {
+		out = []Choice{}
+	}
+	return out
+}
+
+// saturate fills the placeholders with the current choice, saturates and
+// returns the cycles of co′.
+func (ch *chooser) saturate(maxCycles int) ([]Violation, int, error) {
+	c := ch.c
+	ev := append(c.ev[:0:0], c.evAll...)
+	for i, a := range c.amb {
+		ev[a.slot].writer = a.cands[ch.choice[i]]
+	}
+	c.ev, c.evLo, c.evHi = ev, c.allLo, c.allHi
+	if err := c.resaturate(); err != nil {
+		return nil, 0, err
+	}
+	if c.causalCycle {
+		return c.causal, c.causalOmitted, nil
+	}
+	tmp := &Result{Counters: map[string]int64{}}
+	if err := c.cycles(tmp, maxCycles); err != nil {
+		return nil, 0, err
+	}
+	return tmp.Violations, tmp.CyclesOmitted, nil
+}
+
+// moreCycles looks for further cycles of the current co′ once the
+// inferred and wr edges of those found are taken out, up to rounds times:
+// each is a cycle of the model too, and yields its own blocking clause, so
+// that one model teaches more.
+func (ch *chooser) moreCycles(found []Violation, rounds int) ([]Violation, error) {
+	c := ch.c
+	if c.causalCycle {
+		return nil, nil
+	}
+	g := c.buildGraph(true)
+	var out []Violation
+	dead := make(map[[2]history.TxnID]bool)
+	for range rounds {
+		for _, v := range found {
+			for _, e := range v.Cycle {
+				if e.Rel == WR || e.Rel == CO {
+					dead[[2]history.TxnID{e.From, e.To}] = true
+				}
+			}
+		}
+		g = g.without(func(from, to history.TxnID, ref int32) bool {
+			return ref != refSO && ref > refWW && dead[[2]history.TxnID{from, to}]
+		})
+		tmp := &Result{Counters: map[string]int64{}}
+		if err := c.cyclesOf(g, tmp, -1); err != nil {
+			return out, err
+		}
+		if len(tmp.Violations) == 0 {
+			break
+		}
+		out = append(out, tmp.Violations...)
+		found = tmp.Violations
+	}
+	return out, nil
+}
+
+// without returns the graph minus the edges drop accepts.
+func (g *graph) without(drop func(from, to history.TxnID, ref int32) bool) *graph {
+	n := len(g.start) - 1
+	out := &graph{start: make([]int32, n+1), to: make([]history.TxnID, 0, len(g.to)), ref: make([]int32, 0, len(g.ref))}
+	for u := range n {
+		for e := g.start[u]; e < g.start[u+1]; e++ {
+			if !drop(history.TxnID(u), g.to[e], g.ref[e]) {
+				out.to = append(out.to, g.to[e])
+				out.ref = append(out.ref, g.ref[e])
+			}
+		}
+		out.start[u+1] = int32(len(out.to))
+	}
+	return out
+}
+
+// depsOf returns the ambiguous reads whose current choices the cycle's
+// edges depend on: the reads behind its wr edges, and for each inferred
+// edge the reads of its premise. ok is false if a premise could not be
+// traced (the caller then blocks every choice).
+func (ch *chooser) depsOf(cyc []Edge) ([]int32, bool) {
+	ch.round++
+	ch.deps = ch.deps[:0]
+	for _, e := range cyc {
+		var ok bool
+		switch e.Rel {
+		case WR:
+			ok = ch.wrDep(e.From, e.To)
+		case CO:
+			ok = ch.coDeps(e)
+		default:
+			ok = true
+		}
+		if !ok {
+			return ch.deps, false
+		}
+	}
+	return ch.deps, true
+}
+
+func (ch *chooser) addDep(i int32) {
+	if i >= 0 && ch.mark[i] != ch.round {
+		ch.mark[i] = ch.round
+		ch.deps = append(ch.deps, i)
+	}
+}
+
+// wrDep adds a read behind the wr edge w → t, none if a read with a
+// unique writer makes it; false if there is no such edge.
+func (ch *chooser) wrDep(w, t history.TxnID) bool {
+	c := ch.c
+	found := int32(-2)
+	for k, e := range c.events(t) {
+		if e.writer != w {
+			continue
+		}
+		a := ch.ambOf[c.evLo[t]+int32(k)]
+		if a < 0 {
+			return true
+		}
+		if found == -2 {
+			found = a
+		}
+	}
+	if found == -2 {
+		return false
+	}
+	ch.addDep(found)
+	return true
+}
+
+// coDeps adds the reads behind the premise of an inferred edge.
+func (ch *chooser) coDeps(e Edge) bool {
+	c := ch.c
+	t3, x, t1, t2 := e.Reader, e.Key, e.To, e.From
+	evs := c.events(t3)
+	base := c.evLo[t3]
+	amb := func(k int) int32 { return ch.ambOf[base+int32(k)] }
+	cost := func(k int) int {
+		if amb(k) >= 0 {
+			return 1
+		}
+		return 0
+	}
+	// j: a read of x from t1 (after i for RC), with the fewest choices.
+	bestI, bestJ, best := -1, -1, 3
+	for j, f := range evs {
+		if f.key != x || f.writer != t1 {
+			continue
+		}
+		switch e.Rule {
+		case RuleRC, RuleReadFrom:
+			for i, g := range evs {
+				if g.writer != t2 || (e.Rule == RuleRC && i >= j) {
+					continue
+				}
+				if cst := cost(i) + cost(j); cst < best {
+					bestI, bestJ, best = i, j, cst
+				}
+			}
+		default:
+			if cst := cost(j); cst < best {
+				bestJ, best = j, cst
+			}
+		}
+	}
+	if bestJ < 0 {
+		return false
+	}
+	ch.addDep(amb(bestJ))
+	switch e.Rule {
+	case RuleRC, RuleReadFrom:
+		ch.addDep(amb(bestI))
+	case RuleCausal:
+		return ch.reach(t2, t3)
+	}
+	return true
+}
+
+// reach adds the reads behind a path from src to dst in so ∪ wr with the
+// fewest of them (0-1 BFS backwards from dst); false if there is none.
+func (ch *chooser) reach(src, dst history.TxnID) bool {
+	c := ch.c
+	ch.bround++
+	r := ch.bround
+	q := &ch.bfs
+	q.front, q.back = q.front[:0], q.back[:0]
+	ch.stamp[dst], ch.dist[dst], ch.parent[dst], ch.pamb[dst] = r, 0, -1, -1
+	q.front = append(q.front, dst)
+	relax := func(u, v history.TxnID, a int32) {
+		d := ch.dist[v]
+		if a >= 0 {
+			d++
+		}
+		if ch.stamp[u] == r && ch.dist[u] <= d {
+			return
+		}
+		ch.stamp[u], ch.dist[u], ch.parent[u], ch.pamb[u] = r, d, v, a
+		if a >= 0 {
+			q.back = append(q.back, u)
+		} else {
+			q.front = append(q.front, u)
+		}
+	}
+	// Each node may be expanded more than once (a cheaper arrival after
+	// a costlier one); dist keeps the result right.
+	for len(q.front) > 0 || len(q.back) > 0 {
+		var v history.TxnID
+		if n := len(q.front); n > 0 {
+			v, q.front = q.front[n-1], q.front[:n-1]
+		} else {
+			v, q.back = q.back[0], q.back[1:]
+		}
+		if v == src {
+			break
+		}
+		if v == history.InitTxn {
+			continue
+		}
+		relax(ch.prevIn[v], v, -1)
+		for k, e := range c.events(v) {
+			if e.writer >= 0 {
+				relax(e.writer, v, ch.ambOf[c.evLo[v]+int32(k)])
+			}
+		}
+	}
+	if ch.stamp[src] != r {
+		return false
+	}
+	for u := src; u != dst; u = ch.parent[u] {
+		ch.addDep(ch.pamb[u])
+	}
+	return true
+}
