@@ -221,7 +221,9 @@ func (s *Solver) growTo(n int) {
 		s.heapInsert(uint32(v))
 	}
 	if cap(s.trail) < n {
-		t := make([]lit, len(s.trail), n)
+		// Doubling: exact growth made adding variables one at a time
+		// quadratic (a copy of the trail per NewVar).
+		t := make([]lit, len(s.trail), max(n, 2*cap(s.trail)))
 		copy(t, s.trail)
 		s.trail = t
 	}
