@@ -133,7 +133,7 @@ func Classify(h *history.History, level history.Level, cyc []hyperpolygraph.Edge
 	for _, e := range cyc {
 		txns = append(txns, e.From)
 	}
-	if l, ok := FindLostUpdate(h, txns); ok && level >= history.SI {
+	if l, ok := FindLostUpdate(h, txns); ok && level.AtLeast(history.PSI) {
 		// A cycle that already is the lost update's ww+rw pair keeps its
 		// orientation.
 		if len(cyc) == 2 && cyc[0].Key == l.Key && cyc[1].Key == l.Key {

@@ -65,7 +65,7 @@ func (r *run) fill(ce *Counterexample, best outcome) {
 			ce.Class = ce.Type
 		}
 	}
-	if r.level >= history.SI && ce.Method != "read-consistency" && ce.Recheck == check.Violated {
+	if r.level.AtLeast(history.SI) && ce.Method != "read-consistency" && ce.Recheck == check.Violated {
 		r.cases(ce)
 	}
 	ce.Context = contextEdges(sub.H, r.level, ce.Edges)

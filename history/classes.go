@@ -33,14 +33,15 @@ type Class struct {
 	// "internal", …), or "" when it has none of its own.
 	Adya string
 	// Weakest is the weakest level that forbids it on its own: every
-	// level from it up (RC < RA < CC < SI < SER < strict-SER) does.
+	// level at least as strong (Level.AtLeast: RC < RA < CC < PC, PSI < SI
+	// < SER < strict-SER) does.
 	Weakest Level
 	// Summary says in one sentence what it means.
 	Summary string
 }
 
 // ForbiddenAt reports whether level l forbids the class.
-func (c Class) ForbiddenAt(l Level) bool { return l >= c.Weakest }
+func (c Class) ForbiddenAt(l Level) bool { return l.AtLeast(c.Weakest) }
 
 // Classes is the table, one row per name.
 var Classes = []Class{
@@ -50,7 +51,7 @@ var Classes = []Class{
 	{G1c, G1c, RC, "Circular information flow: each transaction of the cycle saw (or overwrote) the effects of the previous one."},
 	{GSingle, GSingle, SI, "Read skew: a cycle with exactly one anti-dependency (rw) edge: one transaction missed a write whose consequences it saw."},
 	{G2Item, G2Item, SER, "Anti-dependency cycle (write skew and kin): each transaction missed a write of the next one; SI forbids it too unless two rw edges are adjacent."},
-	{LostUpdate, LostUpdate, SI, "Lost update: two transactions read the same version of a key and both overwrote it; the later write silently discarded the other."},
+	{LostUpdate, LostUpdate, PSI, "Lost update: two transactions read the same version of a key and both overwrote it; the later write silently discarded the other."},
 	{CommitCycle, "", RC, "A cycle in the commit order that read committed demands (non-monotonic reads)."},
 	{FracturedRead, "", RA, "Fractured read: a transaction saw some of another transaction's writes but not all of them."},
 	{CausalityViolation, "", CC, "Causality violation: a transaction read a version older than one in its causal past."},

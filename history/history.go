@@ -113,9 +113,46 @@ const (
 	// StrictSER is serializability whose order also respects real time:
 	// a transaction that completed before another was invoked precedes it.
 	StrictSER
+	// PC is prefix consistency: CC whose transactions see a prefix of one
+	// arbitration order (no long fork). Between CC and SI, beside PSI.
+	PC
+	// PSI is parallel snapshot isolation: CC without write-write conflicts
+	// between concurrent transactions (no lost update; long forks allowed).
+	PSI
 )
 
-var levelNames = [...]string{"", "rc", "ra", "cc", "si", "ser", "strict-ser"}
+var levelNames = [...]string{"", "rc", "ra", "cc", "si", "ser", "strict-ser", "pc", "psi"}
+
+// implies[l] has bit w set when l implies w: every behaviour w forbids, l
+// forbids too. The levels form a partial order, not a chain: PC and PSI
+// both lie between CC and SI and neither implies the other (MixIso,
+// Theorem 3.4).
+var implies = func() [len(levelNames)]uint16 {
+	var m [len(levelNames)]uint16
+	below := map[Level][]Level{
+		RA: {RC}, CC: {RA}, PC: {CC}, PSI: {CC}, SI: {PC, PSI}, SER: {SI}, StrictSER: {SER},
+	}
+	var add func(l, w Level)
+	add = func(l, w Level) {
+		m[l] |= 1 << w
+		for _, v := range below[w] {
+			add(l, v)
+		}
+	}
+	for l := RC; int(l) < len(levelNames); l++ {
+		add(l, l)
+	}
+	return m
+}()
+
+// AtLeast reports whether l is at least as strong as w: every behaviour w
+// forbids, l forbids too. LevelNone implies nothing but itself.
+func (l Level) AtLeast(w Level) bool {
+	if l == w {
+		return true
+	}
+	return int(l) < len(implies) && int(w) < len(levelNames) && implies[l]&(1<<w) != 0
+}
 
 func (l Level) String() string {
 	if int(l) < len(levelNames) {

@@ -44,7 +44,7 @@ func cellName(l history.Level) string {
 // Occurred reports whether sc's anomaly shows in the cell: the history
 // violates the weakest level that forbids it.
 func (c Cell) Occurred(sc Scenario) bool {
-	return c.Weakest != history.LevelNone && c.Weakest <= sc.Level
+	return c.Weakest != history.LevelNone && sc.Level.AtLeast(c.Weakest)
 }
 
 // Judge checks run's history at each of the Checked levels. An undecided
