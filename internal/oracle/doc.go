@@ -81,4 +81,14 @@
 // the version orders the lists state, as further pairs co must contain.
 //
 // On every history SER ⇒ SI ⇒ CC ⇒ RA ⇒ RC.
+//
+// # Mixed levels (mixed.go)
+//
+// Mixed decides a history whose transactions each carry a level (RA, CC,
+// PC, PSI, SI or SER) by the other framework, MixIso's: an arbitration
+// order AR and a visibility relation VIS ⊆ AR such that each transaction
+// satisfies the axioms of its own level (INT, EXT, SESSION, TRANSVis,
+// PREFIX, NoConflict, TOTALVis). It shares only the per-transaction facts
+// above with the commit-order search, and on uniform histories the two
+// agree, which tests both (TestMixedAgreesOnUniformHistories).
 package oracle

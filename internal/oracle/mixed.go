@@ -1,0 +1,197 @@
+package oracle
+
+import (
+	"fmt"
+
+	"github.com/hyperiso/hyperiso/history"
+)
+
+// Mixed decides whether h is consistent in MixIso's sense (Definition 3.5 of
+// "On Mixing Database Isolation Levels"): some abstract execution (a
+// visibility relation VIS inside a total arbitration order AR) satisfies,
+// for every transaction, the axioms of Table 2 for its own level. A
+// transaction's level is the one it declares (RA, CC, PC, PSI, SI or SER),
+// or def when it declares none. RC and strict SER are outside MixIso, and
+// list operations outside this oracle: both are refused.
+//
+// The search is by brute force and independent of every checker: for each
+// subset of the unknown-status transactions taken as committed, it builds AR
+// one transaction at a time (T⊥ first, session order respected, since
+// SESSION puts it inside VIS), and for each transaction placed chooses its
+// visible set among the transactions placed before it. Every axiom of a
+// transaction looks only at transactions before it in AR and at their
+// visible sets, which are already chosen, so each is checked as soon as
+// the transaction is placed.
+func Mixed(h *history.History, def history.Level) (bool, error) {
+	p, err := prepare(h)
+	if err != nil {
+		return false, err
+	}
+	level := make([]history.Level, len(h.Txns))
+	for t := range h.Txns {
+		l := h.Txns[t].Level
+		if l == history.LevelNone {
+			l = def
+		}
+		switch l {
+		case history.RA, history.CC, history.PC, history.PSI, history.SI, history.SER:
+		default:
+			return false, fmt.Errorf("oracle: transaction %d at level %q: MixIso covers ra, cc, pc, psi, si and ser", t, l)
+		}
+		level[t] = l
+		for _, op := range h.Txns[t].Ops {
+			if op.Kind == history.OpAppend || op.Kind == history.OpReadList {
+				return false, fmt.Errorf("oracle: the mixed oracle reads no list operations")
+			}
+		}
+	}
+	for mask := 0; mask < 1<<len(p.unknown); mask++ {
+		c := p.members(mask)
+		m := &mixed{p: p, c: c, level: level, vis: make([]uint64, len(c.txns)), pos: make([]int, len(c.txns))}
+		if m.consistent() {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// mixed is the search over one choice of committed transactions. Members
+// are numbered by their index in c.txns (T⊥ is 0); vis[i] is the visible
+// set of member i as a bit set over members, pos[i] its place in AR.
+type mixed struct {
+	p     *prep
+	c     *cset
+	level []history.Level
+	order []int // AR so far, as member indices
+	vis   []uint64
+	pos   []int
+	ok    bool
+}
+
+func (m *mixed) consistent() bool {
+	for _, t := range m.c.txns {
+		if !m.p.intOK[t] {
+			return false // INT fails whatever VIS and AR are
+		}
+	}
+	m.order = append(m.order[:0], 0)
+	m.vis[0], m.pos[0] = 0, 0
+	m.place()
+	return m.ok
+}
+
+// place extends AR by every member that may come next, and recurses.
+func (m *mixed) place() {
+	n := len(m.c.txns)
+	if len(m.order) == n {
+		m.ok = true
+		return
+	}
+	placed := uint64(0)
+	for _, i := range m.order {
+		placed |= 1 << i
+	}
+	for i := 1; i < n && !m.ok; i++ {
+		if placed&(1<<i) != 0 || !m.sessionReady(i, placed) {
+			continue
+		}
+		m.pos[i] = len(m.order)
+		m.order = append(m.order, i)
+		// Every subset of the placed members that holds T⊥ and the session
+		// predecessors (SESSION) is a candidate visible set.
+		must := m.soPreds(i) | 1
+		free := placed &^ must
+		for sub := free; ; sub = (sub - 1) & free {
+			m.vis[i] = must | sub
+			if m.axioms(i, placed) {
+				m.place()
+				if m.ok {
+					return
+				}
+			}
+			if sub == 0 {
+				break
+			}
+		}
+		m.order = m.order[:len(m.order)-1]
+	}
+}
+
+// soPreds is the set of members before member i in its session.
+func (m *mixed) soPreds(i int) uint64 {
+	t := m.c.txns[i]
+	var s uint64
+	for j, u := range m.c.txns {
+		if m.p.soBefore(u, t) {
+			s |= 1 << j
+		}
+	}
+	return s
+}
+
+// sessionReady reports whether every session predecessor of member i is
+// placed.
+func (m *mixed) sessionReady(i int, placed uint64) bool {
+	return m.soPreds(i)&^placed == 0
+}
+
+// axioms checks Table 2 for member i, just placed last in AR with visible
+// set m.vis[i]; before is the set of members placed before it.
+func (m *mixed) axioms(i int, before uint64) bool {
+	t := m.c.txns[i]
+	v := m.vis[i]
+	l := m.level[t]
+	// EXT: each external read returns the write of the last visible writer
+	// in AR.
+	for _, r := range m.p.ext[t] {
+		last, at := -1, -1
+		for j := range m.c.txns {
+			if v&(1<<j) != 0 && m.p.writes(m.c.txns[j], r.key) && m.pos[j] > at {
+				last, at = j, m.pos[j]
+			}
+		}
+		if last < 0 || m.p.final[m.c.txns[last]][r.key] != r.val {
+			return false
+		}
+	}
+	trans := l == history.CC || l == history.PSI
+	prefix := l == history.PC || l == history.SI
+	noConflict := l == history.PSI || l == history.SI
+	for j := range m.c.txns {
+		bit := uint64(1) << j
+		switch {
+		case v&bit != 0:
+			// TRANSVis: what a visible transaction sees is visible too.
+			if trans && m.vis[j]&^v != 0 {
+				return false
+			}
+			// PREFIX: whatever precedes a visible transaction in AR is
+			// visible too.
+			if prefix {
+				for k := range m.c.txns {
+					if before&(1<<k) != 0 && m.pos[k] < m.pos[j] && v&(1<<k) == 0 {
+						return false
+					}
+				}
+			}
+		case before&bit != 0:
+			// An earlier transaction that is not visible: SER sees all of
+			// them (TOTALVis), PSI and SI those that write a key t writes
+			// (NoConflict).
+			if l == history.SER || noConflict && m.conflict(t, m.c.txns[j]) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// conflict reports whether t and u write a common key.
+func (m *mixed) conflict(t, u history.TxnID) bool {
+	for k, v := range m.p.final[t] {
+		if v >= 0 && m.p.writes(u, history.KeyID(k)) {
+			return true
+		}
+	}
+	return false
+}
