@@ -167,7 +167,8 @@ func (l Level) String() string {
 func (l Level) Atomic() bool { return l == SI || l == SER || l == StrictSER }
 
 // ParseLevel accepts the lower-case names used on the command line and in
-// files ("ser", "si", "cc", "ra", "rc") and a few common spellings.
+// files ("ser", "si", "psi", "cc", "ra", "rc") and a few common spellings.
+// PC has no checker yet and is not accepted.
 func ParseLevel(s string) (Level, bool) {
 	switch s {
 	case "ser", "serializable", "SER":
@@ -176,6 +177,8 @@ func ParseLevel(s string) (Level, bool) {
 		return StrictSER, true
 	case "si", "snapshot", "snapshot-isolation", "SI":
 		return SI, true
+	case "psi", "parallel-snapshot-isolation", "PSI":
+		return PSI, true
 	case "cc", "causal", "CC":
 		return CC, true
 	case "ra", "read-atomic", "RA":

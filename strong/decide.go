@@ -1,6 +1,6 @@
 // Package strong is hyperiso's engine for the NP-complete levels: it decides
 // whether a validated history satisfies SER, strict SER (SER with real-time
-// order) or SI. It owns the whole road from history to answer: the
+// order), SI or PSI. It owns the whole road from history to answer: the
 // hyper-polygraph with the version orders lists state and real time,
 // the plan for unknown-status transactions, pruning, the encoding, the
 // solver strategy, and the witness order or the cycle that refutes the
@@ -124,10 +124,19 @@ const maxAmbiguousUnknown = 8
 // with an error, for its stage, timings and counters.
 func Decide(ctx context.Context, h *history.History, level history.Level, opt Options) (*Outcome, error) {
 	out := newOutcome()
-	if level != history.SER && level != history.SI && level != history.StrictSER {
-		return out, fmt.Errorf("strong: level %s is not decided here", level)
+	var strat Strategy
+	var err error
+	switch level {
+	case history.SER, history.SI, history.StrictSER:
+		strat, err = Find(opt.Strategy)
+	case history.PSI:
+		strat = psiStrategy
+		if opt.Strategy != "" && opt.Strategy != psiStrategy.Name {
+			err = fmt.Errorf("psi is decided by one strategy, %s, not %s", psiStrategy.Name, opt.Strategy)
+		}
+	default:
+		err = fmt.Errorf("strong: level %s is not decided here", level)
 	}
-	strat, err := Find(opt.Strategy)
 	if err != nil {
 		return out, err
 	}
@@ -308,10 +317,14 @@ func (r *run) solve(ctx context.Context, enc *encode.Encoding, out *Outcome) err
 }
 
 // witness is the order of an acyclic compatible graph, T⊥ left out: serial
-// for SER, commit order with snapshots for SI.
+// for SER, commit order with snapshots for SI, a commit order (of the
+// edges other than RW) for PSI.
 func witness(level history.Level, c *hyperpolygraph.Compatible) (order []history.TxnID, snaps []int) {
 	if level != history.SI {
 		all, _ := c.Order()
+		if level == history.PSI {
+			all, _ = c.PSIOrder()
+		}
 		for _, t := range all {
 			if t != history.InitTxn {
 				order = append(order, t)

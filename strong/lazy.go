@@ -25,10 +25,12 @@ type satBackend interface {
 // clauses for; several per round save most of the re-solves.
 const cyclesPerModel = 64
 
-// lazySolve solves the CNF, checks the compatible graph of each model for a
-// cycle and blocks the uncertain edges of every cycle it finds, until a
-// model is acyclic (satisfied) or the clauses are unsatisfiable (violated).
-func lazySolve(ctx context.Context, enc *encode.Encoding, b satBackend, out *solveOutcome) error {
+// lazySolve solves the CNF, checks the compatible graph of each model for
+// the cycles the level forbids and blocks the uncertain edges of every cycle
+// it finds, until a model has none (satisfied) or the clauses are
+// unsatisfiable (violated). cycles is Compatible.FindCycles (SER, SI) or
+// Compatible.FindPSICycles.
+func lazySolve(ctx context.Context, enc *encode.Encoding, b satBackend, cycles func(*hyperpolygraph.Compatible, int) [][]int, out *solveOutcome) error {
 	g := enc.G
 	for _, c := range enc.Clauses {
 		b.addClause(c)
@@ -51,14 +53,14 @@ func lazySolve(ctx context.Context, enc *encode.Encoding, b satBackend, out *sol
 			return err
 		}
 		comp := g.Resolve(a)
-		cycles := comp.FindCycles(cyclesPerModel)
-		if len(cycles) == 0 {
+		found := cycles(comp, cyclesPerModel)
+		if len(found) == 0 {
 			out.sat = true
 			out.compatible = comp
 			return nil
 		}
-		out.lastCycle = cycleEdges(comp, cycles[0])
-		for _, cyc := range cycles {
+		out.lastCycle = cycleEdges(comp, found[0])
+		for _, cyc := range found {
 			clause := blockingClause(enc, comp, a, cyc)
 			if len(clause) == 0 {
 				// A cycle of certain edges: no assignment can avoid it.

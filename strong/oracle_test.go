@@ -4,11 +4,14 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/hyperiso/hyperiso/check"
+	"github.com/hyperiso/hyperiso/formats/jsonl"
 	"github.com/hyperiso/hyperiso/history"
 	"github.com/hyperiso/hyperiso/internal/oracle"
 	"github.com/hyperiso/hyperiso/strong"
@@ -139,4 +142,64 @@ func checkWitness(t *testing.T, h *history.History, level history.Level, res *ch
 			require.True(t, ok, "committed %s missing from the witness", h.TxnString(history.TxnID(tx)))
 		}
 	}
+}
+
+// PSI, decided by the lazy search with PSI's cycle test, agrees with
+// MixIso's axioms (the mixed oracle at one level) on random histories,
+// duplicate values and unknown-status transactions included.
+func TestPSIAgreesWithOracle(t *testing.T) {
+	n := 3000
+	if testing.Short() {
+		n = 500
+	}
+	rng := rand.New(rand.NewPCG(3, 17))
+	opts := oracle.DupGenOptions()
+	opts.MinTxns, opts.Txns = 3, 5
+	counts := map[bool]int{}
+	for i := range n {
+		h := oracle.Generate(rng, opts)
+		want, err := oracle.Mixed(h, history.PSI)
+		require.NoError(t, err)
+		res, err := check.Check(context.Background(), h, history.PSI, check.Options{})
+		require.NoError(t, err)
+		got := res.Verdict == check.Satisfied
+		if got != want {
+			t.Fatalf("history %d: got %s, MixIso says satisfied=%v\n%s\nanomalies: %+v", i, res.Verdict, want, oracle.Format(h), res.Anomalies)
+		}
+		counts[want]++
+	}
+	require.Positive(t, counts[true])
+	require.Positive(t, counts[false])
+	t.Logf("PSI verdicts: %v", counts)
+}
+
+// The anomalies that place PSI: a long fork is allowed (SI forbids it), a
+// lost update is not, and is named so.
+func TestPSIOnShippedHistories(t *testing.T) {
+	for file, want := range map[string]check.Verdict{
+		"long-fork.jsonl":   check.Satisfied,
+		"write-skew.jsonl":  check.Satisfied,
+		"lost-update.jsonl": check.Violated,
+	} {
+		f, err := os.Open(filepath.Join("..", "testdata", "strong", file))
+		require.NoError(t, err)
+		h, err := jsonl.Parse(f, file, jsonl.Options{})
+		f.Close()
+		require.NoError(t, err)
+		res, err := check.Check(context.Background(), h, history.PSI, check.Options{})
+		require.NoError(t, err)
+		require.Equal(t, want, res.Verdict, file)
+		if want == check.Violated {
+			require.Equal(t, "lost-update", res.Anomalies[0].Type)
+		} else {
+			require.NotEmpty(t, res.Witness)
+		}
+		si, err := check.Check(context.Background(), h, history.SI, check.Options{})
+		require.NoError(t, err)
+		if file == "long-fork.jsonl" {
+			require.Equal(t, check.Violated, si.Verdict, "SI forbids the long fork PSI allows")
+		}
+	}
+	_, err := strong.Decide(context.Background(), nil, history.PSI, strong.Options{Strategy: "veristrong"})
+	require.ErrorContains(t, err, "psi is decided by one strategy")
 }

@@ -40,10 +40,10 @@ var Strategies = []Strategy{
 	// Without pruning there is no reachability, hence no width-two clauses.
 	{Name: "no-prune", Prune: false, TwoWidth: false, solve: cdclSolve(acyclic.LatestWriterPolarity)},
 	{Name: "lazy-gini", Prune: true, TwoWidth: true, solve: func(ctx context.Context, enc *encode.Encoding, out *solveOutcome) error {
-		return lazySolve(ctx, enc, newGini(enc.NumVars), out)
+		return lazySolve(ctx, enc, newGini(enc.NumVars), (*hyperpolygraph.Compatible).FindCycles, out)
 	}},
 	{Name: "lazy-gophersat", Prune: true, TwoWidth: true, solve: func(ctx context.Context, enc *encode.Encoding, out *solveOutcome) error {
-		return lazySolve(ctx, enc, &gophersatBackend{nv: enc.NumVars}, out)
+		return lazySolve(ctx, enc, &gophersatBackend{nv: enc.NumVars}, (*hyperpolygraph.Compatible).FindCycles, out)
 	}},
 }
 
@@ -55,6 +55,15 @@ func StrategyNames() []string {
 	}
 	return out
 }
+
+// psiStrategy decides PSI, whose forbidden cycles (at most one RW edge)
+// are not those of an acyclicity theory, and which pruning for SER and SI
+// would over-constrain (it removes options closing any cycle): the lazy
+// search on gini, each model's compatible graph tested by
+// Compatible.FindPSICycles.
+var psiStrategy = Strategy{Name: "lazy-gini-psi", solve: func(ctx context.Context, enc *encode.Encoding, out *solveOutcome) error {
+	return lazySolve(ctx, enc, newGini(enc.NumVars), (*hyperpolygraph.Compatible).FindPSICycles, out)
+}}
 
 // Find returns the strategy called name ("" = the default).
 func Find(name string) (Strategy, error) {

@@ -16,6 +16,7 @@ var elleModels = map[string]edn.Keyword{
 	"strict-ser": "strict-serializable",
 	"ser":        "strong-session-serializable",
 	"si":         "strong-session-snapshot-isolation",
+	"psi":        "parallel-snapshot-isolation",
 	"cc":         "causal-cerone",
 	"ra":         "read-atomic",
 	"rc":         "read-committed",
