@@ -1,6 +1,6 @@
 // Package check is hyperiso's façade: Check validates a history, hands it
 // to the checker of the requested level (package strong, SAT-backed, for
-// SER, strict SER, SI and PSI; package weak, saturation, for RC, RA and CC) and
+// SER, strict SER, SI, PSI and PC; package weak, saturation, for RC, RA and CC) and
 // turns the answer into the Result that every front end reports.
 package check
 
@@ -121,7 +121,7 @@ func Check(ctx context.Context, h *history.History, level history.Level, opt Opt
 	}
 	var err error
 	switch level {
-	case history.SER, history.StrictSER, history.SI, history.PSI:
+	case history.SER, history.StrictSER, history.SI, history.PSI, history.PC:
 		err = strongLevel(ctx, h, level, opt, res)
 	case history.RC, history.RA, history.CC:
 		err = weakLevel(ctx, h, level, opt, res)

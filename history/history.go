@@ -167,8 +167,8 @@ func (l Level) String() string {
 func (l Level) Atomic() bool { return l == SI || l == SER || l == StrictSER }
 
 // ParseLevel accepts the lower-case names used on the command line and in
-// files ("ser", "si", "psi", "cc", "ra", "rc") and a few common spellings.
-// PC has no checker yet and is not accepted.
+// files ("ser", "si", "psi", "pc", "cc", "ra", "rc") and a few common
+// spellings.
 func ParseLevel(s string) (Level, bool) {
 	switch s {
 	case "ser", "serializable", "SER":
@@ -179,6 +179,8 @@ func ParseLevel(s string) (Level, bool) {
 		return SI, true
 	case "psi", "parallel-snapshot-isolation", "PSI":
 		return PSI, true
+	case "pc", "prefix", "prefix-consistency", "PC":
+		return PC, true
 	case "cc", "causal", "CC":
 		return CC, true
 	case "ra", "read-atomic", "RA":

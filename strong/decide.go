@@ -1,6 +1,6 @@
 // Package strong is hyperiso's engine for the NP-complete levels: it decides
 // whether a validated history satisfies SER, strict SER (SER with real-time
-// order), SI or PSI. It owns the whole road from history to answer: the
+// order), SI, PSI or PC. It owns the whole road from history to answer: the
 // hyper-polygraph with the version orders lists state and real time,
 // the plan for unknown-status transactions, pruning, the encoding, the
 // solver strategy, and the witness order or the cycle that refutes the
@@ -129,10 +129,10 @@ func Decide(ctx context.Context, h *history.History, level history.Level, opt Op
 	switch level {
 	case history.SER, history.SI, history.StrictSER:
 		strat, err = Find(opt.Strategy)
-	case history.PSI:
-		strat = psiStrategy
-		if opt.Strategy != "" && opt.Strategy != psiStrategy.Name {
-			err = fmt.Errorf("psi is decided by one strategy, %s, not %s", psiStrategy.Name, opt.Strategy)
+	case history.PSI, history.PC:
+		strat = map[history.Level]Strategy{history.PSI: psiStrategy, history.PC: pcStrategy}[level]
+		if opt.Strategy != "" && opt.Strategy != strat.Name {
+			err = fmt.Errorf("%s is decided by one strategy, %s, not %s", level, strat.Name, opt.Strategy)
 		}
 	default:
 		err = fmt.Errorf("strong: level %s is not decided here", level)
@@ -317,14 +317,22 @@ func (r *run) solve(ctx context.Context, enc *encode.Encoding, out *Outcome) err
 }
 
 // witness is the order of an acyclic compatible graph, T⊥ left out: serial
-// for SER, commit order with snapshots for SI, a commit order (of the
-// edges other than RW) for PSI.
+// for SER, commit order with snapshots for SI and PC, a commit order (of
+// the edges other than RW) for PSI.
 func witness(level history.Level, c *hyperpolygraph.Compatible) (order []history.TxnID, snaps []int) {
-	if level != history.SI {
-		all, _ := c.Order()
-		if level == history.PSI {
-			all, _ = c.PSIOrder()
-		}
+	var all []history.TxnID
+	var snap []int
+	switch level {
+	case history.SI:
+		all, snap, _ = c.SnapshotOrder()
+	case history.PC:
+		all, snap, _ = c.PCOrder()
+	case history.PSI:
+		all, _ = c.PSIOrder()
+	default:
+		all, _ = c.Order()
+	}
+	if snap == nil {
 		for _, t := range all {
 			if t != history.InitTxn {
 				order = append(order, t)
@@ -332,7 +340,6 @@ func witness(level history.Level, c *hyperpolygraph.Compatible) (order []history
 		}
 		return order, nil
 	}
-	all, snap, _ := c.SnapshotOrder()
 	for i, t := range all {
 		if t == history.InitTxn {
 			continue

@@ -144,38 +144,100 @@ func checkWitness(t *testing.T, h *history.History, level history.Level, res *ch
 	}
 }
 
-// PSI, decided by the lazy search with PSI's cycle test, agrees with
-// MixIso's axioms (the mixed oracle at one level) on random histories,
-// duplicate values and unknown-status transactions included.
-func TestPSIAgreesWithOracle(t *testing.T) {
+// PSI and PC, each decided by the lazy search with its own cycle test,
+// agree with MixIso's axioms (the mixed oracle at one level) on random
+// histories, duplicate values and unknown-status transactions included; a
+// satisfied PC check's witness replays as SI's does, bar the no-conflict
+// rule PC lacks.
+func TestPSIAndPCAgreeWithOracle(t *testing.T) {
 	n := 3000
 	if testing.Short() {
 		n = 500
 	}
-	rng := rand.New(rand.NewPCG(3, 17))
-	opts := oracle.DupGenOptions()
-	opts.MinTxns, opts.Txns = 3, 5
-	counts := map[bool]int{}
-	for i := range n {
-		h := oracle.Generate(rng, opts)
-		want, err := oracle.Mixed(h, history.PSI)
-		require.NoError(t, err)
-		res, err := check.Check(context.Background(), h, history.PSI, check.Options{})
-		require.NoError(t, err)
-		got := res.Verdict == check.Satisfied
-		if got != want {
-			t.Fatalf("history %d: got %s, MixIso says satisfied=%v\n%s\nanomalies: %+v", i, res.Verdict, want, oracle.Format(h), res.Anomalies)
+	for _, level := range []history.Level{history.PSI, history.PC} {
+		rng := rand.New(rand.NewPCG(3, 17))
+		opts := oracle.DupGenOptions()
+		opts.MinTxns, opts.Txns = 3, 5
+		counts := map[bool]int{}
+		for i := range n {
+			h := oracle.Generate(rng, opts)
+			want, err := oracle.Mixed(h, level)
+			require.NoError(t, err)
+			res, err := check.Check(context.Background(), h, level, check.Options{})
+			require.NoError(t, err)
+			got := res.Verdict == check.Satisfied
+			if got != want {
+				t.Fatalf("history %d at %s: got %s, MixIso says satisfied=%v\n%s\nanomalies: %+v", i, level, res.Verdict, want, oracle.Format(h), res.Anomalies)
+			}
+			if got && level == history.PC {
+				checkPrefixWitness(t, h, res)
+			}
+			counts[want]++
 		}
-		counts[want]++
+		require.Positive(t, counts[true])
+		require.Positive(t, counts[false])
+		t.Logf("%s verdicts: %v", level, counts)
 	}
-	require.Positive(t, counts[true])
-	require.Positive(t, counts[false])
-	t.Logf("PSI verdicts: %v", counts)
+}
+
+// checkPrefixWitness replays a PC witness: each transaction's external
+// reads return the latest writes among the first Snapshot transactions of
+// the order, which holds its session predecessors.
+func checkPrefixWitness(t *testing.T, h *history.History, res *check.Result) {
+	t.Helper()
+	byID := map[int64]history.TxnID{}
+	for tx := 1; tx < len(h.Txns); tx++ {
+		byID[h.Txns[tx].ID] = history.TxnID(tx)
+	}
+	order := make([]history.TxnID, len(res.Witness))
+	pos := map[history.TxnID]int{}
+	for i, r := range res.Witness {
+		order[i], pos[byID[r.ID]] = byID[r.ID], i
+	}
+	for i, tx := range order {
+		require.NotNil(t, res.Witness[i].Snapshot)
+		visible := *res.Witness[i].Snapshot
+		require.LessOrEqual(t, visible, i)
+		state := map[history.KeyID]history.ValueID{}
+		for _, u := range append([]history.TxnID{history.InitTxn}, order[:visible]...) {
+			for _, op := range h.Txns[u].Ops {
+				if op.Kind.IsWrite() {
+					state[op.Key] = op.Value
+				}
+			}
+		}
+		touched := map[history.KeyID]bool{}
+		for _, op := range h.Txns[tx].Ops {
+			if !touched[op.Key] && !op.Kind.IsWrite() {
+				require.Equal(t, state[op.Key], op.Value, "witness: %s reads key %d", h.TxnString(tx), h.Key(op.Key))
+			}
+			touched[op.Key] = true
+		}
+		for _, prev := range h.Sessions[h.Txns[tx].Session].Txns[:h.Txns[tx].Index] {
+			if p, ok := pos[prev]; ok {
+				require.Less(t, p, visible, "%s does not see its session predecessor", h.TxnString(tx))
+			}
+		}
+	}
 }
 
 // The anomalies that place PSI: a long fork is allowed (SI forbids it), a
-// lost update is not, and is named so.
-func TestPSIOnShippedHistories(t *testing.T) {
+// lost update is not, and is named so; PC the other way round.
+func TestPSIAndPCOnShippedHistories(t *testing.T) {
+	for file, want := range map[string]check.Verdict{
+		"long-fork.jsonl":   check.Violated,
+		"write-skew.jsonl":  check.Satisfied,
+		"lost-update.jsonl": check.Satisfied,
+	} {
+		f, err := os.Open(filepath.Join("..", "testdata", "strong", file))
+		require.NoError(t, err)
+		h, err := jsonl.Parse(f, file, jsonl.Options{})
+		f.Close()
+		require.NoError(t, err)
+		res, err := check.Check(context.Background(), h, history.PC, check.Options{})
+		require.NoError(t, err)
+		require.Equal(t, want, res.Verdict, "PC on %s", file)
+	}
 	for file, want := range map[string]check.Verdict{
 		"long-fork.jsonl":   check.Satisfied,
 		"write-skew.jsonl":  check.Satisfied,

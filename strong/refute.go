@@ -15,7 +15,7 @@ import (
 // as the Violation instead.
 func BuildGraph(ctx context.Context, h *history.History, level history.Level, include func(history.TxnID) bool, realTime bool, fit func(int64, string) error) (*hyperpolygraph.Graph, *Violation, error) {
 	graphLevel := level
-	if level == history.StrictSER || level == history.PSI {
+	if level == history.StrictSER || level == history.PSI || level == history.PC {
 		graphLevel = history.SER // one state per transaction
 	}
 	g, viol, err := hyperpolygraph.BuildContext(ctx, h, graphLevel, include, hyperpolygraph.BuildOptions{Fit: fit})

@@ -65,6 +65,12 @@ var psiStrategy = Strategy{Name: "lazy-gini-psi", solve: func(ctx context.Contex
 	return lazySolve(ctx, enc, newGini(enc.NumVars), (*hyperpolygraph.Compatible).FindPSICycles, out)
 }}
 
+// pcStrategy decides PC the same way, each model's compatible graph tested
+// by Compatible.FindPCCycles (the state graph of snapshots and commits).
+var pcStrategy = Strategy{Name: "lazy-gini-pc", solve: func(ctx context.Context, enc *encode.Encoding, out *solveOutcome) error {
+	return lazySolve(ctx, enc, newGini(enc.NumVars), (*hyperpolygraph.Compatible).FindPCCycles, out)
+}}
+
 // Find returns the strategy called name ("" = the default).
 func Find(name string) (Strategy, error) {
 	if name == "" {

@@ -17,6 +17,7 @@ var elleModels = map[string]edn.Keyword{
 	"ser":        "strong-session-serializable",
 	"si":         "strong-session-snapshot-isolation",
 	"psi":        "parallel-snapshot-isolation",
+	"pc":         "prefix",
 	"cc":         "causal-cerone",
 	"ra":         "read-atomic",
 	"rc":         "read-committed",

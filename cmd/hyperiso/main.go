@@ -199,9 +199,11 @@ const levelDefinitions = `Which definition each level follows, where checkers di
               and Gotsman, as PolySI and VeriStrong
   psi         parallel snapshot isolation with session order: for some
               version order, no dependency cycle has at most one rw edge
-              (Cerone and Gotsman); long forks allowed, lost updates not.
-              Decided by a lazy search without pruning: slow on 10k
-              histories
+              (Cerone and Gotsman); long forks allowed, lost updates not
+  pc          prefix consistency with session order: each transaction sees
+              a prefix of one order (MixIso's PC); lost updates allowed,
+              long forks not. psi and pc are decided by a lazy search
+              without pruning (docs/mixed.md): slow on 10k histories
   cc, ra, rc  the commit-order axioms of Biswas and Enea, as AWDIT and dbcop;
               rc includes monotonic reads inside a transaction, so it is
               stronger than Adya's PL-2, which forbids only G0 and G1
@@ -221,7 +223,7 @@ func newCheck(stdout io.Writer, code *int) *cobra.Command {
 		realtime bool
 	)
 	c := &cobra.Command{
-		Use:   "check --level ser|si|psi|cc|ra|rc|strict-ser [flags] PATH|-",
+		Use:   "check --level ser|si|psi|pc|cc|ra|rc|strict-ser [flags] PATH|-",
 		Short: "Decide whether a history satisfies an isolation level",
 		Long:  "Decide whether a history satisfies an isolation level.\n\n" + levelDefinitions,
 		Args:  cobra.ExactArgs(1),
@@ -274,7 +276,7 @@ func newCheck(stdout io.Writer, code *int) *cobra.Command {
 		},
 	}
 	rf.register(c)
-	c.Flags().StringVar(&level, "level", "", "isolation level: ser|si|psi|cc|ra|rc|strict-ser (required)")
+	c.Flags().StringVar(&level, "level", "", "isolation level: ser|si|psi|pc|cc|ra|rc|strict-ser (required)")
 	c.Flags().BoolVar(&realtime, "realtime", false, "for ser/si: a transaction that completed before another was invoked precedes it (strict-ser implies it)")
 	c.Flags().StringVar(&strategy, "strategy", "", "solver strategy for ser/si (default: the best available)")
 	c.Flags().DurationVar(&timeout, "timeout", 0, "give up after this long (exit status 3), e.g. 30s")
