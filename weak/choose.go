@@ -34,7 +34,7 @@ type Choice struct {
 
 // describe names the choice in one line.
 func (ch Choice) describe(h *history.History) string {
-	return fmt.Sprintf("%s op %d read key %s = %d from %s", h.TxnString(ch.Txn), ch.Op, h.KeyString(ch.Key), h.Value(ch.Key, ch.Value), h.TxnString(ch.Writer))
+	return fmt.Sprintf("%s op %d read key %s = %s from %s", h.TxnString(ch.Txn), ch.Op, h.KeyString(ch.Key), h.ValueString(ch.Key, ch.Value), h.TxnString(ch.Writer))
 }
 
 // DescribeChoices lists the first max choices in one line, and how many
