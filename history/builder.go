@@ -6,11 +6,6 @@ import (
 	"strings"
 )
 
-type versionKey struct {
-	key KeyID
-	val int64
-}
-
 type namedValue struct {
 	key  KeyID
 	name string
@@ -23,7 +18,7 @@ type Builder struct {
 	h        History
 	sessByID map[int64]int32
 	keyByRaw map[int64]KeyID
-	valByRaw map[versionKey]ValueID
+	valByRaw valTable
 	// Keys and values read as names; their stand-ins in Keys and Values
 	// are chosen by Finish, once every integer is known.
 	keyByName map[string]KeyID
@@ -43,7 +38,6 @@ func NewBuilder(source, format string) *Builder {
 	b := &Builder{
 		sessByID:  make(map[int64]int32),
 		keyByRaw:  make(map[int64]KeyID),
-		valByRaw:  make(map[versionKey]ValueID),
 		keyByName: make(map[string]KeyID),
 		valByName: make(map[namedValue]ValueID),
 		promoted:  -1,
@@ -121,13 +115,12 @@ func (b *Builder) KeyID(key int64) KeyID {
 
 // ValueID interns value val of key k.
 func (b *Builder) ValueID(k KeyID, val int64) ValueID {
-	vk := versionKey{k, val}
-	if v, ok := b.valByRaw[vk]; ok {
+	if v, ok := b.valByRaw.get(k, val); ok {
 		return v
 	}
 	v := ValueID(len(b.h.Values[k]))
 	b.h.Values[k] = append(b.h.Values[k], val)
-	b.valByRaw[vk] = v
+	b.valByRaw.put(k, val, v)
 	return v
 }
 
@@ -345,9 +338,14 @@ func (b *Builder) standIns() {
 	}
 	for _, k := range order {
 		used := map[int64]bool{EmptyList: true}
-		for vk := range b.valByRaw {
-			if vk.key == k {
-				used[vk.val] = true
+		named := map[ValueID]bool{}
+		for _, v := range byKey[k] {
+			named[v] = true
+		}
+		// Every other value of k was interned from an integer.
+		for v, val := range h.Values[k] {
+			if !named[ValueID(v)] {
+				used[val] = true
 			}
 		}
 		slices.SortFunc(byKey[k], func(x, y ValueID) int { return strings.Compare(h.ValueNames[k][x], h.ValueNames[k][y]) })
