@@ -652,6 +652,11 @@ func (p *parser) decodeEDN(data []byte) error {
 		})
 	}
 	wg.Wait()
+	n := 0
+	for _, c := range res {
+		n += len(c.r.ops)
+	}
+	p.ops = make([]rawOp, 0, n)
 	off := 0
 	for i, c := range res {
 		if c.ok && skipSpace(data, cuts[i]) == skipSpace(data, off) {
@@ -709,6 +714,7 @@ type ednRun struct {
 	// lenient mode only, where it saves rescans.
 	open     []uint64
 	keepOpen bool
+	fast     fastEDN
 }
 
 func (p *parser) newEDNRun(data []byte, off int) *ednRun {
@@ -729,6 +735,11 @@ func (p *parser) newEDNRun(data []byte, off int) *ednRun {
 // map.
 func (p *parser) ednRun(r *ednRun, off, limit int, spec bool) (end int, ok bool, err error) {
 	data, ln := r.data, r.ln
+	if r.ops == nil && limit > off {
+		// Usually one operation map per line: growing a slice of large
+		// rawOps step by step costs more than counting the lines.
+		r.ops = make([]rawOp, 0, bytes.Count(data[off:limit], []byte{'\n'})+1)
+	}
 	var closer byte // the closing bracket of an open top-level collection
 	collLine := 0
 	for {
@@ -795,6 +806,14 @@ func (p *parser) ednRun(r *ednRun, off, limit int, spec bool) (end int, ok bool,
 			p.warn("syntax", p.pos(line), "unexpected end of input inside a form (the form starts here); skipped to the next line")
 			off = nextLine(data, off)
 			continue
+		}
+		if data[off] == '{' {
+			op := rawOp{line: line, ord: len(r.ops)}
+			if end, ok := r.fast.opMap(data, off, &op); ok {
+				r.ops = append(r.ops, op)
+				off = end
+				continue
+			}
 		}
 		x, end, err := decodeOne(data, off, r.br, r.rd)
 		if err == io.EOF {
