@@ -773,6 +773,17 @@ func (p *parser) ednRun(r *ednRun, off, limit int, spec bool) (end int, ok bool,
 			continue
 		}
 		line := ln.at(off)
+		// A plain operation map is well-formed and shallow, so scanForm
+		// would find nothing to say about it, unless it stopped at a form
+		// known to stay open (r.open), which only scanForm handles.
+		if c == '{' && r.open == nil {
+			op := rawOp{line: line, ord: len(r.ops)}
+			if end, ok := r.fast.opMap(data, off, &op); ok {
+				r.ops = append(r.ops, op)
+				off = end
+				continue
+			}
+		}
 		scan := r.scanForm(off)
 		if scan.deep >= 0 {
 			// The EDN decoder recurses once per level: check before it runs.
@@ -806,14 +817,6 @@ func (p *parser) ednRun(r *ednRun, off, limit int, spec bool) (end int, ok bool,
 			p.warn("syntax", p.pos(line), "unexpected end of input inside a form (the form starts here); skipped to the next line")
 			off = nextLine(data, off)
 			continue
-		}
-		if data[off] == '{' {
-			op := rawOp{line: line, ord: len(r.ops)}
-			if end, ok := r.fast.opMap(data, off, &op); ok {
-				r.ops = append(r.ops, op)
-				off = end
-				continue
-			}
 		}
 		x, end, err := decodeOne(data, off, r.br, r.rd)
 		if err == io.EOF {
