@@ -25,12 +25,18 @@ type Builder struct {
 	valByName map[namedValue]ValueID
 	namedKeys []KeyID
 	namedVals []Version
-	ops       [][]Op // per transaction, moved into one array by Finish
-	initOps   []Op
-	initHas   map[KeyID]bool
-	initAll   bool
-	initAllV  int64
-	promoted  TxnID
+	// Operations go to one array, each transaction's in a contiguous
+	// span, so that Finish hands them out without copying; a transaction
+	// that gets an operation after another has started its own is moved
+	// to its own slice (detached) rather than copied again and again.
+	arena    []Op
+	spans    []opSpan // per transaction
+	detached [][]Op
+	initOps  []Op
+	initHas  map[KeyID]bool
+	initAll  bool
+	initAllV int64
+	promoted TxnID
 }
 
 // NewBuilder starts a history read from source by the named format.
@@ -47,7 +53,7 @@ func NewBuilder(source, format string) *Builder {
 	b.h.Format = format
 	b.h.Meta = map[string]string{}
 	b.h.Txns = append(b.h.Txns, Txn{Session: -1, Status: Committed})
-	b.ops = append(b.ops, nil)
+	b.spans = append(b.spans, opSpan{})
 	return b
 }
 
@@ -72,7 +78,7 @@ func (b *Builder) Begin(s int32, id int64, status Status, pos Pos) TxnID {
 	sess := &b.h.Sessions[s]
 	b.h.Txns = append(b.h.Txns, Txn{ID: id, Session: s, Index: int32(len(sess.Txns)), Status: status, Pos: pos})
 	sess.Txns = append(sess.Txns, t)
-	b.ops = append(b.ops, nil)
+	b.spans = append(b.spans, opSpan{lo: len(b.arena), hi: len(b.arena)})
 	return t
 }
 
@@ -99,7 +105,39 @@ func (b *Builder) SetLevel(t TxnID, l Level) { b.h.Txns[t].Level = l }
 func (b *Builder) Txn(t TxnID) *Txn { return &b.h.Txns[t] }
 
 // Ops returns the operations recorded for t so far.
-func (b *Builder) Ops(t TxnID) []Op { return b.ops[t] }
+func (b *Builder) Ops(t TxnID) []Op { return b.opsOf(b.spans[t]) }
+
+// opSpan locates a transaction's operations: arena[lo:hi], or
+// detached[-lo-1] when lo < 0.
+type opSpan struct{ lo, hi int }
+
+func (b *Builder) opsOf(sp opSpan) []Op {
+	if sp.lo < 0 {
+		return b.detached[-sp.lo-1]
+	}
+	return b.arena[sp.lo:sp.hi:sp.hi]
+}
+
+// add appends op to t's operations.
+func (b *Builder) add(t TxnID, op Op) {
+	sp := &b.spans[t]
+	switch {
+	case sp.lo < 0:
+		d := &b.detached[-sp.lo-1]
+		*d = append(*d, op)
+	case sp.hi == len(b.arena):
+		b.arena = append(b.arena, op)
+		sp.hi++
+	case sp.lo == sp.hi:
+		// No operations yet: start the span at the end.
+		b.arena = append(b.arena, op)
+		sp.lo, sp.hi = len(b.arena)-1, len(b.arena)
+	default:
+		ops := append(slices.Clone(b.arena[sp.lo:sp.hi]), op)
+		b.detached = append(b.detached, ops)
+		*sp = opSpan{lo: -len(b.detached)}
+	}
+}
 
 // KeyID interns a key.
 func (b *Builder) KeyID(key int64) KeyID {
@@ -183,17 +221,17 @@ func (b *Builder) SetValueName(key, val int64, name string) {
 
 // ReadID records that t read version (k, v), both already interned.
 func (b *Builder) ReadID(t TxnID, k KeyID, v ValueID) {
-	b.ops[t] = append(b.ops[t], Op{Kind: OpRead, Key: k, Value: v})
+	b.add(t, Op{Kind: OpRead, Key: k, Value: v})
 }
 
 // WriteID records that t wrote version (k, v).
 func (b *Builder) WriteID(t TxnID, k KeyID, v ValueID) {
-	b.ops[t] = append(b.ops[t], Op{Kind: OpWrite, Key: k, Value: v})
+	b.add(t, Op{Kind: OpWrite, Key: k, Value: v})
 }
 
 // AppendID records that t appended version (k, v).
 func (b *Builder) AppendID(t TxnID, k KeyID, v ValueID) {
-	b.ops[t] = append(b.ops[t], Op{Kind: OpAppend, Key: k, Value: v})
+	b.add(t, Op{Kind: OpAppend, Key: k, Value: v})
 }
 
 // ReadListID records that t read the list at k; empty stands for the
@@ -204,7 +242,7 @@ func (b *Builder) ReadListID(t TxnID, k KeyID, list []ValueID, empty ValueID) {
 		last = list[len(list)-1]
 	}
 	b.h.Lists = append(b.h.Lists, slices.Clone(list))
-	b.ops[t] = append(b.ops[t], Op{Kind: OpReadList, Key: k, Value: last, List: int32(len(b.h.Lists))})
+	b.add(t, Op{Kind: OpReadList, Key: k, Value: last, List: int32(len(b.h.Lists))})
 }
 
 // AbortedWriteID is AbortedWrite for an interned version.
@@ -219,7 +257,7 @@ func (b *Builder) VersionHintID(k KeyID, before, after ValueID) {
 
 func (b *Builder) op(t TxnID, kind OpKind, key, val int64) {
 	k := b.KeyID(key)
-	b.ops[t] = append(b.ops[t], Op{Kind: kind, Key: k, Value: b.ValueID(k, val)})
+	b.add(t, Op{Kind: kind, Key: k, Value: b.ValueID(k, val)})
 }
 
 // Read records that t read value val from key.
@@ -244,7 +282,7 @@ func (b *Builder) ReadList(t TxnID, key int64, list []int64, empty int64) {
 		last = list[len(list)-1]
 	}
 	b.h.Lists = append(b.h.Lists, ids)
-	b.ops[t] = append(b.ops[t], Op{Kind: OpReadList, Key: k, Value: b.ValueID(k, last), List: int32(len(b.h.Lists))})
+	b.add(t, Op{Kind: OpReadList, Key: k, Value: b.ValueID(k, last), List: int32(len(b.h.Lists))})
 }
 
 // SetInit records where the initial state comes from and T⊥'s native id.
@@ -399,16 +437,10 @@ func (b *Builder) Finish() *History {
 		}
 		return 0
 	})
-	b.ops[InitTxn] = b.initOps
-	n := 0
-	for _, ops := range b.ops {
-		n += len(ops)
-	}
-	all := make([]Op, 0, n)
-	for t, ops := range b.ops {
-		start := len(all)
-		all = append(all, ops...)
-		h.Txns[t].Ops = all[start:len(all):len(all)]
+	b.spans[InitTxn] = opSpan{}
+	h.Txns[InitTxn].Ops = slices.Clip(b.initOps)
+	for t := 1; t < len(h.Txns); t++ {
+		h.Txns[t].Ops = slices.Clip(b.opsOf(b.spans[t]))
 	}
 	if h.KeyNames != nil {
 		for len(h.KeyNames) < len(h.Keys) {
@@ -426,7 +458,7 @@ func (b *Builder) Finish() *History {
 			h.ValueNames[k] = names
 		}
 	}
-	b.ops = nil
+	b.arena, b.spans, b.detached = nil, nil, nil
 	return h
 }
 
@@ -442,7 +474,7 @@ func (b *Builder) promote() {
 	// Explicit writes take precedence over InitWrite calls for the same key.
 	explicit := make(map[KeyID]bool)
 	var initOps []Op
-	for _, op := range b.ops[p] {
+	for _, op := range b.Ops(p) {
 		if op.Kind.IsWrite() && !explicit[op.Key] {
 			explicit[op.Key] = true
 			initOps = append(initOps, Op{Kind: OpWrite, Key: op.Key, Value: op.Value})
@@ -459,7 +491,7 @@ func (b *Builder) promote() {
 	}
 	// Remove p from Txns and ops; shift later ids down by one.
 	h.Txns = append(h.Txns[:p], h.Txns[p+1:]...)
-	b.ops = append(b.ops[:p], b.ops[p+1:]...)
+	b.spans = append(b.spans[:p], b.spans[p+1:]...)
 	var sessions []Session
 	for si, s := range h.Sessions {
 		var txns []TxnID

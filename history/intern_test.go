@@ -45,3 +45,33 @@ func TestValTableMatchesMap(t *testing.T) {
 		require.Equal(t, v, got)
 	}
 }
+
+// TestBuilderInterleavedOps: operations added to transactions out of order
+// (a reader pairing invocations with completions) land in program order
+// on the right transaction.
+func TestBuilderInterleavedOps(t *testing.T) {
+	b := NewBuilder("x", "y")
+	s := b.Session(1)
+	t1 := b.Begin(s, 1, Committed, Pos{})
+	t2 := b.Begin(s, 2, Committed, Pos{})
+	t3 := b.Begin(s, 3, Committed, Pos{})
+	b.Write(t1, 1, 10)
+	b.Write(t2, 1, 20)
+	b.Write(t1, 2, 11) // t1 no longer at the end: detached
+	b.Read(t3, 1, 20)
+	b.Write(t2, 2, 21)
+	b.Write(t1, 3, 12)
+	require.Len(t, b.Ops(t1), 3)
+	h := b.Finish()
+	got := func(tx TxnID) (out [][2]int64) {
+		for _, op := range h.Txns[tx].Ops {
+			out = append(out, [2]int64{h.Keys[op.Key], h.Values[op.Key][op.Value]})
+		}
+		return out
+	}
+	require.Equal(t, [][2]int64{{1, 10}, {2, 11}, {3, 12}}, got(t1))
+	require.Equal(t, [][2]int64{{1, 20}, {2, 21}}, got(t2))
+	require.Equal(t, [][2]int64{{1, 20}}, got(t3))
+	require.Equal(t, OpRead, h.Txns[t3].Ops[0].Kind)
+	require.Equal(t, cap(h.Txns[t1].Ops), len(h.Txns[t1].Ops))
+}
