@@ -17,7 +17,7 @@ type namedValue struct {
 type Builder struct {
 	h        History
 	sessByID map[int64]int32
-	keyByRaw map[int64]KeyID
+	keyByRaw valTable // raw key -> KeyID, all filed under key 0
 	valByRaw valTable
 	// Keys and values read as names; their stand-ins in Keys and Values
 	// are chosen by Finish, once every integer is known.
@@ -43,7 +43,6 @@ type Builder struct {
 func NewBuilder(source, format string) *Builder {
 	b := &Builder{
 		sessByID:  make(map[int64]int32),
-		keyByRaw:  make(map[int64]KeyID),
 		keyByName: make(map[string]KeyID),
 		valByName: make(map[namedValue]ValueID),
 		promoted:  -1,
@@ -141,22 +140,34 @@ func (b *Builder) add(t TxnID, op Op) {
 
 // KeyID interns a key.
 func (b *Builder) KeyID(key int64) KeyID {
-	if k, ok := b.keyByRaw[key]; ok {
-		return k
+	if k, ok := b.keyByRaw.get(0, key); ok {
+		return KeyID(k)
 	}
 	k := KeyID(len(b.h.Keys))
 	b.h.Keys = append(b.h.Keys, key)
 	b.h.Values = append(b.h.Values, nil)
-	b.keyByRaw[key] = k
+	b.keyByRaw.put(0, key, ValueID(k))
 	return k
 }
 
 // ValueID interns value val of key k.
 func (b *Builder) ValueID(k KeyID, val int64) ValueID {
+	vals := b.h.Values[k]
+	if n := len(vals); n > 0 && len(b.namedVals) == 0 {
+		// Reads mostly return the key's latest or first value: answered
+		// without a probe into the (large, cache-cold) table. Only while
+		// no value is named, as named values hold a stand-in until Finish.
+		if vals[n-1] == val {
+			return ValueID(n - 1)
+		}
+		if vals[0] == val {
+			return 0
+		}
+	}
 	if v, ok := b.valByRaw.get(k, val); ok {
 		return v
 	}
-	v := ValueID(len(b.h.Values[k]))
+	v := ValueID(len(vals))
 	b.h.Values[k] = append(b.h.Values[k], val)
 	b.valByRaw.put(k, val, v)
 	return v
@@ -354,9 +365,15 @@ func (b *Builder) SetKeyName(key int64, name string) {
 func (b *Builder) standIns() {
 	h := &b.h
 	if len(b.namedKeys) > 0 {
-		used := make(map[int64]bool, len(b.keyByRaw))
-		for raw := range b.keyByRaw {
-			used[raw] = true
+		used := make(map[int64]bool, len(h.Keys))
+		named := make(map[KeyID]bool, len(b.namedKeys))
+		for _, k := range b.namedKeys {
+			named[k] = true
+		}
+		for k, raw := range h.Keys {
+			if !named[KeyID(k)] {
+				used[raw] = true
+			}
 		}
 		// In name order, so that the order of keys (T⊥'s writes are sorted
 		// by key) does not depend on where each name first appeared.

@@ -75,3 +75,23 @@ func TestBuilderInterleavedOps(t *testing.T) {
 	require.Equal(t, OpRead, h.Txns[t3].Ops[0].Kind)
 	require.Equal(t, cap(h.Txns[t1].Ops), len(h.Txns[t1].Ops))
 }
+
+// TestValueIDShortcutSkipsNames: a named value's stand-in (0 until Finish)
+// never answers for the integer 0, first or last in the key's values.
+func TestValueIDShortcutSkipsNames(t *testing.T) {
+	b := NewBuilder("x", "y")
+	k := b.KeyNamed("k")
+	named := b.ValueNamed(k, "v")
+	zero := b.ValueID(k, 0)
+	require.NotEqual(t, named, zero)
+	require.Equal(t, zero, b.ValueID(k, 0))
+	k2 := b.KeyID(7)
+	require.Equal(t, ValueID(0), b.ValueID(k2, 5))
+	require.Equal(t, ValueID(1), b.ValueID(k2, 6))
+	require.Equal(t, ValueID(0), b.ValueID(k2, 5))
+	require.Equal(t, ValueID(1), b.ValueID(k2, 6))
+	require.Equal(t, k2, b.KeyID(7))
+	h := b.Finish()
+	require.NotEqual(t, h.Values[k][named], h.Values[k][zero])
+	require.Equal(t, []int64{5, 6}, h.Values[k2])
+}
