@@ -186,32 +186,14 @@ func Parse(r io.Reader, name string, opt Options) (*history.History, error) {
 		b:           history.NewBuilder(name, Format),
 		ids:         make(map[int64]int),
 	}
-	br := bufio.NewReaderSize(r, 64<<10)
-	var long []byte
-	lineNo := 0
-	for {
-		line, err := br.ReadSlice('\n')
-		if err == bufio.ErrBufferFull {
-			long = append(long[:0], line...)
-			for err == bufio.ErrBufferFull {
-				line, err = br.ReadSlice('\n')
-				long = append(long, line...)
-			}
-			line = long
-		}
-		if err != nil && err != io.EOF {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-		if len(line) == 0 && err == io.EOF {
-			break
-		}
-		lineNo++
-		if e := p.line(line, lineNo); e != nil {
-			return nil, e
-		}
-		if err == io.EOF {
-			break
-		}
+	var err error
+	if pipelined() {
+		err = p.readPipelined(r)
+	} else {
+		err = p.readSequential(r)
+	}
+	if err != nil {
+		return nil, err
 	}
 	if p.lines == 0 {
 		pos := history.Pos{File: name, Line: 1}
@@ -221,6 +203,64 @@ func Parse(r io.Reader, name string, opt Options) (*history.History, error) {
 		p.b.Warn(pos, "empty file")
 	}
 	return p.finish()
+}
+
+// readSequential reads and builds line by line on one goroutine.
+func (p *parser) readSequential(r io.Reader) error {
+	lr := newLineReader(r)
+	for {
+		line, lineNo, err := lr.next()
+		if err != nil {
+			return fmt.Errorf("%s: %w", p.name, err)
+		}
+		if line == nil {
+			return nil
+		}
+		if e := p.line(line, lineNo); e != nil {
+			return e
+		}
+	}
+}
+
+// lineReader yields the lines of r with their numbers; a line longer than
+// the buffer is gathered whole.
+type lineReader struct {
+	br     *bufio.Reader
+	long   []byte
+	lineNo int
+	eof    bool
+}
+
+func newLineReader(r io.Reader) *lineReader {
+	return &lineReader{br: bufio.NewReaderSize(r, 64<<10)}
+}
+
+// next returns the next line (valid until the following call) and its
+// number, or nil at the end of the input.
+func (lr *lineReader) next() ([]byte, int, error) {
+	if lr.eof {
+		return nil, 0, nil
+	}
+	line, err := lr.br.ReadSlice('\n')
+	if err == bufio.ErrBufferFull {
+		lr.long = append(lr.long[:0], line...)
+		for err == bufio.ErrBufferFull {
+			line, err = lr.br.ReadSlice('\n')
+			lr.long = append(lr.long, line...)
+		}
+		line = lr.long
+	}
+	if err != nil && err != io.EOF {
+		return nil, 0, err
+	}
+	if err == io.EOF {
+		lr.eof = true
+		if len(line) == 0 {
+			return nil, 0, nil
+		}
+	}
+	lr.lineNo++
+	return line, lr.lineNo, nil
 }
 
 func blank(line []byte) bool {
@@ -237,9 +277,18 @@ func (p *parser) line(line []byte, lineNo int) error {
 	if blank(line) {
 		return nil
 	}
+	p.startLine(lineNo)
+	return p.endLine(p.parseLine(line))
+}
+
+func (p *parser) startLine(lineNo int) {
 	p.pos = history.Pos{File: p.name, Line: lineNo}
 	p.parsed, p.ignored = false, history.Dropped{}
-	err := p.parseLine(line)
+}
+
+// endLine finishes a line parseLine or scanned has read: kept, or
+// skipped with a warning (lenient), or the error.
+func (p *parser) endLine(err *history.InputError) error {
 	if err == nil {
 		p.lines++
 		p.b.Drop(p.ignored)
