@@ -18,7 +18,8 @@ type Builder struct {
 	h        History
 	sessByID map[int64]int32
 	keyByRaw valTable // raw key -> KeyID, all filed under key 0
-	valByRaw valTable
+	valByRaw valTable // integer values of keys with more than smallKey values, or all once allFiled
+	allFiled bool
 	// Keys and values read as names; their stand-ins in Keys and Values
 	// are chosen by Finish, once every integer is known.
 	keyByName map[string]KeyID
@@ -153,24 +154,58 @@ func (b *Builder) KeyID(key int64) KeyID {
 // ValueID interns value val of key k.
 func (b *Builder) ValueID(k KeyID, val int64) ValueID {
 	vals := b.h.Values[k]
-	if n := len(vals); n > 0 && len(b.namedVals) == 0 {
-		// Reads mostly return the key's latest or first value: answered
-		// without a probe into the (large, cache-cold) table. Only while
-		// no value is named, as named values hold a stand-in until Finish.
-		if vals[n-1] == val {
+	n := len(vals)
+	if !b.allFiled {
+		// Reads mostly return the key's latest value, and most keys have
+		// few values: both are answered from the key's own values, which
+		// a write touches anyway, without a probe into the large,
+		// cache-cold table. Only while no value is named, as named values
+		// hold a stand-in in Values until Finish.
+		if n > 0 && vals[n-1] == val {
 			return ValueID(n - 1)
 		}
-		if vals[0] == val {
-			return 0
+		if n <= smallKey {
+			for i, x := range vals {
+				if x == val {
+					return ValueID(i)
+				}
+			}
+			b.h.Values[k] = append(vals, val)
+			if n+1 > smallKey {
+				// No longer small: from now on the table answers for k.
+				for i, x := range b.h.Values[k] {
+					b.valByRaw.put(k, x, ValueID(i))
+				}
+			}
+			return ValueID(n)
 		}
 	}
 	if v, ok := b.valByRaw.get(k, val); ok {
 		return v
 	}
-	v := ValueID(len(vals))
-	b.h.Values[k] = append(b.h.Values[k], val)
-	b.valByRaw.put(k, val, v)
-	return v
+	b.h.Values[k] = append(vals, val)
+	b.valByRaw.put(k, val, ValueID(n))
+	return ValueID(n)
+}
+
+// smallKey is how many values a key may have and still be looked up by
+// scanning them rather than in valByRaw.
+const smallKey = 16
+
+// fileAll puts the values of small keys in valByRaw, which answers alone
+// from then on.
+func (b *Builder) fileAll() {
+	if b.allFiled {
+		return
+	}
+	b.allFiled = true
+	for k, vals := range b.h.Values {
+		if len(vals) <= smallKey {
+			for i, x := range vals {
+				b.valByRaw.put(KeyID(k), x, ValueID(i))
+			}
+		}
+	}
 }
 
 // KeyNamed interns a key read as a name (a string, keyword or vector
@@ -203,6 +238,7 @@ func (b *Builder) ValueNamed(k KeyID, name string) ValueID {
 	if v, ok := b.valByName[nv]; ok {
 		return v
 	}
+	b.fileAll() // before the stand-in joins k's values
 	v := ValueID(len(b.h.Values[k]))
 	b.h.Values[k] = append(b.h.Values[k], 0)
 	b.valByName[nv] = v

@@ -95,3 +95,46 @@ func TestValueIDShortcutSkipsNames(t *testing.T) {
 	require.NotEqual(t, h.Values[k][named], h.Values[k][zero])
 	require.Equal(t, []int64{5, 6}, h.Values[k2])
 }
+
+// TestValueIDMatchesMap: interning through the Builder (small keys
+// scanned, large ones in the table, everything in the table once a value
+// is named) gives each (key, value) one id, the index of its first
+// appearance among the key's values.
+func TestValueIDMatchesMap(t *testing.T) {
+	for _, nameAt := range []int{-1, 0, 3000, 20000} {
+		rng := rand.New(rand.NewPCG(5, uint64(nameAt+1)))
+		b := NewBuilder("x", "y")
+		type pair struct {
+			k   KeyID
+			val int64
+		}
+		ref := map[pair]ValueID{}
+		next := map[KeyID]ValueID{}
+		var keys []KeyID
+		for range 40 {
+			keys = append(keys, b.KeyID(rng.Int64()))
+		}
+		for i := range 30000 {
+			k := keys[rng.IntN(len(keys))]
+			if rng.IntN(4) == 0 {
+				k = keys[0] // one key with many values
+			}
+			if i == nameAt {
+				v := b.ValueNamed(k, "name")
+				require.Equal(t, next[k], v)
+				next[k]++
+			}
+			p := pair{k, rng.Int64N(60)}
+			if rng.IntN(3) == 0 {
+				p.val = int64(i) // fresh
+			}
+			want, ok := ref[p]
+			if !ok {
+				want = next[k]
+				ref[p] = want
+				next[k]++
+			}
+			require.Equal(t, want, b.ValueID(p.k, p.val), "step %d %v", i, p)
+		}
+	}
+}
