@@ -6,11 +6,6 @@ import (
 	"strings"
 )
 
-type versionKey struct {
-	key KeyID
-	val int64
-}
-
 type namedValue struct {
 	key  KeyID
 	name string
@@ -22,28 +17,33 @@ type namedValue struct {
 type Builder struct {
 	h        History
 	sessByID map[int64]int32
-	keyByRaw map[int64]KeyID
-	valByRaw map[versionKey]ValueID
+	keyByRaw valTable // raw key -> KeyID, all filed under key 0
+	valByRaw valTable // integer values of keys with more than smallKey values, or all once allFiled
+	allFiled bool
 	// Keys and values read as names; their stand-ins in Keys and Values
 	// are chosen by Finish, once every integer is known.
 	keyByName map[string]KeyID
 	valByName map[namedValue]ValueID
 	namedKeys []KeyID
 	namedVals []Version
-	ops       [][]Op // per transaction, moved into one array by Finish
-	initOps   []Op
-	initHas   map[KeyID]bool
-	initAll   bool
-	initAllV  int64
-	promoted  TxnID
+	// Operations go to one array, each transaction's in a contiguous
+	// span, so that Finish hands them out without copying; a transaction
+	// that gets an operation after another has started its own is moved
+	// to its own slice (detached) rather than copied again and again.
+	arena    []Op
+	spans    []opSpan // per transaction
+	detached [][]Op
+	initOps  []Op
+	initHas  map[KeyID]bool
+	initAll  bool
+	initAllV int64
+	promoted TxnID
 }
 
 // NewBuilder starts a history read from source by the named format.
 func NewBuilder(source, format string) *Builder {
 	b := &Builder{
 		sessByID:  make(map[int64]int32),
-		keyByRaw:  make(map[int64]KeyID),
-		valByRaw:  make(map[versionKey]ValueID),
 		keyByName: make(map[string]KeyID),
 		valByName: make(map[namedValue]ValueID),
 		promoted:  -1,
@@ -53,7 +53,7 @@ func NewBuilder(source, format string) *Builder {
 	b.h.Format = format
 	b.h.Meta = map[string]string{}
 	b.h.Txns = append(b.h.Txns, Txn{Session: -1, Status: Committed})
-	b.ops = append(b.ops, nil)
+	b.spans = append(b.spans, opSpan{})
 	return b
 }
 
@@ -78,7 +78,7 @@ func (b *Builder) Begin(s int32, id int64, status Status, pos Pos) TxnID {
 	sess := &b.h.Sessions[s]
 	b.h.Txns = append(b.h.Txns, Txn{ID: id, Session: s, Index: int32(len(sess.Txns)), Status: status, Pos: pos})
 	sess.Txns = append(sess.Txns, t)
-	b.ops = append(b.ops, nil)
+	b.spans = append(b.spans, opSpan{lo: len(b.arena), hi: len(b.arena)})
 	return t
 }
 
@@ -105,30 +105,107 @@ func (b *Builder) SetLevel(t TxnID, l Level) { b.h.Txns[t].Level = l }
 func (b *Builder) Txn(t TxnID) *Txn { return &b.h.Txns[t] }
 
 // Ops returns the operations recorded for t so far.
-func (b *Builder) Ops(t TxnID) []Op { return b.ops[t] }
+func (b *Builder) Ops(t TxnID) []Op { return b.opsOf(b.spans[t]) }
+
+// opSpan locates a transaction's operations: arena[lo:hi], or
+// detached[-lo-1] when lo < 0.
+type opSpan struct{ lo, hi int }
+
+func (b *Builder) opsOf(sp opSpan) []Op {
+	if sp.lo < 0 {
+		return b.detached[-sp.lo-1]
+	}
+	return b.arena[sp.lo:sp.hi:sp.hi]
+}
+
+// add appends op to t's operations.
+func (b *Builder) add(t TxnID, op Op) {
+	sp := &b.spans[t]
+	switch {
+	case sp.lo < 0:
+		d := &b.detached[-sp.lo-1]
+		*d = append(*d, op)
+	case sp.hi == len(b.arena):
+		b.arena = append(b.arena, op)
+		sp.hi++
+	case sp.lo == sp.hi:
+		// No operations yet: start the span at the end.
+		b.arena = append(b.arena, op)
+		sp.lo, sp.hi = len(b.arena)-1, len(b.arena)
+	default:
+		ops := append(slices.Clone(b.arena[sp.lo:sp.hi]), op)
+		b.detached = append(b.detached, ops)
+		*sp = opSpan{lo: -len(b.detached)}
+	}
+}
 
 // KeyID interns a key.
 func (b *Builder) KeyID(key int64) KeyID {
-	if k, ok := b.keyByRaw[key]; ok {
-		return k
+	if k, ok := b.keyByRaw.get(0, key); ok {
+		return KeyID(k)
 	}
 	k := KeyID(len(b.h.Keys))
 	b.h.Keys = append(b.h.Keys, key)
 	b.h.Values = append(b.h.Values, nil)
-	b.keyByRaw[key] = k
+	b.keyByRaw.put(0, key, ValueID(k))
 	return k
 }
 
 // ValueID interns value val of key k.
 func (b *Builder) ValueID(k KeyID, val int64) ValueID {
-	vk := versionKey{k, val}
-	if v, ok := b.valByRaw[vk]; ok {
+	vals := b.h.Values[k]
+	n := len(vals)
+	if !b.allFiled {
+		// Reads mostly return the key's latest value, and most keys have
+		// few values: both are answered from the key's own values, which
+		// a write touches anyway, without a probe into the large,
+		// cache-cold table. Only while no value is named, as named values
+		// hold a stand-in in Values until Finish.
+		if n > 0 && vals[n-1] == val {
+			return ValueID(n - 1)
+		}
+		if n <= smallKey {
+			for i, x := range vals {
+				if x == val {
+					return ValueID(i)
+				}
+			}
+			b.h.Values[k] = append(vals, val)
+			if n+1 > smallKey {
+				// No longer small: from now on the table answers for k.
+				for i, x := range b.h.Values[k] {
+					b.valByRaw.put(k, x, ValueID(i))
+				}
+			}
+			return ValueID(n)
+		}
+	}
+	if v, ok := b.valByRaw.get(k, val); ok {
 		return v
 	}
-	v := ValueID(len(b.h.Values[k]))
-	b.h.Values[k] = append(b.h.Values[k], val)
-	b.valByRaw[vk] = v
-	return v
+	b.h.Values[k] = append(vals, val)
+	b.valByRaw.put(k, val, ValueID(n))
+	return ValueID(n)
+}
+
+// smallKey is how many values a key may have and still be looked up by
+// scanning them rather than in valByRaw.
+const smallKey = 16
+
+// fileAll puts the values of small keys in valByRaw, which answers alone
+// from then on.
+func (b *Builder) fileAll() {
+	if b.allFiled {
+		return
+	}
+	b.allFiled = true
+	for k, vals := range b.h.Values {
+		if len(vals) <= smallKey {
+			for i, x := range vals {
+				b.valByRaw.put(KeyID(k), x, ValueID(i))
+			}
+		}
+	}
 }
 
 // KeyNamed interns a key read as a name (a string, keyword or vector
@@ -161,6 +238,7 @@ func (b *Builder) ValueNamed(k KeyID, name string) ValueID {
 	if v, ok := b.valByName[nv]; ok {
 		return v
 	}
+	b.fileAll() // before the stand-in joins k's values
 	v := ValueID(len(b.h.Values[k]))
 	b.h.Values[k] = append(b.h.Values[k], 0)
 	b.valByName[nv] = v
@@ -190,17 +268,17 @@ func (b *Builder) SetValueName(key, val int64, name string) {
 
 // ReadID records that t read version (k, v), both already interned.
 func (b *Builder) ReadID(t TxnID, k KeyID, v ValueID) {
-	b.ops[t] = append(b.ops[t], Op{Kind: OpRead, Key: k, Value: v})
+	b.add(t, Op{Kind: OpRead, Key: k, Value: v})
 }
 
 // WriteID records that t wrote version (k, v).
 func (b *Builder) WriteID(t TxnID, k KeyID, v ValueID) {
-	b.ops[t] = append(b.ops[t], Op{Kind: OpWrite, Key: k, Value: v})
+	b.add(t, Op{Kind: OpWrite, Key: k, Value: v})
 }
 
 // AppendID records that t appended version (k, v).
 func (b *Builder) AppendID(t TxnID, k KeyID, v ValueID) {
-	b.ops[t] = append(b.ops[t], Op{Kind: OpAppend, Key: k, Value: v})
+	b.add(t, Op{Kind: OpAppend, Key: k, Value: v})
 }
 
 // ReadListID records that t read the list at k; empty stands for the
@@ -211,7 +289,7 @@ func (b *Builder) ReadListID(t TxnID, k KeyID, list []ValueID, empty ValueID) {
 		last = list[len(list)-1]
 	}
 	b.h.Lists = append(b.h.Lists, slices.Clone(list))
-	b.ops[t] = append(b.ops[t], Op{Kind: OpReadList, Key: k, Value: last, List: int32(len(b.h.Lists))})
+	b.add(t, Op{Kind: OpReadList, Key: k, Value: last, List: int32(len(b.h.Lists))})
 }
 
 // AbortedWriteID is AbortedWrite for an interned version.
@@ -226,7 +304,7 @@ func (b *Builder) VersionHintID(k KeyID, before, after ValueID) {
 
 func (b *Builder) op(t TxnID, kind OpKind, key, val int64) {
 	k := b.KeyID(key)
-	b.ops[t] = append(b.ops[t], Op{Kind: kind, Key: k, Value: b.ValueID(k, val)})
+	b.add(t, Op{Kind: kind, Key: k, Value: b.ValueID(k, val)})
 }
 
 // Read records that t read value val from key.
@@ -251,7 +329,7 @@ func (b *Builder) ReadList(t TxnID, key int64, list []int64, empty int64) {
 		last = list[len(list)-1]
 	}
 	b.h.Lists = append(b.h.Lists, ids)
-	b.ops[t] = append(b.ops[t], Op{Kind: OpReadList, Key: k, Value: b.ValueID(k, last), List: int32(len(b.h.Lists))})
+	b.add(t, Op{Kind: OpReadList, Key: k, Value: b.ValueID(k, last), List: int32(len(b.h.Lists))})
 }
 
 // SetInit records where the initial state comes from and T⊥'s native id.
@@ -323,9 +401,15 @@ func (b *Builder) SetKeyName(key int64, name string) {
 func (b *Builder) standIns() {
 	h := &b.h
 	if len(b.namedKeys) > 0 {
-		used := make(map[int64]bool, len(b.keyByRaw))
-		for raw := range b.keyByRaw {
-			used[raw] = true
+		used := make(map[int64]bool, len(h.Keys))
+		named := make(map[KeyID]bool, len(b.namedKeys))
+		for _, k := range b.namedKeys {
+			named[k] = true
+		}
+		for k, raw := range h.Keys {
+			if !named[KeyID(k)] {
+				used[raw] = true
+			}
 		}
 		// In name order, so that the order of keys (T⊥'s writes are sorted
 		// by key) does not depend on where each name first appeared.
@@ -345,9 +429,14 @@ func (b *Builder) standIns() {
 	}
 	for _, k := range order {
 		used := map[int64]bool{EmptyList: true}
-		for vk := range b.valByRaw {
-			if vk.key == k {
-				used[vk.val] = true
+		named := map[ValueID]bool{}
+		for _, v := range byKey[k] {
+			named[v] = true
+		}
+		// Every other value of k was interned from an integer.
+		for v, val := range h.Values[k] {
+			if !named[ValueID(v)] {
+				used[val] = true
 			}
 		}
 		slices.SortFunc(byKey[k], func(x, y ValueID) int { return strings.Compare(h.ValueNames[k][x], h.ValueNames[k][y]) })
@@ -401,16 +490,10 @@ func (b *Builder) Finish() *History {
 		}
 		return 0
 	})
-	b.ops[InitTxn] = b.initOps
-	n := 0
-	for _, ops := range b.ops {
-		n += len(ops)
-	}
-	all := make([]Op, 0, n)
-	for t, ops := range b.ops {
-		start := len(all)
-		all = append(all, ops...)
-		h.Txns[t].Ops = all[start:len(all):len(all)]
+	b.spans[InitTxn] = opSpan{}
+	h.Txns[InitTxn].Ops = slices.Clip(b.initOps)
+	for t := 1; t < len(h.Txns); t++ {
+		h.Txns[t].Ops = slices.Clip(b.opsOf(b.spans[t]))
 	}
 	if h.KeyNames != nil {
 		for len(h.KeyNames) < len(h.Keys) {
@@ -428,7 +511,7 @@ func (b *Builder) Finish() *History {
 			h.ValueNames[k] = names
 		}
 	}
-	b.ops = nil
+	b.arena, b.spans, b.detached = nil, nil, nil
 	return h
 }
 
@@ -444,7 +527,7 @@ func (b *Builder) promote() {
 	// Explicit writes take precedence over InitWrite calls for the same key.
 	explicit := make(map[KeyID]bool)
 	var initOps []Op
-	for _, op := range b.ops[p] {
+	for _, op := range b.Ops(p) {
 		if op.Kind.IsWrite() && !explicit[op.Key] {
 			explicit[op.Key] = true
 			initOps = append(initOps, Op{Kind: OpWrite, Key: op.Key, Value: op.Value})
@@ -461,7 +544,7 @@ func (b *Builder) promote() {
 	}
 	// Remove p from Txns and ops; shift later ids down by one.
 	h.Txns = append(h.Txns[:p], h.Txns[p+1:]...)
-	b.ops = append(b.ops[:p], b.ops[p+1:]...)
+	b.spans = append(b.spans[:p], b.spans[p+1:]...)
 	var sessions []Session
 	for si, s := range h.Sessions {
 		var txns []TxnID

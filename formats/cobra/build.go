@@ -7,6 +7,73 @@ import (
 // ident is the triple whose first appearance gives a value identity (§3.5).
 type ident struct{ a, b, v int64 }
 
+// identTable maps triples to identities. A Go map keyed by the 24-byte
+// triple spent most of a large log's reading in generic hashing and
+// probing; this open-addressing table hashes with two multiplies and
+// probes adjacent slots.
+type identTable struct {
+	slots []identSlot // len is a power of two; id == 0 marks a free slot
+	n     int
+	shift uint
+}
+
+type identSlot struct {
+	k  ident
+	id int64
+}
+
+func (t *identTable) hash(k ident) uint64 {
+	h := uint64(k.a)*0x9E3779B97F4A7C15 ^ uint64(k.b)*0xC2B2AE3D27D4EB4F ^ uint64(k.v)*0x165667B19E3779F9
+	h ^= h >> 31
+	h *= 0xBF58476D1CE4E5B9
+	return h >> t.shift
+}
+
+func (t *identTable) get(k ident) (int64, bool) {
+	if t.n == 0 {
+		return 0, false
+	}
+	mask := uint64(len(t.slots) - 1)
+	for i := t.hash(k); ; i = (i + 1) & mask {
+		s := &t.slots[i]
+		if s.id == 0 {
+			return 0, false
+		}
+		if s.k == k {
+			return s.id, true
+		}
+	}
+}
+
+// put adds k with id (non-zero); k must not be present.
+func (t *identTable) put(k ident, id int64) {
+	if 4*(t.n+1) > 3*len(t.slots) {
+		old := t.slots
+		size := max(64, 2*len(old))
+		t.slots = make([]identSlot, size)
+		t.shift = 64
+		for s := size; s > 1; s >>= 1 {
+			t.shift--
+		}
+		for _, s := range old {
+			if s.id != 0 {
+				t.insert(s.k, s.id)
+			}
+		}
+	}
+	t.insert(k, id)
+	t.n++
+}
+
+func (t *identTable) insert(k ident, id int64) {
+	mask := uint64(len(t.slots) - 1)
+	i := t.hash(k)
+	for t.slots[i].id != 0 {
+		i = (i + 1) & mask
+	}
+	t.slots[i] = identSlot{k, id}
+}
+
 // Per-version flags.
 const (
 	verWritten uint8 = 1 << iota // some transaction writes it
@@ -29,7 +96,7 @@ type builder struct {
 	b       *history.Builder
 	w       warner
 	flavour Flavour
-	ids     map[ident]int64
+	ids     identTable
 	next    int64
 	vers    [][]uint8 // by KeyID and ValueID
 	initVal []int32   // by KeyID: 1 + ValueID of the key's initial value
@@ -40,11 +107,11 @@ type builder struct {
 // id returns the identity of a triple, assigning the next one on first use.
 func (bd *builder) id(a, b, v int64) int64 {
 	k := ident{a, b, v}
-	if x, ok := bd.ids[k]; ok {
+	if x, ok := bd.ids.get(k); ok {
 		return x
 	}
-	bd.next++
-	bd.ids[k] = bd.next
+	bd.next++ // from 1: 0 marks a free slot
+	bd.ids.put(k, bd.next)
 	return bd.next
 }
 

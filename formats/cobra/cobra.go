@@ -300,7 +300,7 @@ func parse(source string, files []*logFile, opt Options) (*history.History, erro
 		}
 	}
 	b := history.NewBuilder(source, "cobra")
-	bd := builder{scanner: &s, b: b, ids: make(map[ident]int64, s.ops)}
+	bd := builder{scanner: &s, b: b}
 	bd.w.b = b
 	detected := Unique
 	if s.universalW > 0 {

@@ -413,10 +413,11 @@ func writeEDN(b *strings.Builder, v val, depth int) bool {
 		}
 		b.WriteString("]")
 	default:
-		if v.lit == "" {
+		lit := v.literal()
+		if lit == "" {
 			return false
 		}
-		b.WriteString(v.lit)
+		b.WriteString(lit)
 	}
 	return true
 }

@@ -38,13 +38,49 @@ const (
 // val is a decoded EDN or JSON value reduced to what the reader needs:
 // integers, names, sequences; everything else is vOther with a description.
 type val struct {
-	k     kind
+	k kind
+	// lit says which EDN literal a vOther value is — a boolean (text in
+	// s), a float (bits in n) or a character (rune in n) — which may be a
+	// key or value; litNone for what may not (maps, sets, tags), whose
+	// description is s. Kept in n and s rather than in a field of its own:
+	// a large history holds millions of vals.
+	lit   litKind
 	n     int64
 	s     string // keyword / string / symbol text, or a description
 	elems []val
-	// lit is the EDN text of a boolean, float or character (vOther), which
-	// may be a key or value; "" for what may not (maps, sets, tags).
-	lit string
+}
+
+type litKind uint8
+
+const (
+	litNone litKind = iota
+	litBool
+	litFloat
+	litChar
+)
+
+// literal returns the EDN text of a boolean, float or character, or "".
+func (v val) literal() string {
+	switch v.lit {
+	case litBool:
+		return v.s
+	case litFloat:
+		return floatLit(math.Float64frombits(uint64(v.n)))
+	case litChar:
+		return charLit(rune(v.n))
+	}
+	return ""
+}
+
+// otherDesc describes a vOther value.
+func (v val) otherDesc() string {
+	switch v.lit {
+	case litFloat:
+		return "the number " + strconv.FormatFloat(math.Float64frombits(uint64(v.n)), 'g', -1, 64)
+	case litChar:
+		return "a character"
+	}
+	return v.s
 }
 
 // quoteLimit bounds, in characters, any piece of the input a message quotes:
@@ -98,7 +134,7 @@ func (v val) describeTo(w *clipWriter) {
 		}
 		w.WriteString("]")
 	default:
-		w.WriteString(prefix(v.s, quoteLimit+1))
+		w.WriteString(prefix(v.otherDesc(), quoteLimit+1))
 	}
 }
 
@@ -226,11 +262,11 @@ func convertEDN(x any) val {
 	case edn.Tag:
 		return val{k: vOther, s: "a tagged value #" + x.Tagname}
 	case bool:
-		return val{k: vOther, s: strconv.FormatBool(x), lit: strconv.FormatBool(x)}
+		return val{k: vOther, lit: litBool, s: strconv.FormatBool(x)}
 	case float64:
-		return val{k: vOther, s: "the number " + strconv.FormatFloat(x, 'g', -1, 64), lit: floatLit(x)}
+		return val{k: vOther, lit: litFloat, n: int64(math.Float64bits(x))}
 	case rune:
-		return val{k: vOther, s: "a character", lit: charLit(x)}
+		return val{k: vOther, lit: litChar, n: int64(x)}
 	case map[any]any:
 		return val{k: vOther, s: "a map"}
 	case map[any]bool:
@@ -652,6 +688,11 @@ func (p *parser) decodeEDN(data []byte) error {
 		})
 	}
 	wg.Wait()
+	n := 0
+	for _, c := range res {
+		n += len(c.r.ops)
+	}
+	p.ops = make([]rawOp, 0, n)
 	off := 0
 	for i, c := range res {
 		if c.ok && skipSpace(data, cuts[i]) == skipSpace(data, off) {
@@ -709,6 +750,7 @@ type ednRun struct {
 	// lenient mode only, where it saves rescans.
 	open     []uint64
 	keepOpen bool
+	fast     fastEDN
 }
 
 func (p *parser) newEDNRun(data []byte, off int) *ednRun {
@@ -729,6 +771,11 @@ func (p *parser) newEDNRun(data []byte, off int) *ednRun {
 // map.
 func (p *parser) ednRun(r *ednRun, off, limit int, spec bool) (end int, ok bool, err error) {
 	data, ln := r.data, r.ln
+	if r.ops == nil && limit > off {
+		// Usually one operation map per line: growing a slice of large
+		// rawOps step by step costs more than counting the lines.
+		r.ops = make([]rawOp, 0, bytes.Count(data[off:limit], []byte{'\n'})+1)
+	}
 	var closer byte // the closing bracket of an open top-level collection
 	collLine := 0
 	for {
@@ -762,6 +809,17 @@ func (p *parser) ednRun(r *ednRun, off, limit int, spec bool) (end int, ok bool,
 			continue
 		}
 		line := ln.at(off)
+		// A plain operation map is well-formed and shallow, so scanForm
+		// would find nothing to say about it, unless it stopped at a form
+		// known to stay open (r.open), which only scanForm handles.
+		if c == '{' && r.open == nil {
+			op := rawOp{line: line, ord: len(r.ops)}
+			if end, ok := r.fast.opMap(data, off, &op); ok {
+				r.ops = append(r.ops, op)
+				off = end
+				continue
+			}
+		}
 		scan := r.scanForm(off)
 		if scan.deep >= 0 {
 			// The EDN decoder recurses once per level: check before it runs.

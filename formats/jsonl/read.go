@@ -139,12 +139,22 @@ type keyName struct {
 	name string
 }
 
+// lineScanner turns one line into fields. It touches nothing else, so
+// that lines can be scanned ahead of the builder on another goroutine
+// (parallel.go); what lenient scanning would warn about is kept in warns
+// and other, and given to the builder with the line.
+type lineScanner struct {
+	opt   Options
+	sc    scanner
+	f     fields
+	warns []string // messages for Builder.Warn at the line's position
+	other int      // fields ignored (Dropped.Other)
+}
+
 type parser struct {
+	lineScanner
 	name string
-	opt  Options
 	b    *history.Builder
-	sc   scanner
-	f    fields
 	pos  history.Pos
 
 	lines     int // non-blank lines so far
@@ -171,37 +181,19 @@ type parser struct {
 // Parse reads a JSONL history from r; name is used in positions and errors.
 func Parse(r io.Reader, name string, opt Options) (*history.History, error) {
 	p := &parser{
-		name: name,
-		opt:  opt,
-		b:    history.NewBuilder(name, Format),
-		ids:  make(map[int64]int),
+		lineScanner: lineScanner{opt: opt},
+		name:        name,
+		b:           history.NewBuilder(name, Format),
+		ids:         make(map[int64]int),
 	}
-	br := bufio.NewReaderSize(r, 64<<10)
-	var long []byte
-	lineNo := 0
-	for {
-		line, err := br.ReadSlice('\n')
-		if err == bufio.ErrBufferFull {
-			long = append(long[:0], line...)
-			for err == bufio.ErrBufferFull {
-				line, err = br.ReadSlice('\n')
-				long = append(long, line...)
-			}
-			line = long
-		}
-		if err != nil && err != io.EOF {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-		if len(line) == 0 && err == io.EOF {
-			break
-		}
-		lineNo++
-		if e := p.line(line, lineNo); e != nil {
-			return nil, e
-		}
-		if err == io.EOF {
-			break
-		}
+	var err error
+	if pipelined() {
+		err = p.readPipelined(r)
+	} else {
+		err = p.readSequential(r)
+	}
+	if err != nil {
+		return nil, err
 	}
 	if p.lines == 0 {
 		pos := history.Pos{File: name, Line: 1}
@@ -211,6 +203,64 @@ func Parse(r io.Reader, name string, opt Options) (*history.History, error) {
 		p.b.Warn(pos, "empty file")
 	}
 	return p.finish()
+}
+
+// readSequential reads and builds line by line on one goroutine.
+func (p *parser) readSequential(r io.Reader) error {
+	lr := newLineReader(r)
+	for {
+		line, lineNo, err := lr.next()
+		if err != nil {
+			return fmt.Errorf("%s: %w", p.name, err)
+		}
+		if line == nil {
+			return nil
+		}
+		if e := p.line(line, lineNo); e != nil {
+			return e
+		}
+	}
+}
+
+// lineReader yields the lines of r with their numbers; a line longer than
+// the buffer is gathered whole.
+type lineReader struct {
+	br     *bufio.Reader
+	long   []byte
+	lineNo int
+	eof    bool
+}
+
+func newLineReader(r io.Reader) *lineReader {
+	return &lineReader{br: bufio.NewReaderSize(r, 64<<10)}
+}
+
+// next returns the next line (valid until the following call) and its
+// number, or nil at the end of the input.
+func (lr *lineReader) next() ([]byte, int, error) {
+	if lr.eof {
+		return nil, 0, nil
+	}
+	line, err := lr.br.ReadSlice('\n')
+	if err == bufio.ErrBufferFull {
+		lr.long = append(lr.long[:0], line...)
+		for err == bufio.ErrBufferFull {
+			line, err = lr.br.ReadSlice('\n')
+			lr.long = append(lr.long, line...)
+		}
+		line = lr.long
+	}
+	if err != nil && err != io.EOF {
+		return nil, 0, err
+	}
+	if err == io.EOF {
+		lr.eof = true
+		if len(line) == 0 {
+			return nil, 0, nil
+		}
+	}
+	lr.lineNo++
+	return line, lr.lineNo, nil
 }
 
 func blank(line []byte) bool {
@@ -227,9 +277,18 @@ func (p *parser) line(line []byte, lineNo int) error {
 	if blank(line) {
 		return nil
 	}
+	p.startLine(lineNo)
+	return p.endLine(p.parseLine(line))
+}
+
+func (p *parser) startLine(lineNo int) {
 	p.pos = history.Pos{File: p.name, Line: lineNo}
 	p.parsed, p.ignored = false, history.Dropped{}
-	err := p.parseLine(line)
+}
+
+// endLine finishes a line parseLine or scanned has read: kept, or
+// skipped with a warning (lenient), or the error.
+func (p *parser) endLine(err *history.InputError) error {
 	if err == nil {
 		p.lines++
 		p.b.Drop(p.ignored)
@@ -276,10 +335,23 @@ func (p *parser) parseLine(line []byte) *history.InputError {
 		p.b.Warn(p.pos, "byte order mark ignored")
 		line = line[3:]
 	}
-	sc := &p.sc
-	sc.reset(line)
+	p.sc.reset(line)
+	p.warns, p.other = p.warns[:0], 0
 	if !p.object() {
-		return p.errorf(sc.err.col, "%s", sc.err.msg)
+		return p.scanned(p.sc.err)
+	}
+	return p.scanned(nil)
+}
+
+// scanned goes on with a line once object has read it into p.f (with the
+// warnings and error that gave): everything that needs the builder.
+func (p *parser) scanned(err *scanErr) *history.InputError {
+	for _, w := range p.warns {
+		p.b.Warn(p.pos, "%s", w)
+	}
+	p.ignored.Other += p.other
+	if err != nil {
+		return p.errorf(err.col, "%s", err.msg)
 	}
 	p.parsed = true
 	f := &p.f
@@ -598,7 +670,7 @@ func initKindOf(kind string) history.InitKind {
 }
 
 // object parses one line's object into p.f.
-func (p *parser) object() bool {
+func (p *lineScanner) object() bool {
 	sc, f := &p.sc, &p.f
 	f.has = 0
 	f.status, f.level = history.Committed, history.LevelNone
@@ -635,8 +707,8 @@ func (p *parser) object() bool {
 					sc.i = col - 1
 					return sc.fail("%s %q", what, name)
 				}
-				p.b.Warn(p.pos, "column %d: %s %q ignored", col, what, name)
-				p.ignored.Other++
+				p.warns = append(p.warns, fmt.Sprintf("column %d: %s %q ignored", col, what, name))
+				p.other++
 				if !sc.skip(0) {
 					return false
 				}
@@ -698,7 +770,7 @@ func fieldBit(name []byte) uint32 {
 }
 
 // value parses the value of a known field.
-func (p *parser) value(bit uint32) bool {
+func (p *lineScanner) value(bit uint32) bool {
 	sc, f := &p.sc, &p.f
 	var ok bool
 	switch bit {
@@ -782,7 +854,7 @@ func (p *parser) value(bit uint32) bool {
 }
 
 // array calls elem for each element of a JSON array.
-func (p *parser) array(what string, elem func(i int) bool) bool {
+func (p *lineScanner) array(what string, elem func(i int) bool) bool {
 	sc := &p.sc
 	if !sc.expect('[', what+": an array '['") {
 		return false
@@ -808,7 +880,7 @@ func (p *parser) array(what string, elem func(i int) bool) bool {
 	}
 }
 
-func (p *parser) intArray(what string, out *[]int64) bool {
+func (p *lineScanner) intArray(what string, out *[]int64) bool {
 	return p.array(what, func(int) bool {
 		v, ok := p.sc.integer(what + " element")
 		*out = append(*out, v)
@@ -816,7 +888,7 @@ func (p *parser) intArray(what string, out *[]int64) bool {
 	})
 }
 
-func (p *parser) meta() bool {
+func (p *lineScanner) meta() bool {
 	sc, f := &p.sc, &p.f
 	if !sc.expect('{', `"meta": an object '{'`) {
 		return false
@@ -854,7 +926,7 @@ func (p *parser) meta() bool {
 	}
 }
 
-func (p *parser) keyNames() bool {
+func (p *lineScanner) keyNames() bool {
 	sc, f := &p.sc, &p.f
 	return p.array(`"key_names"`, func(i int) bool {
 		what := fmt.Sprintf(`"key_names"[%d]`, i)
@@ -881,7 +953,7 @@ func (p *parser) keyNames() bool {
 	})
 }
 
-func (p *parser) pairs() bool {
+func (p *lineScanner) pairs() bool {
 	sc, f := &p.sc, &p.f
 	return p.array(`"aborted_writes"`, func(int) bool {
 		if !sc.expect('[', `"aborted_writes": a pair [key, value]`) {
@@ -909,7 +981,7 @@ func (p *parser) pairs() bool {
 
 // ops parses the "ops" array. It is the hot loop of the reader, so it
 // avoids closures and formats messages only on failure.
-func (p *parser) ops() bool {
+func (p *lineScanner) ops() bool {
 	sc := &p.sc
 	if !sc.expect('[', `"ops": an array '['`) {
 		return false
@@ -937,7 +1009,7 @@ func (p *parser) ops() bool {
 	}
 }
 
-func (p *parser) op(n int) bool {
+func (p *lineScanner) op(n int) bool {
 	sc, f := &p.sc, &p.f
 	if sc.peek() != '[' {
 		return sc.fail(`ops[%d]: expected an operation ["r"|"w"|"append", key, value], found %s`, n, sc.found())
@@ -1032,7 +1104,7 @@ func (p *parser) op(n int) bool {
 
 // scalar reads a key or value: an integer, or a non-empty string, kept by
 // name (name > 0 indexes the line's names).
-func (p *parser) scalar(what string) (n int64, name int32, ok bool) {
+func (p *lineScanner) scalar(what string) (n int64, name int32, ok bool) {
 	sc, f := &p.sc, &p.f
 	switch c := sc.peek(); {
 	case c == '-' || c >= '0' && c <= '9':

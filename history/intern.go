@@ -1,0 +1,77 @@
+package history
+
+// valTable interns (key, integer value) pairs. It replaces a Go map keyed
+// by a padded struct, whose generic hashing dominated reading large
+// histories: an open-addressing table with linear probing over one flat
+// array hashes two integers with a multiply and probes adjacent slots.
+type valTable struct {
+	slots []valSlot // len is a power of two; key == 0 marks a free slot
+	n     int
+	shift uint
+}
+
+type valSlot struct {
+	val int64
+	key int32 // KeyID+1, so that the zero slot is free
+	id  ValueID
+}
+
+func (t *valTable) hash(k KeyID, val int64) uint64 {
+	h := (uint64(val) ^ uint64(uint32(k))<<32 ^ uint64(uint32(k))) * 0x9E3779B97F4A7C15
+	h ^= h >> 29
+	h *= 0xBF58476D1CE4E5B9
+	return h >> t.shift
+}
+
+// get returns the id of (k, val) and whether it is present.
+func (t *valTable) get(k KeyID, val int64) (ValueID, bool) {
+	if t.n == 0 {
+		return 0, false
+	}
+	mask := uint64(len(t.slots) - 1)
+	for i := t.hash(k, val); ; i = (i + 1) & mask {
+		s := &t.slots[i]
+		if s.key == 0 {
+			return 0, false
+		}
+		if s.val == val && s.key == int32(k)+1 {
+			return s.id, true
+		}
+	}
+}
+
+// put adds (k, val) with id v; the pair must not be present.
+func (t *valTable) put(k KeyID, val int64, v ValueID) {
+	if 4*(t.n+1) > 3*len(t.slots) {
+		t.grow()
+	}
+	t.insert(k, val, v)
+	t.n++
+}
+
+func (t *valTable) insert(k KeyID, val int64, v ValueID) {
+	mask := uint64(len(t.slots) - 1)
+	i := t.hash(k, val)
+	for t.slots[i].key != 0 {
+		i = (i + 1) & mask
+	}
+	t.slots[i] = valSlot{val: val, key: int32(k) + 1, id: v}
+}
+
+func (t *valTable) grow() {
+	old := t.slots
+	size := 2 * len(old)
+	if size == 0 {
+		size = 64
+	}
+	t.slots = make([]valSlot, size)
+	t.shift = 64
+	for s := size; s > 1; s >>= 1 {
+		t.shift--
+	}
+	for _, s := range old {
+		if s.key != 0 {
+			t.insert(KeyID(s.key-1), s.val, s.id)
+		}
+	}
+}
