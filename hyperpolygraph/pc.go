@@ -51,26 +51,7 @@ func (c *Compatible) pcGraph(disabled []bool) [][][2]int32 {
 // PC. As in FindCycles, a cycle's uncertain edges are set aside before the
 // next search.
 func (c *Compatible) FindPCCycles(max int) [][]int {
-	disabled := make([]bool, len(c.Edges))
-	var out [][]int
-	for len(out) < max {
-		cyc := pcCycle(c.pcGraph(disabled))
-		if cyc == nil {
-			break
-		}
-		out = append(out, cyc)
-		certain := true
-		for _, i := range cyc {
-			if c.Prov[i] != (Prov{-1, -1}) {
-				disabled[i] = true
-				certain = false
-			}
-		}
-		if certain {
-			break
-		}
-	}
-	return out
+	return c.findMany(max, func(disabled []bool) []int { return pcCycle(c.pcGraph(disabled)) })
 }
 
 // pcCycle finds a cycle by iterative depth-first search and returns its

@@ -16,26 +16,7 @@ import "github.com/hyperiso/hyperiso/history"
 // search, so the cycles differ.
 func (c *Compatible) FindPSICycles(max int) [][]int {
 	n := c.G.N()
-	disabled := make([]bool, len(c.Edges))
-	var out [][]int
-	for len(out) < max {
-		cyc := c.psiCycle(n, disabled)
-		if cyc == nil {
-			break
-		}
-		out = append(out, cyc)
-		certain := true
-		for _, i := range cyc {
-			if c.Prov[i] != (Prov{-1, -1}) {
-				disabled[i] = true
-				certain = false
-			}
-		}
-		if certain {
-			break
-		}
-	}
-	return out
+	return c.findMany(max, func(disabled []bool) []int { return c.psiCycle(n, disabled) })
 }
 
 // psiCycle finds one cycle with at most one RW edge among the edges not

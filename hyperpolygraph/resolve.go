@@ -134,10 +134,17 @@ func (g *Graph) Resolve(a Assignment) *Compatible {
 // (every RW edge must follow a non-RW edge).
 func (c *Compatible) FindCycles(max int) [][]int {
 	si := c.G.Level == history.SI
+	return c.findMany(max, func(disabled []bool) []int { return findCycle(c.G.N(), c.Edges, disabled, si) })
+}
+
+// findMany calls one for up to max cycles, each found with the uncertain
+// edges of the cycles before set aside, so that the cycles differ; a cycle
+// of certain edges alone ends the search (no choice avoids it).
+func (c *Compatible) findMany(max int, one func(disabled []bool) []int) [][]int {
 	disabled := make([]bool, len(c.Edges))
 	var out [][]int
 	for len(out) < max {
-		cyc := findCycle(c.G.N(), c.Edges, disabled, si)
+		cyc := one(disabled)
 		if cyc == nil {
 			break
 		}
