@@ -381,17 +381,21 @@ func (p *pruner) pass(ctx context.Context) (changed bool, c *Conflict, err error
 	writer := make([]history.TxnID, len(g.WR))
 	n := 0
 	resolved := false
+	// keepFrom leaves set i and those after it as they are and compacts:
+	// the graph stays consistent when the pass stops early.
+	keepFrom := func(i int) {
+		for j := i; j < len(g.WR); j++ {
+			newSet[j] = int32(n)
+			g.WR[n] = g.WR[j]
+			n++
+		}
+		p.compactWR(newSet, writer, n, resolved)
+	}
 	for i := range g.WR {
 		s := &g.WR[i]
 		if i&1023 == 0 {
 			if err := ctx.Err(); err != nil {
-				// Leave the sets (and g.Reads) as they are, minus resolved ones.
-				for j := i; j < len(g.WR); j++ {
-					newSet[j] = int32(n)
-					g.WR[n] = g.WR[j]
-					n++
-				}
-				p.compactWR(newSet, writer, n, resolved)
+				keepFrom(i) // the sets not reached, minus resolved ones
 				return changed, nil, err
 			}
 		}
@@ -418,22 +422,12 @@ func (p *pruner) pass(ctx context.Context) (changed bool, c *Conflict, err error
 			}
 			orig := *s
 			orig.Cands = slices.Clone(s.Cands)
-			for j := i; j < len(g.WR); j++ {
-				newSet[j] = int32(n)
-				g.WR[n] = g.WR[j]
-				n++
-			}
-			p.compactWR(newSet, writer, n, resolved)
+			keepFrom(i)
 			return changed, &Conflict{Cycle: cycles[0], Options: cycles, WR: &orig}, nil
 		case 1:
 			if err := p.addWR(s.Key, cands[0], s.Reader); err != nil {
 				s.Cands = append(cands, p.drop...)
-				for j := i; j < len(g.WR); j++ {
-					newSet[j] = int32(n)
-					g.WR[n] = g.WR[j]
-					n++
-				}
-				p.compactWR(newSet, writer, n, resolved)
+				keepFrom(i)
 				return changed, nil, err
 			}
 			newSet[i] = -1
