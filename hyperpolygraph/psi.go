@@ -60,29 +60,31 @@ func (c *Compatible) psiCycle(n int, disabled []bool) []int {
 			}
 		}
 	}
-	via := make([]int32, n) // edge that reached a node, -1 unseen
+	// via[v] is the edge that reached v in the search stamped seen[v]; a
+	// stamp per search spares clearing n entries for each RW edge.
+	via := make([]int32, n)
+	seen := make([]int32, n)
+	var stack []history.TxnID
 	for i, e := range c.Edges {
 		if e.Rel != RW || disabled[i] || pos[e.To] >= pos[e.From] {
 			continue
 		}
 		// Search from b for a, within nodes no later than a.
-		for v := range via {
-			via[v] = -1
-		}
-		stack := []history.TxnID{e.To}
-		via[e.To] = int32(i)
-		for len(stack) > 0 && via[e.From] < 0 {
+		stamp := int32(i + 1)
+		stack = append(stack[:0], e.To)
+		seen[e.To], via[e.To] = stamp, int32(i)
+		for len(stack) > 0 && seen[e.From] != stamp {
 			v := stack[len(stack)-1]
 			stack = stack[:len(stack)-1]
 			for _, ei := range out[v] {
 				w := c.Edges[ei].To
-				if via[w] < 0 && pos[w] <= pos[e.From] {
-					via[w] = ei
+				if seen[w] != stamp && pos[w] <= pos[e.From] {
+					seen[w], via[w] = stamp, ei
 					stack = append(stack, w)
 				}
 			}
 		}
-		if via[e.From] < 0 {
+		if seen[e.From] != stamp {
 			continue
 		}
 		cyc := []int{i}
