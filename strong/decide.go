@@ -130,7 +130,10 @@ func Decide(ctx context.Context, h *history.History, level history.Level, opt Op
 	case history.SER, history.SI, history.StrictSER:
 		strat, err = Find(opt.Strategy)
 	case history.PSI, history.PC:
-		strat = map[history.Level]Strategy{history.PSI: psiStrategy, history.PC: pcStrategy}[level]
+		strat = psiStrategy
+		if level == history.PC {
+			strat = pcStrategy
+		}
 		if opt.Strategy != "" && opt.Strategy != strat.Name {
 			err = fmt.Errorf("%s is decided by one strategy, %s, not %s", level, strat.Name, opt.Strategy)
 		}

@@ -221,44 +221,37 @@ func checkPrefixWitness(t *testing.T, h *history.History, res *check.Result) {
 	}
 }
 
-// The anomalies that place PSI: a long fork is allowed (SI forbids it), a
-// lost update is not, and is named so; PC the other way round.
+// The anomalies that place PSI and PC: a long fork is allowed by PSI (SI
+// forbids it) but not PC; a lost update by PC but not PSI, which names it;
+// write skew by both.
 func TestPSIAndPCOnShippedHistories(t *testing.T) {
-	for file, want := range map[string]check.Verdict{
-		"long-fork.jsonl":   check.Violated,
-		"write-skew.jsonl":  check.Satisfied,
-		"lost-update.jsonl": check.Satisfied,
+	for _, c := range []struct {
+		file    string
+		pc, psi check.Verdict
+	}{
+		{"long-fork.jsonl", check.Violated, check.Satisfied},
+		{"write-skew.jsonl", check.Satisfied, check.Satisfied},
+		{"lost-update.jsonl", check.Satisfied, check.Violated},
 	} {
-		f, err := os.Open(filepath.Join("..", "testdata", "strong", file))
+		f, err := os.Open(filepath.Join("..", "testdata", "strong", c.file))
 		require.NoError(t, err)
-		h, err := jsonl.Parse(f, file, jsonl.Options{})
+		h, err := jsonl.Parse(f, c.file, jsonl.Options{})
 		f.Close()
 		require.NoError(t, err)
 		res, err := check.Check(context.Background(), h, history.PC, check.Options{})
 		require.NoError(t, err)
-		require.Equal(t, want, res.Verdict, "PC on %s", file)
-	}
-	for file, want := range map[string]check.Verdict{
-		"long-fork.jsonl":   check.Satisfied,
-		"write-skew.jsonl":  check.Satisfied,
-		"lost-update.jsonl": check.Violated,
-	} {
-		f, err := os.Open(filepath.Join("..", "testdata", "strong", file))
+		require.Equal(t, c.pc, res.Verdict, "PC on %s", c.file)
+		res, err = check.Check(context.Background(), h, history.PSI, check.Options{})
 		require.NoError(t, err)
-		h, err := jsonl.Parse(f, file, jsonl.Options{})
-		f.Close()
-		require.NoError(t, err)
-		res, err := check.Check(context.Background(), h, history.PSI, check.Options{})
-		require.NoError(t, err)
-		require.Equal(t, want, res.Verdict, file)
-		if want == check.Violated {
+		require.Equal(t, c.psi, res.Verdict, "PSI on %s", c.file)
+		if c.psi == check.Violated {
 			require.Equal(t, "lost-update", res.Anomalies[0].Type)
 		} else {
 			require.NotEmpty(t, res.Witness)
 		}
 		si, err := check.Check(context.Background(), h, history.SI, check.Options{})
 		require.NoError(t, err)
-		if file == "long-fork.jsonl" {
+		if c.file == "long-fork.jsonl" {
 			require.Equal(t, check.Violated, si.Verdict, "SI forbids the long fork PSI allows")
 		}
 	}
