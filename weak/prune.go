@@ -199,15 +199,7 @@ func (c *checker) resaturate() error {
 	c.inferred = c.inferred[:0]
 	c.ww = c.ww[:0]
 	c.causalCycle, c.causal, c.causalOmitted, c.nCausalSCCs = false, nil, 0, 0
-	var err error
-	switch c.level {
-	case history.RC:
-		err = c.saturateRC()
-	case history.RA:
-		err = c.saturateRA()
-	case history.CC:
-		err = c.saturateCC()
-	}
+	err := c.saturate()
 	if err == nil && !c.causalCycle {
 		c.addVersionOrders()
 	}

@@ -208,15 +208,7 @@ func Check(ctx context.Context, h *history.History, level history.Level, opt Opt
 	}
 
 	t1 := time.Now()
-	var err error
-	switch level {
-	case history.RC:
-		err = c.saturateRC()
-	case history.RA:
-		err = c.saturateRA()
-	case history.CC:
-		err = c.saturateCC()
-	}
+	err := c.saturate()
 	res.Timings["saturate"] = time.Since(t1)
 	res.Counters["co_inferred"] = int64(len(c.inferred))
 	res.Counters["ww_edges"] = int64(c.addVersionOrders())
@@ -437,6 +429,17 @@ func (c *checker) resolve() {
 			}
 		}
 	}
+}
+
+// saturate infers co′ by the axiom of c.level.
+func (c *checker) saturate() error {
+	switch c.level {
+	case history.RC:
+		return c.saturateRC()
+	case history.RA:
+		return c.saturateRA()
+	}
+	return c.saturateCC()
 }
 
 // events returns t's read events.
