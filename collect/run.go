@@ -90,10 +90,12 @@ type opRecord struct {
 	key, val int64
 }
 
-// Run sets up st for w, runs w's sessions concurrently at opt.Isolation,
-// tears st down (Run owns st: it always calls Teardown) and returns the recorded history with a summary. The
-// history is returned whenever sessions ran, also together with an error
-// (a session that had to stop, a failed teardown, a cancelled ctx).
+// Run sets up st for w, runs w's sessions concurrently at opt.Isolation
+// (or each transaction at its level of opt.Mix), tears st down (Run owns
+// st: it always calls Teardown) and returns the recorded history with a
+// summary. The history is returned whenever sessions ran, also together
+// with an error (a session that had to stop, a failed teardown, a
+// cancelled ctx).
 func Run(ctx context.Context, st Store, w *workload.Workload, opt Options) (*history.History, *Summary, error) {
 	mixed := len(opt.Mix.Entries) > 0
 	if opt.Isolation == 0 && !mixed {
