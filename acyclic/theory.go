@@ -48,7 +48,15 @@ type writerInfo struct {
 	pairs        []int32         // indices into g.WW that involve t
 	knownSucc    []history.TxnID // t →WW s known
 	knownReaders []history.TxnID // t →WR r known
-	wrLits       []cnf.Lit       // WR literals with candidate t on k
+	wrLits       []litTo         // WR literals with candidate t on k, and their reader
+	wwLits       []litTo         // optional-part literals ordering t before another writer of k
+}
+
+// litTo is a positive literal whose edge leaves the writer it is listed
+// under, and that edge's target.
+type litTo struct {
+	lit cnf.Lit
+	to  history.TxnID
 }
 
 // Polarity says how Phase chooses the polarity of a decision.
@@ -122,7 +130,17 @@ func New(enc *encode.Encoding, polarity Polarity) (*Theory, []hyperpolygraph.Edg
 	for i, s := range g.WR {
 		for j, c := range s.Cands {
 			wi := info(s.Key, c)
-			wi.wrLits = append(wi.wrLits, cnf.Lit(enc.WRBase[i]+int32(j)))
+			wi.wrLits = append(wi.wrLits, litTo{cnf.Lit(enc.WRBase[i] + int32(j)), s.Reader})
+		}
+	}
+	for v := int32(enc.NumVars); v > 0 && enc.IsOpt(v); v-- {
+		for _, e := range enc.Asserts(v) {
+			wi := info(e.Key, e.From)
+			if e.Rel == hyperpolygraph.WW {
+				wi.wwLits = append(wi.wwLits, litTo{cnf.Lit(v), e.To})
+			} else {
+				wi.wrLits = append(wi.wrLits, litTo{cnf.Lit(v), e.To})
+			}
 		}
 	}
 	for i, e := range g.Known {
@@ -204,6 +222,26 @@ func (t *Theory) Assign(l cnf.Lit) []cnf.Lit {
 	} else {
 		t.value[v] = -1
 	}
+	if t.enc.IsOpt(v) {
+		if l < 0 {
+			return nil // the edge of an optional part's variable is absent
+		}
+		for _, e := range t.enc.Asserts(v) {
+			if c := t.addEdge(e, l, 0); c != nil {
+				return c
+			}
+			var c []cnf.Lit
+			if e.Rel == hyperpolygraph.WW {
+				c = t.afterWW(e.Key, e.From, e.To, l)
+			} else {
+				c = t.afterWR(e.Key, e.From, e.To, l)
+			}
+			if c != nil {
+				return c
+			}
+		}
+		return nil
+	}
 	if i, ok := t.enc.IsWW(v); ok {
 		p := t.g.WW[i]
 		from, to := p.A, p.B
@@ -214,28 +252,7 @@ func (t *Theory) Assign(l cnf.Lit) []cnf.Lit {
 		if c := t.addEdge(e, l, 0); c != nil {
 			return c
 		}
-		// Everyone who read from's version of the key now precedes to.
-		wi := t.writers[writerKey{p.Key, from}]
-		for _, r := range wi.knownReaders {
-			if r != to {
-				if c := t.addEdge(hyperpolygraph.Edge{From: r, To: to, Rel: hyperpolygraph.RW, Key: p.Key}, l, 0); c != nil {
-					return c
-				}
-			}
-		}
-		for _, wl := range wi.wrLits {
-			if t.value[wl.Var()] != 1 {
-				continue
-			}
-			set, _, _ := t.enc.WRSet(wl.Var())
-			r := t.g.WR[set].Reader
-			if r != to {
-				if c := t.addEdge(hyperpolygraph.Edge{From: r, To: to, Rel: hyperpolygraph.RW, Key: p.Key}, l, wl); c != nil {
-					return c
-				}
-			}
-		}
-		return nil
+		return t.afterWW(p.Key, from, to, l)
 	}
 	if l < 0 {
 		return nil // a read-from that did not happen asserts nothing
@@ -246,10 +263,38 @@ func (t *Theory) Assign(l cnf.Lit) []cnf.Lit {
 	if c := t.addEdge(hyperpolygraph.Edge{From: w, To: s.Reader, Rel: hyperpolygraph.WR, Key: s.Key}, l, 0); c != nil {
 		return c
 	}
-	wi := t.writers[writerKey{s.Key, w}]
+	return t.afterWR(s.Key, w, s.Reader, l)
+}
+
+// afterWW adds the RW edges that WW edge from→to on key x, put there by l,
+// derives: everyone who read from's version of x now precedes to.
+func (t *Theory) afterWW(x history.KeyID, from, to history.TxnID, l cnf.Lit) []cnf.Lit {
+	wi := t.writers[writerKey{x, from}]
+	for _, r := range wi.knownReaders {
+		if r != to {
+			if c := t.addEdge(hyperpolygraph.Edge{From: r, To: to, Rel: hyperpolygraph.RW, Key: x}, l, 0); c != nil {
+				return c
+			}
+		}
+	}
+	for _, wl := range wi.wrLits {
+		if t.value[wl.lit.Var()] != 1 || wl.to == to {
+			continue
+		}
+		if c := t.addEdge(hyperpolygraph.Edge{From: wl.to, To: to, Rel: hyperpolygraph.RW, Key: x}, l, wl.lit); c != nil {
+			return c
+		}
+	}
+	return nil
+}
+
+// afterWR adds the RW edges that WR edge w→r on key x, put there by l,
+// derives: r precedes every writer ordered after w.
+func (t *Theory) afterWR(x history.KeyID, w, r history.TxnID, l cnf.Lit) []cnf.Lit {
+	wi := t.writers[writerKey{x, w}]
 	for _, succ := range wi.knownSucc {
-		if succ != s.Reader {
-			if c := t.addEdge(hyperpolygraph.Edge{From: s.Reader, To: succ, Rel: hyperpolygraph.RW, Key: s.Key}, l, 0); c != nil {
+		if succ != r {
+			if c := t.addEdge(hyperpolygraph.Edge{From: r, To: succ, Rel: hyperpolygraph.RW, Key: x}, l, 0); c != nil {
 				return c
 			}
 		}
@@ -267,10 +312,18 @@ func (t *Theory) Assign(l cnf.Lit) []cnf.Lit {
 		default:
 			continue
 		}
-		if succ != s.Reader {
-			if c := t.addEdge(hyperpolygraph.Edge{From: s.Reader, To: succ, Rel: hyperpolygraph.RW, Key: s.Key}, l, wl); c != nil {
+		if succ != r {
+			if c := t.addEdge(hyperpolygraph.Edge{From: r, To: succ, Rel: hyperpolygraph.RW, Key: x}, l, wl); c != nil {
 				return c
 			}
+		}
+	}
+	for _, wl := range wi.wwLits {
+		if t.value[wl.lit.Var()] != 1 || wl.to == r {
+			continue
+		}
+		if c := t.addEdge(hyperpolygraph.Edge{From: r, To: wl.to, Rel: hyperpolygraph.RW, Key: x}, l, wl.lit); c != nil {
+			return c
 		}
 	}
 	return nil
@@ -299,7 +352,11 @@ func (t *Theory) Phase(v int32) (bool, bool) {
 			return t.latestWriter(set, cand), true
 		}
 	}
-	e, _ := t.enc.EdgeOf(cnf.Lit(v))
+	e, ok := t.enc.EdgeOf(cnf.Lit(v))
+	if !ok {
+		// An inclusion variable: leaving a transaction out adds no edge.
+		return false, true
+	}
 	return t.level(e.From) < t.level(e.To), true
 }
 
