@@ -35,6 +35,13 @@ type reason struct {
 type undoMark struct {
 	pkEdges int32 // pk edges inserted
 	reasons int32 // len(reasons) before the Assign
+	pushed  int32 // len(pushed) before the Assign
+}
+
+// pushRec records a literal added to a trueWR (or, with ww, trueWW) list.
+type pushRec struct {
+	wi *writerInfo
+	ww bool
 }
 
 // writerKey names the writes of one transaction to one key.
@@ -48,8 +55,10 @@ type writerInfo struct {
 	pairs        []int32         // indices into g.WW that involve t
 	knownSucc    []history.TxnID // t →WW s known
 	knownReaders []history.TxnID // t →WR r known
-	wrLits       []litTo         // WR literals with candidate t on k, and their reader
-	wwLits       []litTo         // optional-part literals ordering t before another writer of k
+	// The true literals whose edges leave t on k: read-from edges (with
+	// their reader), and version orders of the optional part (with the
+	// later writer; the pairs' variables are looked up through pairs).
+	trueWR, trueWW []litTo
 }
 
 // litTo is a positive literal whose edge leaves the writer it is listed
@@ -89,6 +98,7 @@ type Theory struct {
 	// value[v] is 0 unassigned, 1 true, -1 false (as seen by the theory).
 	value   []int8
 	reasons []reason
+	pushed  []pushRec
 	// undo[i] records what the i-th Assign inserted, for LIFO undo; undo[0]
 	// stands for the certain edges and is never undone.
 	undo []undoMark
@@ -127,20 +137,14 @@ func New(enc *encode.Encoding, polarity Polarity) (*Theory, []hyperpolygraph.Edg
 		info(p.Key, p.A).pairs = append(info(p.Key, p.A).pairs, int32(i))
 		info(p.Key, p.B).pairs = append(info(p.Key, p.B).pairs, int32(i))
 	}
-	for i, s := range g.WR {
-		for j, c := range s.Cands {
-			wi := info(s.Key, c)
-			wi.wrLits = append(wi.wrLits, litTo{cnf.Lit(enc.WRBase[i] + int32(j)), s.Reader})
+	for _, s := range g.WR {
+		for _, c := range s.Cands {
+			info(s.Key, c)
 		}
 	}
 	for v := int32(enc.NumVars); v > 0 && enc.IsOpt(v); v-- {
 		for _, e := range enc.Asserts(v) {
-			wi := info(e.Key, e.From)
-			if e.Rel == hyperpolygraph.WW {
-				wi.wwLits = append(wi.wwLits, litTo{cnf.Lit(v), e.To})
-			} else {
-				wi.wrLits = append(wi.wrLits, litTo{cnf.Lit(v), e.To})
-			}
+			info(e.Key, e.From)
 		}
 	}
 	for i, e := range g.Known {
@@ -215,7 +219,7 @@ func (t *Theory) explain(cyc []int32) []cnf.Lit {
 
 // Assign adds the edges literal l asserts, and the RW edges they derive.
 func (t *Theory) Assign(l cnf.Lit) []cnf.Lit {
-	t.undo = append(t.undo, undoMark{reasons: int32(len(t.reasons))})
+	t.undo = append(t.undo, undoMark{reasons: int32(len(t.reasons)), pushed: int32(len(t.pushed))})
 	v := int32(l.Var())
 	if l > 0 {
 		t.value[v] = 1
@@ -270,6 +274,7 @@ func (t *Theory) Assign(l cnf.Lit) []cnf.Lit {
 // derives: everyone who read from's version of x now precedes to.
 func (t *Theory) afterWW(x history.KeyID, from, to history.TxnID, l cnf.Lit) []cnf.Lit {
 	wi := t.writers[writerKey{x, from}]
+	wi.keep(t, litTo{l, to}, true)
 	for _, r := range wi.knownReaders {
 		if r != to {
 			if c := t.addEdge(hyperpolygraph.Edge{From: r, To: to, Rel: hyperpolygraph.RW, Key: x}, l, 0); c != nil {
@@ -277,8 +282,8 @@ func (t *Theory) afterWW(x history.KeyID, from, to history.TxnID, l cnf.Lit) []c
 			}
 		}
 	}
-	for _, wl := range wi.wrLits {
-		if t.value[wl.lit.Var()] != 1 || wl.to == to {
+	for _, wl := range wi.trueWR {
+		if wl.to == to {
 			continue
 		}
 		if c := t.addEdge(hyperpolygraph.Edge{From: wl.to, To: to, Rel: hyperpolygraph.RW, Key: x}, l, wl.lit); c != nil {
@@ -292,6 +297,7 @@ func (t *Theory) afterWW(x history.KeyID, from, to history.TxnID, l cnf.Lit) []c
 // derives: r precedes every writer ordered after w.
 func (t *Theory) afterWR(x history.KeyID, w, r history.TxnID, l cnf.Lit) []cnf.Lit {
 	wi := t.writers[writerKey{x, w}]
+	wi.keep(t, litTo{l, r}, false)
 	for _, succ := range wi.knownSucc {
 		if succ != r {
 			if c := t.addEdge(hyperpolygraph.Edge{From: r, To: succ, Rel: hyperpolygraph.RW, Key: x}, l, 0); c != nil {
@@ -318,8 +324,8 @@ func (t *Theory) afterWR(x history.KeyID, w, r history.TxnID, l cnf.Lit) []cnf.L
 			}
 		}
 	}
-	for _, wl := range wi.wwLits {
-		if t.value[wl.lit.Var()] != 1 || wl.to == r {
+	for _, wl := range wi.trueWW {
+		if wl.to == r {
 			continue
 		}
 		if c := t.addEdge(hyperpolygraph.Edge{From: r, To: wl.to, Rel: hyperpolygraph.RW, Key: x}, l, wl.lit); c != nil {
@@ -337,7 +343,32 @@ func (t *Theory) Unassign(l cnf.Lit) {
 		t.pk.RemoveLast()
 	}
 	t.reasons = t.reasons[:m.reasons]
+	for i := len(t.pushed) - 1; i >= int(m.pushed); i-- {
+		p := t.pushed[i]
+		if p.ww {
+			p.wi.trueWW = p.wi.trueWW[:len(p.wi.trueWW)-1]
+		} else {
+			p.wi.trueWR = p.wi.trueWR[:len(p.wi.trueWR)-1]
+		}
+	}
+	t.pushed = t.pushed[:m.pushed]
 	t.value[l.Var()] = 0
+}
+
+// keep lists l, a true literal whose edge leaves wi's writer, for the RW
+// edges later literals derive with it: as a read-from (ww false) or, when
+// l is a variable of the optional part, a version order (core pairs are
+// found through wi.pairs).
+func (wi *writerInfo) keep(t *Theory, l litTo, ww bool) {
+	switch {
+	case !ww:
+		wi.trueWR = append(wi.trueWR, l)
+	case t.enc.IsOpt(l.lit.Var()):
+		wi.trueWW = append(wi.trueWW, l)
+	default:
+		return
+	}
+	t.pushed = append(t.pushed, pushRec{wi, ww})
 }
 
 // Phase picks a decision's polarity as t.Polarity says: so that the edge it

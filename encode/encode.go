@@ -125,7 +125,7 @@ func EncodeContext(ctx context.Context, g *hyperpolygraph.Graph, reach Reacher, 
 		}
 	}
 	if g.Opt != nil {
-		e.optional()
+		e.optional(reach)
 	}
 	if opt.TwoWidth && reach != nil {
 		if err := e.addTwoWidth(ctx, reach, opt.Fit); err != nil {

@@ -23,8 +23,12 @@ import (
 // A read-from candidate of the certain part that is optional implies its
 // inclusion, and a known read-from edge from an optional writer takes it.
 
-// optional appends the variables and clauses of g.Opt.
-func (e *Encoding) optional() {
+// optional appends the variables and clauses of g.Opt. With reach (the
+// known graph's reachability, which pruning computed over the optional
+// transactions too), an edge variable whose edge, or an RW edge it derives
+// from a certain read, closes a cycle with known edges is false from the
+// start: pruning's first case for the pairs it does not see.
+func (e *Encoding) optional(reach Reacher) {
 	opt := e.G.Opt
 	e.Incl = make([]int32, len(opt.Is))
 	newVar := func(asserts ...hyperpolygraph.Edge) cnf.Lit {
@@ -49,12 +53,55 @@ func (e *Encoding) optional() {
 		}
 		e.Clauses = append(e.Clauses, long)
 	}
+	readBlocked := func(c, r history.TxnID) bool { return false }
+	// blocked reports whether WW edge a→b on x closes a cycle with known
+	// edges, by itself or by the RW edges it derives from certain reads.
+	blocked := func(x history.KeyID, a, b history.TxnID) bool { return false }
+	if br, ok := reach.(StateReacher); ok {
+		// closes reports whether edge from→to closes a cycle of the
+		// (for SI doubled) known graph, as pruning tests it.
+		closes := func(from, to history.TxnID, rw bool) bool {
+			a, b := br.Node(from), br.Node(to)
+			if a < 0 || b < 0 {
+				return false
+			}
+			u1, v1, u2, v2, two := hyperpolygraph.StateArcs(a, b, rw, br.Layers())
+			return br.StateReaches(v1, u1) || (two && br.StateReaches(v2, u2))
+		}
+		readers := map[uint64][]history.TxnID{}
+		for k, rs := range e.G.Reads {
+			for _, r := range rs {
+				if r.Writer >= 0 {
+					kt := hyperpolygraph.KeyTxn(history.KeyID(k), r.Writer)
+					readers[kt] = append(readers[kt], r.Reader)
+				}
+			}
+		}
+		blocked = func(x history.KeyID, a, b history.TxnID) bool {
+			if closes(a, b, false) {
+				return true
+			}
+			for _, r := range readers[hyperpolygraph.KeyTxn(x, a)] {
+				if r != b && closes(r, b, true) {
+					return true
+				}
+			}
+			return false
+		}
+		readBlocked = func(c, r history.TxnID) bool { return closes(c, r, false) }
+	}
 	e.OptWW = make([]int32, len(opt.WW))
 	for i, p := range opt.WW {
 		fwd := newVar(hyperpolygraph.Edge{From: p.A, To: p.B, Rel: hyperpolygraph.WW, Key: p.Key})
 		bwd := newVar(hyperpolygraph.Edge{From: p.B, To: p.A, Rel: hyperpolygraph.WW, Key: p.Key})
 		e.OptWW[i] = int32(fwd)
 		e.Clauses = append(e.Clauses, []cnf.Lit{-fwd, -bwd})
+		if blocked(p.Key, p.A, p.B) {
+			e.Clauses = append(e.Clauses, []cnf.Lit{-fwd})
+		}
+		if blocked(p.Key, p.B, p.A) {
+			e.Clauses = append(e.Clauses, []cnf.Lit{-bwd})
+		}
 		for _, t := range []history.TxnID{p.A, p.B} {
 			if i := incl(t); i != 0 {
 				e.Clauses = append(e.Clauses, []cnf.Lit{-fwd, i}, []cnf.Lit{-bwd, i})
@@ -69,7 +116,11 @@ func (e *Encoding) optional() {
 		e.Clauses = append(e.Clauses, long)
 	}
 	for _, ed := range opt.Known {
-		holdsIff(newVar(ed), ed.From, ed.To)
+		v := newVar(ed)
+		holdsIff(v, ed.From, ed.To)
+		if blocked(ed.Key, ed.From, ed.To) {
+			e.Clauses = append(e.Clauses, []cnf.Lit{-v})
+		}
 	}
 	e.OptWR = make([]int32, len(opt.WR))
 	for i, s := range opt.WR {
@@ -79,6 +130,9 @@ func (e *Encoding) optional() {
 		for _, c := range s.Cands {
 			x := newVar(hyperpolygraph.Edge{From: c, To: s.Reader, Rel: hyperpolygraph.WR, Key: s.Key})
 			e.Clauses = append(e.Clauses, []cnf.Lit{-x, r})
+			if readBlocked(c, s.Reader) {
+				e.Clauses = append(e.Clauses, []cnf.Lit{-x})
+			}
 			if ic := incl(c); ic != 0 {
 				e.Clauses = append(e.Clauses, []cnf.Lit{-x, ic})
 			}
