@@ -4,7 +4,11 @@
 // topological order, explains each cycle as a conflict clause over the
 // literals behind its edges, and suggests decision polarities from the
 // order. For SI the graph is the doubled graph whose acyclicity is that of
-// the induced graph (SO ∪ WR ∪ WW) ; RW?.
+// the induced graph (SO ∪ WR ∪ WW) ; RW?. The variables of an encoding's
+// optional part (unknown-status transactions the solver decides) each put
+// their one edge in the graph when true, and derive RW edges with the
+// certain part's as the version-order and read-from variables do; their
+// inclusion variables add nothing.
 //
 // It does not propagate (imply the negation of a literal whose edge would
 // close a cycle): done with budgeted searches around each inserted edge, it

@@ -148,7 +148,7 @@ func Decide(ctx context.Context, h *history.History, level history.Level, opt Op
 		return out, nil
 	}
 	err = r.once(ctx, h, plan, out)
-	if out.Verdict != Unknown {
+	if err == nil && out.Verdict != Unknown {
 		out.Stage = "" // only an undecided outcome says where it stopped
 	}
 	if out.Violation != nil && plan.nOpt > 0 {
