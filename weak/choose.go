@@ -124,6 +124,11 @@ type chooser struct {
 	parent []history.TxnID
 	pamb   []int32
 	bfs    round01
+	// varRead[v], varCand[v]: the read and candidate index of variable v,
+	// or -1 (auxiliary variables).
+	varRead, varCand []int32
+	// th is the solver's theory, nil when models are only re-saturated.
+	th *coTheory
 	// onBlock, for tests, sees every blocking clause as (read, candidate
 	// index) pairs.
 	onBlock func(reads, cands []int32)
@@ -173,7 +178,9 @@ func (c *checker) choose(res *Result, opt Options) error {
 			return err
 		}
 	}
-	ch.init()
+	if err := ch.init(opt.Resaturate); err != nil {
+		return err
+	}
 	if testHook != nil {
 		testHook(ch)
 	}
@@ -186,7 +193,15 @@ func (c *checker) choose(res *Result, opt Options) error {
 			res.Reason = fmt.Sprintf("duplicate values: %d choices of writers for the reads with several candidate writers (%d) all gave a cyclic commit order; the search stops there (Options.MaxModels); use --level ser/si", models, len(c.amb))
 			break
 		}
+		ts := time.Now()
+		ch.syncTheory()
 		r := ch.s.Solve(c.ctx)
+		res.Timings["choose_solve"] += time.Since(ts)
+		if r == cdcl.Sat && ch.th != nil && len(ch.th.pending) > 0 {
+			// The theory left out edges of inactive reads that close
+			// cycles: activate them and solve again before saturating.
+			continue
+		}
 		if r == cdcl.Unknown {
 			if err := c.ctx.Err(); err != nil {
 				return err
@@ -200,12 +215,27 @@ func (c *checker) choose(res *Result, opt Options) error {
 				break
 			}
 			res.Verdict = Violated
+			if first == nil {
+				// The theory refuted every choice before any model: report
+				// the cycles of the preferred choice, cyclic like all.
+				for i := range ch.choice {
+					ch.choice[i] = ch.pref[i]
+				}
+				viol, omitted, err := ch.saturate(opt.MaxCycles)
+				if err != nil {
+					return err
+				}
+				ch.explainCycles(viol)
+				first, res.CyclesOmitted = viol, omitted
+			}
 			res.Violations = first
 			break
 		}
 		models++
 		ch.readModel()
+		ts = time.Now()
 		viol, omitted, err := ch.saturate(opt.MaxCycles)
+		res.Timings["choose_saturate"] += time.Since(ts)
 		if err != nil {
 			return err
 		}
@@ -214,6 +244,7 @@ func (c *checker) choose(res *Result, opt Options) error {
 			res.Chosen = ch.chosen(nil)
 			break
 		}
+		ts = time.Now()
 		if len(viol) < moreCyclesMin {
 			more, err := ch.moreCycles(viol, moreCyclesRounds)
 			if err != nil {
@@ -221,21 +252,18 @@ func (c *checker) choose(res *Result, opt Options) error {
 			}
 			viol = append(viol, more...)
 		}
+		res.Timings["choose_more"] += time.Since(ts)
+		ts = time.Now()
 		certain := false
 		for vi := range viol {
-			reads, ok := ch.depsOf(viol[vi].Cycle)
-			if !ok {
-				reads = reads[:0]
-				for i := range c.amb {
-					reads = append(reads, int32(i))
-				}
-			}
-			viol[vi].Choices = ch.chosen(reads)
+			reads := ch.explainCycle(&viol[vi])
 			if len(reads) == 0 {
 				certain = true
 			}
 			ch.block(reads)
 		}
+		res.Timings["choose_deps"] += time.Since(ts)
+		res.Counters["choice_cycles"] += int64(len(viol))
 		if first == nil || certain {
 			first = viol
 			res.CyclesOmitted = omitted
@@ -250,12 +278,63 @@ func (c *checker) choose(res *Result, opt Options) error {
 	}
 	res.Counters["choice_models"] = int64(models)
 	res.Counters["choice_vars"] = int64(ch.s.NumVars())
+	if ch.th != nil {
+		res.Counters["choice_theory_conflicts"] = ch.th.conflicts
+	}
+	st := ch.s.Stats()
+	res.Counters["choice_decisions"] = st.Decisions
+	res.Counters["choice_conflicts"] = st.Conflicts
+	res.Counters["choice_restarts"] = st.Restarts
+	res.Counters["choice_propagations"] = st.Propagations
 	return nil
+}
+
+// syncTheory activates the reads the theory asks for and rebuilds its
+// graph when the inactive reads changed.
+func (ch *chooser) syncTheory() {
+	th := ch.th
+	if th == nil {
+		return
+	}
+	for {
+		for _, i := range th.takePending() {
+			ch.activate(int(i))
+		}
+		if !th.dirty {
+			return
+		}
+		// activate added clauses, so the solver is back at level 0.
+		for _, cl := range th.build() {
+			ch.s.AddClause(cl)
+		}
+	}
+}
+
+// explainCycle fills v.Choices with the current choices its edges depend
+// on, and returns those reads (all of them when a premise could not be
+// traced).
+func (ch *chooser) explainCycle(v *Violation) []int32 {
+	reads, ok := ch.depsOf(v.Cycle)
+	if !ok {
+		reads = reads[:0]
+		for i := range ch.c.amb {
+			reads = append(reads, int32(i))
+		}
+	}
+	v.Choices = ch.chosen(reads)
+	return reads
+}
+
+// explainCycles is explainCycle for each violation.
+func (ch *chooser) explainCycles(viol []Violation) {
+	for vi := range viol {
+		ch.explainCycle(&viol[vi])
+	}
 }
 
 // init builds the solver: exactly one candidate per ambiguous read, with
 // a preferred candidate as the first guess.
-func (ch *chooser) init() {
+func (ch *chooser) init(resaturate bool) error {
 	c := ch.c
 	ch.off = make([]int32, len(c.amb))
 	ch.pref = make([]int32, len(c.amb))
@@ -264,7 +343,18 @@ func (ch *chooser) init() {
 		ch.off[i] = -1
 		ch.pref[i] = int32(ch.preferred(i, a))
 	}
-	ch.s = cdcl.New(0, cdcl.Options{})
+	var copt cdcl.Options
+	if !resaturate {
+		th, err := ch.newTheory()
+		if err != nil {
+			return err
+		}
+		if th != nil {
+			ch.th, copt.Theory = th, th
+		}
+	}
+	copt.Restarts = debugRestarts
+	ch.s = cdcl.New(0, copt)
 	ch.ambOf = c.ambAt
 	ch.prevIn = make([]history.TxnID, c.n)
 	for _, txs := range c.sess {
@@ -279,6 +369,7 @@ func (ch *chooser) init() {
 	ch.dist = make([]int32, c.n)
 	ch.parent = make([]history.TxnID, c.n)
 	ch.pamb = make([]int32, c.n)
+	return nil
 }
 
 // activate gives read i its variables and exactly-one clauses, preferring
@@ -292,6 +383,9 @@ func (ch *chooser) activate(i int) {
 	n := len(ch.c.amb[i].cands)
 	ch.off[i] = ch.nv
 	ch.nv += int32(n)
+	for j := range n {
+		ch.setVar(ch.off[i]+int32(j)+1, int32(i), int32(j))
+	}
 	cl := make([]cnf.Lit, n)
 	for j := range cl {
 		cl[j] = ch.lit(i, j)
@@ -299,6 +393,18 @@ func (ch *chooser) activate(i int) {
 	ch.s.AddClause(cl)
 	ch.atMostOne(cl)
 	ch.s.SetPhase(ch.lit(i, int(ch.choice[i])).Var(), true)
+	if ch.th != nil {
+		ch.th.activated(i)
+	}
+}
+
+// setVar records what variable v stands for.
+func (ch *chooser) setVar(v, read, cand int32) {
+	for int(v) >= len(ch.varRead) {
+		ch.varRead = append(ch.varRead, -1)
+		ch.varCand = append(ch.varCand, -1)
+	}
+	ch.varRead[v], ch.varCand[v] = read, cand
 }
 
 func (ch *chooser) lit(i, j int) cnf.Lit { return cnf.Lit(ch.off[i] + int32(j) + 1) }
@@ -322,6 +428,7 @@ func (ch *chooser) atMostOne(lits []cnf.Lit) {
 			break
 		}
 		ch.nv++
+		ch.setVar(ch.nv, -1, -1)
 		sk := cnf.Lit(ch.nv)
 		ch.s.AddClause([]cnf.Lit{x.Not(), sk})
 		if prev != 0 {
@@ -661,3 +768,5 @@ func (ch *chooser) reach(src, dst history.TxnID) bool {
 	}
 	return true
 }
+
+var debugRestarts cdcl.RestartPolicy

@@ -59,6 +59,10 @@ type Options struct {
 	// candidate writers (choose.go); 0 means DefaultMaxModels. Beyond it
 	// the verdict is Undecided.
 	MaxModels int
+	// Resaturate decides the reads with several candidate writers without
+	// the solver theory (theory.go): each model is only re-saturated and
+	// its cycles blocked.
+	Resaturate bool
 	// noPrune, for tests, skips the pruning of candidate writers.
 	noPrune bool
 }
