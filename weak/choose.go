@@ -22,6 +22,10 @@ const (
 	moreCyclesRounds = 16
 )
 
+var (
+	debugRounds = moreCyclesRounds
+)
+
 // Choice is the writer chosen for a read event with several candidate
 // writers.
 type Choice struct {
@@ -246,7 +250,7 @@ func (c *checker) choose(res *Result, opt Options) error {
 		}
 		ts = time.Now()
 		if len(viol) < moreCyclesMin {
-			more, err := ch.moreCycles(viol, moreCyclesRounds)
+			more, err := ch.moreCycles(viol, debugRounds)
 			if err != nil {
 				return err
 			}
@@ -280,6 +284,7 @@ func (c *checker) choose(res *Result, opt Options) error {
 	res.Counters["choice_vars"] = int64(ch.s.NumVars())
 	if ch.th != nil {
 		res.Counters["choice_theory_conflicts"] = ch.th.conflicts
+		res.Counters["choice_theory_builds"] = ch.th.builds
 	}
 	st := ch.s.Stats()
 	res.Counters["choice_decisions"] = st.Decisions
@@ -567,20 +572,24 @@ func (ch *chooser) moreCycles(found []Violation, rounds int) ([]Violation, error
 	if c.causalCycle {
 		return nil, nil
 	}
-	g := c.buildGraph(true)
+	g0 := c.buildGraph(true)
 	var out []Violation
-	dead := make(map[[2]history.TxnID]bool)
+	// dead[e]: edge e of g0 is a wr or inferred edge of a cycle found.
+	dead := make([]bool, len(g0.to))
 	for range rounds {
 		for _, v := range found {
 			for _, e := range v.Cycle {
-				if e.Rel == WR || e.Rel == CO {
-					dead[[2]history.TxnID{e.From, e.To}] = true
+				if e.Rel != WR && e.Rel != CO {
+					continue
+				}
+				for k := g0.start[e.From]; k < g0.start[e.From+1]; k++ {
+					if g0.to[k] == e.To && g0.ref[k] != refSO && g0.ref[k] > refWW {
+						dead[k] = true
+					}
 				}
 			}
 		}
-		g = g.without(func(from, to history.TxnID, ref int32) bool {
-			return ref != refSO && ref > refWW && dead[[2]history.TxnID{from, to}]
-		})
+		g := g0.withoutEdges(dead)
 		tmp := &Result{Counters: map[string]int64{}}
 		if err := c.cyclesOf(g, tmp, -1); err != nil {
 			return out, err
@@ -594,13 +603,13 @@ func (ch *chooser) moreCycles(found []Violation, rounds int) ([]Violation, error
 	return out, nil
 }
 
-// without returns the graph minus the edges drop accepts.
-func (g *graph) without(drop func(from, to history.TxnID, ref int32) bool) *graph {
+// withoutEdges returns the graph minus the edges marked dead.
+func (g *graph) withoutEdges(dead []bool) *graph {
 	n := len(g.start) - 1
 	out := &graph{start: make([]int32, n+1), to: make([]history.TxnID, 0, len(g.to)), ref: make([]int32, 0, len(g.ref))}
 	for u := range n {
 		for e := g.start[u]; e < g.start[u+1]; e++ {
-			if !drop(history.TxnID(u), g.to[e], g.ref[e]) {
+			if !dead[e] {
 				out.to = append(out.to, g.to[e])
 				out.ref = append(out.ref, g.ref[e])
 			}

@@ -1,9 +1,9 @@
 package weak
 
 import (
-	"github.com/hyperiso/hyperiso/cdcl"
 	"context"
 	"flag"
+	"github.com/hyperiso/hyperiso/cdcl"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +13,7 @@ import (
 )
 
 var restartFlag = flag.Int("weak.restarts", 0, "restart policy")
+var roundsFlag = flag.Int("weak.rounds", 16, "more-cycles rounds")
 var sharedPath = flag.String("weak.history", "", "TestHistoryFile: check this history file (any format) at -weak.levels")
 
 // TestHistoryFile measures one check per level of a history file; it runs
@@ -26,6 +27,7 @@ func TestHistoryFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	debugRestarts = cdcl.RestartPolicy(*restartFlag)
+	debugRounds = *roundsFlag
 	for _, name := range strings.Split(*largeLvls, ",") {
 		level, ok := history.ParseLevel(name)
 		if !ok {

@@ -41,7 +41,7 @@ type coTheory struct {
 	cLo, cHi   []int32
 	prem       [][]history.TxnID
 	ambOfTxn   [][]int32
-	base       *graph // the certain co′
+	base       *graph    // the certain co′
 	cur        []int32   // per ambiguous read: the candidate of its true literal, or -1
 	curLit     []cnf.Lit // that literal
 	reasons    []reason
@@ -56,7 +56,8 @@ type coTheory struct {
 	pending []int32
 	pendMk  []bool
 	// dirty: reads were activated since the graph was built.
-	dirty bool
+	dirty  bool
+	builds int64
 	// Scratch of explain.
 	softSeen []int32
 }
@@ -173,6 +174,7 @@ func (th *coTheory) build() [][]cnf.Lit {
 		}
 	}
 	th.dirty = false
+	th.builds++
 	return confl
 }
 
