@@ -131,6 +131,11 @@ type chooser struct {
 	// varRead[v], varCand[v]: the read and candidate index of variable v,
 	// or -1 (auxiliary variables).
 	varRead, varCand []int32
+	// inclVar[k] is the inclusion variable of c.opt[k].
+	inclVar []int32
+	// optDeps are the optional transactions the last depsOf needs included.
+	optDeps []history.TxnID
+	optMark []int32
 	// th is the solver's theory, nil when models are only re-saturated.
 	th *coTheory
 	// onBlock, for tests, sees every blocking clause as (read, candidate
@@ -154,25 +159,8 @@ func (c *checker) choose(res *Result, opt Options) error {
 		maxModels = DefaultMaxModels
 	}
 	ch := &chooser{c: c}
-	outside := false // some candidate is an unknown transaction not taken
-	for i := range c.amb {
-		a := &c.amb[i]
-		kept := make([]history.TxnID, 0, len(a.cands))
-		for _, w := range a.cands {
-			if c.in[w] {
-				kept = append(kept, w)
-			} else {
-				outside = true
-			}
-		}
-		a.cands = kept
-		if len(kept) == 0 {
-			res.Verdict = Undecided
-			res.Reason = fmt.Sprintf("%s op %d read key %s = %d, which only unknown-status transactions no read needs wrote; the weak checkers do not choose among them yet; use --level ser/si",
-				c.h.TxnString(a.txn), a.op, c.h.KeyString(a.key), c.h.Value(a.key, a.value))
-			return nil
-		}
-	}
+	c.addOptional()
+	res.Counters["unknown_optional"] = int64(len(c.opt))
 	if !opt.noPrune {
 		tp := time.Now()
 		pruned, err := c.prune()
@@ -213,11 +201,6 @@ func (c *checker) choose(res *Result, opt Options) error {
 			return fmt.Errorf("weak: the writer-choice solver stopped without an answer")
 		}
 		if r == cdcl.Unsat {
-			if outside {
-				res.Verdict = Undecided
-				res.Reason = fmt.Sprintf("duplicate values: no choice of writers among the transactions taken as committed works for the reads with several candidate writers (%d), but some of them could read from unknown-status transactions, which the weak checkers do not choose among yet; use --level ser/si", len(c.amb))
-				break
-			}
 			res.Verdict = Violated
 			if first == nil {
 				// The theory refuted every choice before any model: report
@@ -225,12 +208,22 @@ func (c *checker) choose(res *Result, opt Options) error {
 				for i := range ch.choice {
 					ch.choice[i] = ch.pref[i]
 				}
-				viol, omitted, err := ch.saturate(opt.MaxCycles)
-				if err != nil {
-					return err
+				var viol []Violation
+				omitted := 0
+				if ch.preferredInclusion() {
+					var err error
+					viol, omitted, err = ch.saturate(opt.MaxCycles)
+					if err != nil {
+						return err
+					}
 				}
 				ch.explainCycles(viol)
 				first, res.CyclesOmitted = viol, omitted
+				if len(viol) == 0 {
+					// No cycle: the preferred choice needs an unknown-status
+					// transaction that cannot commit; its findings say why.
+					res.Findings = append(res.Findings, ch.excludedFindings()...)
+				}
 			}
 			res.Violations = first
 			break
@@ -246,6 +239,7 @@ func (c *checker) choose(res *Result, opt Options) error {
 		if len(viol) == 0 {
 			res.Verdict = Satisfied
 			res.Chosen = ch.chosen(nil)
+			ch.included(res)
 			break
 		}
 		ts = time.Now()
@@ -261,7 +255,7 @@ func (c *checker) choose(res *Result, opt Options) error {
 		certain := false
 		for vi := range viol {
 			reads := ch.explainCycle(&viol[vi])
-			if len(reads) == 0 {
+			if len(reads) == 0 && len(ch.optDeps) == 0 {
 				certain = true
 			}
 			ch.block(reads)
@@ -321,9 +315,19 @@ func (ch *chooser) syncTheory() {
 func (ch *chooser) explainCycle(v *Violation) []int32 {
 	reads, ok := ch.depsOf(v.Cycle)
 	if !ok {
+		// Every choice of the model: its reads and its inclusions.
+		c := ch.c
 		reads = reads[:0]
-		for i := range ch.c.amb {
-			reads = append(reads, int32(i))
+		for i := range c.amb {
+			if c.in[c.amb[i].txn] {
+				reads = append(reads, int32(i))
+			}
+		}
+		ch.optDeps = ch.optDeps[:0]
+		for _, t := range c.opt {
+			if c.in[t] {
+				ch.optDeps = append(ch.optDeps, t)
+			}
 		}
 	}
 	v.Choices = ch.chosen(reads)
@@ -347,6 +351,7 @@ func (ch *chooser) init(resaturate bool) error {
 	for i, a := range c.amb {
 		ch.off[i] = -1
 		ch.pref[i] = int32(ch.preferred(i, a))
+		ch.choice[i] = ch.pref[i]
 	}
 	var copt cdcl.Options
 	if !resaturate {
@@ -362,13 +367,8 @@ func (ch *chooser) init(resaturate bool) error {
 	ch.s = cdcl.New(0, copt)
 	ch.ambOf = c.ambAt
 	ch.prevIn = make([]history.TxnID, c.n)
-	for _, txs := range c.sess {
-		p := history.InitTxn
-		for _, t := range txs {
-			ch.prevIn[t] = p
-			p = t
-		}
-	}
+	ch.setSessions()
+	ch.initOptional()
 	ch.mark = make([]int32, len(c.amb))
 	ch.stamp = make([]int32, c.n)
 	ch.dist = make([]int32, c.n)
@@ -391,12 +391,26 @@ func (ch *chooser) activate(i int) {
 	for j := range n {
 		ch.setVar(ch.off[i]+int32(j)+1, int32(i), int32(j))
 	}
-	cl := make([]cnf.Lit, n)
+	cl := make([]cnf.Lit, n, n+1)
 	for j := range cl {
 		cl[j] = ch.lit(i, j)
 	}
-	ch.s.AddClause(cl)
-	ch.atMostOne(cl)
+	a := &ch.c.amb[i]
+	if ch.c.optional(a.txn) {
+		// The read happens iff its transaction is included.
+		for _, l := range cl {
+			ch.s.AddClause([]cnf.Lit{l.Not(), ch.incl(a.txn)})
+		}
+		ch.s.AddClause(append(cl, ch.incl(a.txn).Not()))
+	} else {
+		ch.s.AddClause(cl)
+	}
+	for j, w := range a.cands {
+		if ch.c.optional(w) {
+			ch.s.AddClause([]cnf.Lit{cl[j].Not(), ch.incl(w)})
+		}
+	}
+	ch.atMostOne(cl[:n])
 	ch.s.SetPhase(ch.lit(i, int(ch.choice[i])).Var(), true)
 	if ch.th != nil {
 		ch.th.activated(i)
@@ -487,6 +501,7 @@ func (ch *chooser) preferred(i int, a ambRead) int {
 
 // readModel reads the choice of the solver's model.
 func (ch *chooser) readModel() {
+	ch.readInclusion()
 	for i, a := range ch.c.amb {
 		if ch.off[i] < 0 {
 			ch.choice[i] = ch.pref[i]
@@ -513,6 +528,9 @@ func (ch *chooser) block(reads []int32) {
 	if ch.onBlock != nil {
 		ch.onBlock(reads, cands)
 	}
+	for _, t := range ch.optDeps {
+		cl = append(cl, ch.incl(t).Not())
+	}
 	ch.s.AddClause(cl)
 }
 
@@ -526,7 +544,9 @@ func (ch *chooser) chosen(reads []int32) []Choice {
 	}
 	if reads == nil {
 		for i := range c.amb {
-			add(int32(i))
+			if c.in[c.amb[i].txn] {
+				add(int32(i))
+			}
 		}
 		return out
 	}
@@ -547,7 +567,9 @@ func (ch *chooser) saturate(maxCycles int) ([]Violation, int, error) {
 	c := ch.c
 	ev := append(c.ev[:0:0], c.evAll...)
 	for i, a := range c.amb {
-		ev[a.slot].writer = a.cands[ch.choice[i]]
+		if len(a.cands) > 0 {
+			ev[a.slot].writer = a.cands[ch.choice[i]]
+		}
 	}
 	c.ev, c.evLo, c.evHi = ev, c.allLo, c.allHi
 	if err := c.resaturate(); err != nil {
@@ -626,7 +648,12 @@ func (g *graph) withoutEdges(dead []bool) *graph {
 func (ch *chooser) depsOf(cyc []Edge) ([]int32, bool) {
 	ch.round++
 	ch.deps = ch.deps[:0]
+	ch.optDeps = ch.optDeps[:0]
 	for _, e := range cyc {
+		ch.optDep(e.From)
+		if e.Rel == CO {
+			ch.optDep(e.Reader)
+		}
 		var ok bool
 		switch e.Rel {
 		case WR:
@@ -774,6 +801,7 @@ func (ch *chooser) reach(src, dst history.TxnID) bool {
 	}
 	for u := src; u != dst; u = ch.parent[u] {
 		ch.addDep(ch.pamb[u])
+		ch.optDep(u)
 	}
 	return true
 }

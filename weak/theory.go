@@ -37,11 +37,14 @@ type coTheory struct {
 	// certain co′, so that inserting it never reorders.
 	ids []int32
 	// The certain read events (checker.ev when the theory was built).
-	cev        []event
-	cLo, cHi   []int32
-	prem       [][]history.TxnID
-	ambOfTxn   [][]int32
-	base       *graph    // the certain co′
+	cev      []event
+	cLo, cHi []int32
+	prem     [][]history.TxnID
+	ambOfTxn [][]int32
+	base     *graph // the certain co′
+	// wkeys, wkLo: checker.wkeys with the optional transactions too.
+	wkeys      []history.KeyID
+	wkLo       []int32
 	cur        []int32   // per ambiguous read: the candidate of its true literal, or -1
 	curLit     []cnf.Lit // that literal
 	reasons    []reason
@@ -87,16 +90,23 @@ func (ch *chooser) newTheory() (*coTheory, error) {
 	if c.causalCycle {
 		return nil, nil
 	}
-	if c.wkLo == nil {
-		c.buildWriteKeys()
+	// The keys each transaction that may commit writes.
+	for _, t := range c.opt {
+		c.in[t] = true
 	}
+	c.buildWriteKeys()
+	wkeys, wkLo := c.wkeys, c.wkLo
+	for _, t := range c.opt {
+		c.in[t] = false
+	}
+	c.buildWriteKeys()
 	g := c.buildGraph(true)
 	order, ok := g.topo(c)
 	if !ok {
 		return nil, nil
 	}
 	th := &coTheory{c: c, ch: ch, ids: make([]int32, c.n),
-		cev: c.ev, cLo: c.evLo, cHi: c.evHi}
+		cev: c.ev, cLo: c.evLo, cHi: c.evHi, wkeys: wkeys, wkLo: wkLo}
 	pos := int32(0)
 	placed := make([]bool, c.n)
 	for _, t := range order {
@@ -163,7 +173,7 @@ func (th *coTheory) build() [][]cnf.Lit {
 	th.undo = append(th.undo[:0], theoryMark{})
 	for i := range th.cur {
 		th.cur[i] = -1
-		if th.soft[i] {
+		if th.soft[i] && th.softOK(int32(i)) {
 			th.assignRead(int32(i), th.ch.pref[i], 0)
 		}
 	}
@@ -242,7 +252,7 @@ func (th *coTheory) premises() {
 		switch c.level {
 		case history.RC:
 			for _, e := range evs {
-				if e.op < a.op && e.writer != history.InitTxn && c.writes(e.writer, a.key) {
+				if e.op < a.op && e.writer != history.InitTxn && th.writes(e.writer, a.key) {
 					add(e.writer)
 				}
 			}
@@ -250,7 +260,7 @@ func (th *coTheory) premises() {
 			tt := &c.h.Txns[t3]
 			add(latest(a.key, tt.Session, tt.Index-1))
 			for _, e := range evs {
-				if e.writer != history.InitTxn && c.writes(e.writer, a.key) {
+				if e.writer != history.InitTxn && th.writes(e.writer, a.key) {
 					add(e.writer)
 				}
 			}
@@ -362,7 +372,7 @@ func (th *coTheory) assignRead(i, j int32, l cnf.Lit) []cnf.Lit {
 	// RC only reads after this one).
 	if w != history.InitTxn {
 		for _, e := range th.cev[th.cLo[t3]:th.cHi[t3]] {
-			if (!rc || e.op > a.op) && e.writer != w && c.writes(w, e.key) {
+			if (!rc || e.op > a.op) && e.writer != w && th.writes(w, e.key) {
 				if cl := th.add(w, e.writer, mine); cl != nil {
 					return cl
 				}
@@ -379,7 +389,7 @@ func (th *coTheory) assignRead(i, j int32, l cnf.Lit) []cnf.Lit {
 		var j2 int32
 		switch {
 		case th.soft[i2]:
-			if l == 0 && i2 > i {
+			if (l == 0 && i2 > i) || !th.softOK(i2) {
 				continue
 			}
 			j2 = th.ch.pref[i2]
@@ -399,12 +409,12 @@ func (th *coTheory) assignRead(i, j int32, l cnf.Lit) []cnf.Lit {
 		if w2 == w {
 			continue
 		}
-		if w != history.InitTxn && (!rc || b.op > a.op) && c.writes(w, b.key) {
+		if w != history.InitTxn && (!rc || b.op > a.op) && th.writes(w, b.key) {
 			if cl := th.add(w, w2, rs); cl != nil {
 				return cl
 			}
 		}
-		if w2 != history.InitTxn && (!rc || b.op < a.op) && c.writes(w2, a.key) {
+		if w2 != history.InitTxn && (!rc || b.op < a.op) && th.writes(w2, a.key) {
 			if cl := th.add(w2, w, rs); cl != nil {
 				return cl
 			}
@@ -432,3 +442,17 @@ func (th *coTheory) Unassign(l cnf.Lit) {
 
 // Phase leaves polarities to phase saving (the preferred candidate first).
 func (th *coTheory) Phase(int32) (bool, bool) { return false, false }
+
+// writes reports whether t (≠ T⊥) writes x.
+func (th *coTheory) writes(t history.TxnID, x history.KeyID) bool {
+	_, ok := slices.BinarySearch(th.wkeys[th.wkLo[t]:th.wkLo[t+1]], x)
+	return ok
+}
+
+// softOK reports whether inactive read i stands for its preferred
+// candidate in the graph: not when it has none, nor when its reader may
+// not commit (initOptional activates those reads anyway).
+func (th *coTheory) softOK(i int32) bool {
+	a := &th.c.amb[i]
+	return len(a.cands) > 0 && !th.c.optional(a.txn)
+}
