@@ -22,10 +22,6 @@ const (
 	moreCyclesRounds = 16
 )
 
-var (
-	debugRounds = moreCyclesRounds
-)
-
 // Choice is the writer chosen for a read event with several candidate
 // writers.
 type Choice struct {
@@ -244,7 +240,7 @@ func (c *checker) choose(res *Result, opt Options) error {
 		}
 		ts = time.Now()
 		if len(viol) < moreCyclesMin {
-			more, err := ch.moreCycles(viol, debugRounds)
+			more, err := ch.moreCycles(viol, moreCyclesRounds)
 			if err != nil {
 				return err
 			}
@@ -363,7 +359,6 @@ func (ch *chooser) init(resaturate bool) error {
 			ch.th, copt.Theory = th, th
 		}
 	}
-	copt.Restarts = debugRestarts
 	ch.s = cdcl.New(0, copt)
 	ch.ambOf = c.ambAt
 	ch.prevIn = make([]history.TxnID, c.n)
@@ -805,5 +800,3 @@ func (ch *chooser) reach(src, dst history.TxnID) bool {
 	}
 	return true
 }
-
-var debugRestarts cdcl.RestartPolicy

@@ -408,9 +408,6 @@ func (c *checker) cyclesOf(g *graph, res *Result, maxCycles int) error {
 	}
 	comp, comps := g.sccs(c.n, live, false)
 	zcomp, zcomps := g.sccs(c.n, live, true)
-	if debugSCC != nil {
-		debugSCC(comps)
-	}
 	res.Counters["co_sccs"] = int64(len(comps))
 	res.Counters["causal_sccs"] = int64(len(zcomps))
 	// zeroIn[i]: the so ∪ wr components inside component i.
@@ -474,5 +471,3 @@ func (c *checker) cyclesOf(g *graph, res *Result, maxCycles int) error {
 	}
 	return nil
 }
-
-var debugSCC func([][]history.TxnID)
