@@ -153,10 +153,7 @@ func TestWeakTestdata(t *testing.T) {
 				require.NotEmpty(t, res.Anomalies, "%s at %s", path, level)
 				require.Equal(t, want[1], res.Anomalies[0].Type, "%s at %s: %s", path, level, res.Anomalies[0].Description)
 			}
-			if res.Verdict == Unknown {
-				require.Contains(t, res.Reason, "duplicate values: no choice of writers among the transactions taken as committed works")
-				require.Contains(t, res.Reason, "--level ser/si")
-			}
+			require.NotEqual(t, Unknown, res.Verdict, "%s at %s: %s", path, level, res.Reason)
 			for _, a := range res.Anomalies {
 				require.NotEmpty(t, a.Description)
 				for _, e := range a.Edges {
