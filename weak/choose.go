@@ -137,6 +137,10 @@ type chooser struct {
 	// onBlock, for tests, sees every blocking clause as (read, candidate
 	// index) pairs.
 	onBlock func(reads, cands []int32)
+	// sel, in the core search (core.go), is each read's selector
+	// variable: the read must read from a candidate only while it holds,
+	// and a read with no true literal reads nothing. Nil otherwise.
+	sel []int32
 }
 
 // testHook, if set (by tests), sees each chooser before the search.
@@ -157,6 +161,12 @@ func (c *checker) choose(res *Result, opt Options) error {
 	ch := &chooser{c: c}
 	c.addOptional()
 	res.Counters["unknown_optional"] = int64(len(c.opt))
+	// The candidates before pruning, for the core (prune replaces slices).
+	orig := make([][]history.TxnID, len(c.amb))
+	for i := range c.amb {
+		orig[i] = c.amb[i].cands
+	}
+	refuted := false
 	if !opt.noPrune {
 		tp := time.Now()
 		pruned, err := c.prune()
@@ -222,6 +232,7 @@ func (c *checker) choose(res *Result, opt Options) error {
 				}
 			}
 			res.Violations = first
+			refuted = true
 			break
 		}
 		models++
@@ -270,6 +281,11 @@ func (c *checker) choose(res *Result, opt Options) error {
 			}
 		}
 	}
+	if refuted {
+		if err := c.findCore(res, orig); err != nil {
+			return err
+		}
+	}
 	res.Counters["choice_models"] = int64(models)
 	res.Counters["choice_vars"] = int64(ch.s.NumVars())
 	if ch.th != nil {
@@ -313,12 +329,7 @@ func (ch *chooser) explainCycle(v *Violation) []int32 {
 	if !ok {
 		// Every choice of the model: its reads and its inclusions.
 		c := ch.c
-		reads = reads[:0]
-		for i := range c.amb {
-			if c.in[c.amb[i].txn] {
-				reads = append(reads, int32(i))
-			}
-		}
+		reads = ch.chosenReads()
 		ch.optDeps = ch.optDeps[:0]
 		for _, t := range c.opt {
 			if c.in[t] {
@@ -397,6 +408,11 @@ func (ch *chooser) activate(i int) {
 			ch.s.AddClause([]cnf.Lit{l.Not(), ch.incl(a.txn)})
 		}
 		ch.s.AddClause(append(cl, ch.incl(a.txn).Not()))
+	} else if ch.sel != nil {
+		ch.nv++
+		ch.setVar(ch.nv, -1, -1)
+		ch.sel[i] = ch.nv
+		ch.s.AddClause(append(cl, cnf.Lit(ch.nv).Not()))
 	} else {
 		ch.s.AddClause(cl)
 	}
@@ -502,6 +518,7 @@ func (ch *chooser) readModel() {
 			ch.choice[i] = ch.pref[i]
 			continue
 		}
+		ch.choice[i] = -1 // none: only in the core search
 		for j := range a.cands {
 			if ch.s.Value(ch.lit(i, j).Var()) {
 				ch.choice[i] = int32(j)
@@ -562,11 +579,15 @@ func (ch *chooser) saturate(maxCycles int) ([]Violation, int, error) {
 	c := ch.c
 	ev := append(c.ev[:0:0], c.evAll...)
 	for i, a := range c.amb {
-		if len(a.cands) > 0 {
+		if len(a.cands) > 0 && ch.choice[i] >= 0 {
 			ev[a.slot].writer = a.cands[ch.choice[i]]
 		}
 	}
 	c.ev, c.evLo, c.evHi = ev, c.allLo, c.allHi
+	ch.ambOf = c.ambAt
+	if ch.sel != nil {
+		ch.dropUnchosen()
+	}
 	if err := c.resaturate(); err != nil {
 		return nil, 0, err
 	}
@@ -578,6 +599,27 @@ func (ch *chooser) saturate(maxCycles int) ([]Violation, int, error) {
 		return nil, 0, err
 	}
 	return tmp.Violations, tmp.CyclesOmitted, nil
+}
+
+// dropUnchosen leaves out of the events the reads with no writer chosen
+// (core search), keeping ambOf in step.
+func (ch *chooser) dropUnchosen() {
+	c := ch.c
+	ev := make([]event, 0, len(c.ev))
+	ambOf := make([]int32, 0, len(c.ev))
+	lo, hi := make([]int32, c.n), make([]int32, c.n)
+	for t := range c.n {
+		lo[t] = int32(len(ev))
+		for k := c.evLo[t]; k < c.evHi[t]; k++ {
+			if a := c.ambAt[k]; a >= 0 && ch.choice[a] < 0 {
+				continue
+			}
+			ev = append(ev, c.ev[k])
+			ambOf = append(ambOf, c.ambAt[k])
+		}
+		hi[t] = int32(len(ev))
+	}
+	c.ev, c.evLo, c.evHi, ch.ambOf = ev, lo, hi, ambOf
 }
 
 // moreCycles looks for further cycles of the current co′ once the

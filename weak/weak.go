@@ -86,6 +86,11 @@ type Result struct {
 	// Chosen, for a Satisfied verdict with Duplicates, is the witness: the
 	// writer chosen for every read with several candidate writers.
 	Chosen []Choice
+	// Core, for a Violated verdict that needs writer choices, is a
+	// minimal set of reads with several candidate writers every choice
+	// for which closes a cycle (core.go); nil when not computed (the
+	// cycle needs no choice, or unknown-status transactions could commit).
+	Core *Core
 	// Reason says why the verdict is Undecided (empty: Duplicates.Reason).
 	Reason string
 	// Included lists the unknown-status transactions taken as committed,
