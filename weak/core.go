@@ -180,7 +180,14 @@ func (c *checker) findCore(res *Result, orig [][]history.TxnID) error {
 		case !done:
 			minimal = false
 		case unsat:
-			core = failed
+			// Keep try's order: the reads before i, each needed in a
+			// larger set, are needed in every subset, so failed has them
+			// all, and i indexes the first read not yet tried.
+			in := map[cnf.Lit]bool{}
+			for _, l := range failed {
+				in[l] = true
+			}
+			core = slices.DeleteFunc(try, func(l cnf.Lit) bool { return !in[l] })
 		default:
 			i++
 		}
