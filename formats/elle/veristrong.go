@@ -199,12 +199,11 @@ func parseVeriStrong(data []byte, name string, opt Options) (*history.History, e
 		} else {
 			k := p.b.KeyID(key)
 			vk := history.Version{Key: k, Value: p.b.ValueID(k, v)}
-			if p.writes[vk] == 1 {
+			if p.writes.add(vk) == 2 {
 				p.dupWrites = append(p.dupWrites, vk)
 				p.dupText = append(p.dupText, [2]string{strconv.FormatInt(key, 10), strconv.FormatInt(v, 10)})
 				p.dupPos = append(p.dupPos, p.pos(line))
 			}
-			p.writes[vk]++
 			p.b.Append(tx.t, key, v)
 		}
 	}
