@@ -29,6 +29,9 @@ type parser struct {
 	// (rawOp.valAt); scratch decodes them again, one or two at a time.
 	data    []byte
 	scratch fastEDN
+	// mops counts the micro-operations of the completions, where the
+	// syntax's reader counted them (0: unknown).
+	mops int
 	// procNames are the keyword or string processes, by the number
 	// numberProcesses gave them.
 	procNames map[int64]string
@@ -529,6 +532,13 @@ func (p *parser) pair(keep []int, processless, useIndex bool) error {
 	} else if !processless {
 		p.overlapping(keep)
 	}
+	txns := 0
+	for _, i := range keep {
+		if p.ops[i].typ == tInvoke || completionsOnly {
+			txns++
+		}
+	}
+	p.b.Reserve(txns, p.mops)
 	for _, i := range keep {
 		op := &p.ops[i]
 		proc := op.proc

@@ -706,12 +706,17 @@ func ednError(err error) (msg string, tooBig bool) {
 // otherwise decoding goes on sequentially from there, so the result is the
 // same as a sequential decode.
 func (p *parser) decodeEDN(data []byte) error {
+	return p.decodeChunks(data, chunkStarts(data))
+}
+
+// decodeChunks decodes data in the chunks between cuts (0, then offsets in
+// increasing order, then len(data)); nil cuts decode it in one run.
+func (p *parser) decodeChunks(data []byte, cuts []int) error {
 	p.data = data
-	cuts := chunkStarts(data)
 	if cuts == nil {
 		r := p.newEDNRun(data, 0)
 		_, _, err := p.ednRun(r, 0, len(data), false)
-		p.ops = r.ops
+		p.ops, p.mops = r.ops, r.mops
 		return err
 	}
 	type result struct {
@@ -757,6 +762,7 @@ func (p *parser) decodeEDN(data []byte) error {
 	for i, c := range res {
 		if c.ok && skipSpace(data, cuts[i]) == skipSpace(data, off) {
 			p.ops = append(p.ops, c.r.ops...)
+			p.mops += c.r.mops
 			off = c.end
 			continue
 		}
@@ -765,6 +771,7 @@ func (p *parser) decodeEDN(data []byte) error {
 		r.ops = p.ops[len(p.ops):len(p.ops)]
 		_, _, err := p.ednRun(r, off, len(data), false)
 		p.ops = append(p.ops, r.ops...)
+		p.mops += r.mops
 		if err != nil {
 			return err
 		}
@@ -813,6 +820,9 @@ type ednRun struct {
 	open     []uint64
 	keepOpen bool
 	fast     fastEDN
+	// mops counts the micro-operations of the completions the fast path
+	// read: about the operations the history will have.
+	mops int
 }
 
 func (p *parser) newEDNRun(data []byte, off int) *ednRun {
@@ -877,6 +887,9 @@ func (p *parser) ednRun(r *ednRun, off, limit int, spec bool) (end int, ok bool,
 		if c == '{' && r.open == nil {
 			op := rawOp{line: line, ord: len(r.ops)}
 			if end, ok := r.fast.opMap(data, off, &op); ok {
+				if op.typ != tInvoke {
+					r.mops += r.fast.mops
+				}
 				r.ops = append(r.ops, op)
 				off = end
 				continue

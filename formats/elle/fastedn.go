@@ -19,6 +19,9 @@ type fastEDN struct {
 	stack []val // elements of the vectors being read
 	slab  []val // backing store handed out to finished vectors
 	block []val // the last block slab was cut from, which reset reuses
+	// mops is the length of the last :value opMap read, if a vector: the
+	// builder makes room for the operations ahead.
+	mops int
 }
 
 // fastMaxDepth bounds the nesting the fast path reads; deeper forms go to
@@ -28,7 +31,7 @@ const fastMaxDepth = 16
 // opMap reads the operation map at data[off] into op and returns the
 // offset just past it, or ok false to leave the form to the decoder.
 func (f *fastEDN) opMap(data []byte, off int, op *rawOp) (end int, ok bool) {
-	f.data, f.i = data, off
+	f.data, f.i, f.mops = data, off, 0
 	if off >= len(data) || data[off] != '{' {
 		return 0, false
 	}
@@ -70,11 +73,15 @@ func (f *fastEDN) opMap(data []byte, off int, op *rawOp) (end int, ok bool) {
 			op.setField(key, v)
 		default:
 			at := f.i
-			if _, ok := f.value(0, false); !ok {
+			v, ok := f.value(0, false)
+			if !ok {
 				return 0, false
 			}
 			if key == "value" {
 				op.valAt, op.hasValue = at, true
+				if v.k == vVec {
+					f.mops = int(v.n)
+				}
 			}
 		}
 	}
@@ -180,7 +187,7 @@ func keyword(b []byte) string {
 }
 
 // value reads the value at f.i; without build it only checks that it
-// would read it, allocating nothing.
+// would read it, allocating nothing, and returns a vector's length in n.
 func (f *fastEDN) value(depth int, build bool) (val, bool) {
 	d := f.data
 	if f.i >= len(d) {
@@ -224,6 +231,7 @@ func (f *fastEDN) value(depth int, build bool) (val, bool) {
 		}
 		f.i++
 		base := len(f.stack)
+		n := 0
 		for {
 			f.ws()
 			if f.i >= len(d) {
@@ -242,9 +250,10 @@ func (f *fastEDN) value(depth int, build bool) (val, bool) {
 			if build {
 				f.stack = append(f.stack, v)
 			}
+			n++
 		}
 		if !build {
-			return val{k: vVec}, f.delimited()
+			return val{k: vVec, n: int64(n)}, f.delimited()
 		}
 		elems := f.take(len(f.stack) - base)
 		copy(elems, f.stack[base:])
