@@ -538,7 +538,9 @@ func (p *parser) pair(keep []int, processless, useIndex bool) error {
 			txns++
 		}
 	}
-	p.b.Reserve(txns, p.mops)
+	// A micro-operation takes at least 8 bytes ([:r 1 1]): a :value of
+	// anything shorter reserves no more than the input could hold.
+	p.b.Reserve(txns, min(p.mops, len(p.data)/8))
 	for _, i := range keep {
 		op := &p.ops[i]
 		proc := op.proc

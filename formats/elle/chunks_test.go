@@ -17,7 +17,8 @@ import (
 // again while earlier invocations are pending (up to four each), one
 // process is rarely scheduled, so that its completions lie far after
 // their invocations, and some invocations never complete. Its layout
-// varies as Jepsen's and hand-written files do: two maps on a line,
+// varies as Jepsen's and hand-written files do: two maps on a line (in
+// some histories, so that chunks hold more maps than lines, or not),
 // maps over several lines, comments, tagged maps the fast path leaves to
 // the EDN decoder, nemesis operations, keyword processes, and now and
 // then an :ok without :value (an error in strict mode).
@@ -25,6 +26,7 @@ func pendingHistory(rng *rand.Rand) string {
 	procs := 1 + rng.IntN(6)
 	keys := 1 + rng.IntN(8)
 	register := rng.IntN(2) == 0
+	sameLine := rng.IntN(3) == 0 // some histories put two maps on a line
 	type mop struct {
 		f    string
 		k, v int
@@ -72,8 +74,8 @@ func pendingHistory(rng *rand.Rand) string {
 			s = "; a comment, with [brackets {\n" + s
 		}
 		sb.WriteString(s)
-		if rng.IntN(4) == 0 {
-			sb.WriteByte(' ') // two maps on one line
+		if sameLine && rng.IntN(4) == 0 {
+			sb.WriteByte(' ')
 		} else {
 			sb.WriteByte('\n')
 		}
@@ -146,7 +148,7 @@ func randomCuts(rng *rand.Rand, data []byte) []int {
 func TestChunkedDecodeMatchesWhole(t *testing.T) {
 	rng := rand.New(rand.NewPCG(14, 2))
 	histories, errs := 0, 0
-	for i := range 400 {
+	for i := range 250 {
 		data := []byte(pendingHistory(rng))
 		for _, lenient := range []bool{false, true} {
 			opt := elle.Options{Lenient: lenient}
@@ -170,5 +172,5 @@ func TestChunkedDecodeMatchesWhole(t *testing.T) {
 		}
 	}
 	require.Greater(t, histories, 300)
-	require.Greater(t, errs, 20)
+	require.Greater(t, errs, 40)
 }
