@@ -241,7 +241,7 @@ type rawOp struct {
 // histories, each described for messages.
 type oddFields struct {
 	typeDesc string // a :type that is not one of the four
-	fReason  string // why an :f other than :txn is skipped: ":f " and it
+	fReason  string // ":f " and the :f, when it is not :txn
 	procDesc string // a :process that is not an integer
 }
 
