@@ -48,9 +48,9 @@ type parser struct {
 	namedSeen map[history.KeyID]bool
 	firstLine int
 
-	ids map[int64]bool // native transaction ids in use
-	// compLine[t] is the line of t's completion (0: none).
-	compLine []int
+	// ids are the native transaction ids in use that T⊥'s may collide
+	// with: those not above 0 (finishHistory).
+	ids map[int64]bool
 	// Appends and writes per version, to warn about repeated values.
 	writes    writeCounts
 	dupWrites []history.Version
@@ -160,6 +160,13 @@ func (p *parser) build() (*history.History, error) {
 		return nil, err
 	}
 	return p.finishHistory()
+}
+
+// useID notes that a transaction is named id.
+func (p *parser) useID(id int64) {
+	if id <= 0 {
+		p.ids[id] = true
+	}
 }
 
 // finishHistory adds T⊥ (the empty list, or nil, on every key) and the
@@ -519,7 +526,6 @@ func (p *parser) procDesc(op *rawOp) string {
 func (p *parser) pair(keep []int, processless, useIndex bool) error {
 	pending := map[int64][]pend{}
 	infoLine := map[int64]int{}
-	p.compLine = []int{0}
 	var never []pend
 	// A history of completions only (as Elle's own tests and many stored
 	// analyses write them) has each completion stand for its whole
@@ -568,9 +574,8 @@ func (p *parser) pair(keep []int, processless, useIndex bool) error {
 				p.warn("reused-process", p.pos(op.line), fmt.Sprintf("process %d invokes again after its :info completion at line %d; Jepsen gives a crashed process a new id, so this is kept in the same session", proc, l))
 				delete(infoLine, proc)
 			}
-			p.ids[id] = true
+			p.useID(id)
 			t := p.b.Begin(p.b.Session(sid), id, history.Unknown, p.pos(op.line))
-			p.compLine = append(p.compLine, 0)
 			if completionsOnly {
 				if err := p.complete(pend{t: t, inv: op}, op); err != nil {
 					return err
@@ -643,7 +648,6 @@ func (p *parser) overlapping(keep []int) {
 // complete applies a completion to its transaction.
 func (p *parser) complete(pd pend, op *rawOp) error {
 	t := pd.t
-	p.compLine[t] = op.line
 	p.scratch.reset()
 	inv, comp := p.opValue(pd.inv), p.opValue(op)
 	switch op.typ {
