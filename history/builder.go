@@ -69,6 +69,16 @@ func (b *Builder) Session(id int64) int32 {
 	return s
 }
 
+// Reserve makes room for txns more transactions and ops more operations,
+// for a reader that knows about how many there will be: growing the
+// arrays step by step copies them and leaves the old ones as garbage,
+// which can double a large history's peak memory.
+func (b *Builder) Reserve(txns, ops int) {
+	b.h.Txns = slices.Grow(b.h.Txns, txns)
+	b.spans = slices.Grow(b.spans, txns)
+	b.arena = slices.Grow(b.arena, ops)
+}
+
 // NumSessions returns how many sessions exist so far.
 func (b *Builder) NumSessions() int { return len(b.h.Sessions) }
 

@@ -25,6 +25,13 @@ type parser struct {
 	opt    Options
 	syntax Syntax
 	ops    []rawOp
+	// data is the EDN input, which the :values of ops point into
+	// (rawOp.valAt); scratch decodes them again, one or two at a time.
+	data    []byte
+	scratch fastEDN
+	// mops counts the micro-operations of the completions, where the
+	// syntax's reader counted them (0: unknown).
+	mops int
 	// procNames are the keyword or string processes, by the number
 	// numberProcesses gave them.
 	procNames map[int64]string
@@ -41,11 +48,11 @@ type parser struct {
 	namedSeen map[history.KeyID]bool
 	firstLine int
 
-	ids map[int64]bool // native transaction ids in use
-	// compLine[t] is the line of t's completion (0: none).
-	compLine []int
+	// ids are the native transaction ids in use that T⊥'s may collide
+	// with: those not above 0 (finishHistory).
+	ids map[int64]bool
 	// Appends and writes per version, to warn about repeated values.
-	writes    map[history.Version]int32
+	writes    writeCounts
 	dupWrites []history.Version
 	dupText   [][2]string // key and value as read
 	dupPos    []history.Pos
@@ -54,7 +61,7 @@ type parser struct {
 }
 
 func newParser(name string, opt Options) *parser {
-	return &parser{name: name, opt: opt, w: &history.WarningLog{}, ids: map[int64]bool{}, writes: map[history.Version]int32{}}
+	return &parser{name: name, opt: opt, w: &history.WarningLog{}, ids: map[int64]bool{}}
 }
 
 func (p *parser) pos(line int) history.Pos { return history.Pos{File: p.name, Line: line} }
@@ -80,6 +87,48 @@ type skipped struct {
 	reason string
 	count  int
 	line   int
+}
+
+// opValue returns op's :value (nil if it has none). One the fast path only
+// checked is decoded from the input into scratch storage: it is valid
+// until the next p.scratch.reset(), which the callers make before each
+// transaction's values.
+func (p *parser) opValue(op *rawOp) val {
+	switch {
+	case op.value != nil:
+		return *op.value
+	case op.valAt > 0:
+		return p.scratch.at(p.data, op.valAt)
+	}
+	return val{}
+}
+
+// writeCounts counts the appends and writes of each version, by key and
+// value id (both dense), to warn about repeated values: a large history
+// has about as many versions as operations, which a map would hold at
+// several times the size.
+type writeCounts [][]int32
+
+// add counts one more write of v and returns how many there are.
+func (c *writeCounts) add(v history.Version) int32 {
+	if n := int(v.Key) + 1 - len(*c); n > 0 {
+		*c = append(*c, make([][]int32, n)...)
+	}
+	row := (*c)[v.Key]
+	if n := int(v.Value) + 1 - len(row); n > 0 {
+		row = append(row, make([]int32, n)...)
+		(*c)[v.Key] = row
+	}
+	row[v.Value]++
+	return row[v.Value]
+}
+
+// count returns how many writes of v there are.
+func (c writeCounts) count(v history.Version) int32 {
+	if int(v.Key) < len(c) && int(v.Value) < len(c[v.Key]) {
+		return c[v.Key][v.Value]
+	}
+	return 0
 }
 
 // pend is an invocation waiting for its completion.
@@ -113,6 +162,13 @@ func (p *parser) build() (*history.History, error) {
 	return p.finishHistory()
 }
 
+// useID notes that a transaction is named id.
+func (p *parser) useID(id int64) {
+	if id <= 0 {
+		p.ids[id] = true
+	}
+}
+
 // finishHistory adds T⊥ (the empty list, or nil, on every key) and the
 // warnings about repeated values. What the lists of a list-append history
 // mean is the model's (History.ListFacts), not the reader's.
@@ -128,7 +184,7 @@ func (p *parser) finishHistory() (*history.History, error) {
 		if p.workload == RWRegister {
 			verb = "written"
 		}
-		p.warn("duplicate-value", p.dupPos[i], fmt.Sprintf("value %s %s %d times to key %s: which of them a read observed is uncertain", p.dupText[i][1], verb, p.writes[kv], p.dupText[i][0]))
+		p.warn("duplicate-value", p.dupPos[i], fmt.Sprintf("value %s %s %d times to key %s: which of them a read observed is uncertain", p.dupText[i][1], verb, p.writes.count(kv), p.dupText[i][0]))
 	}
 	if p.named > 0 {
 		p.warn("keys", p.pos(p.firstLine), fmt.Sprintf("%d key(s) are not integers (%s, …): kept by name", p.named, p.firstName))
@@ -159,20 +215,16 @@ func (p *parser) classify() ([]int, error) {
 			}
 			continue
 		case 2:
-			if err := p.fail("type", op.line, "map skipped", "unknown :type %s (want :invoke, :ok, :fail or :info)", op.typeDesc); err != nil {
+			if err := p.fail("type", op.line, "map skipped", "unknown :type %s (want :invoke, :ok, :fail or :info)", op.odd.typeDesc); err != nil {
 				return nil, err
 			}
 			continue
 		}
-		reason := ""
-		if op.hasF {
-			if s, ok := op.f.name(); !ok || s != "txn" {
-				reason = ":f " + op.f.describe()
-			}
-		}
-		if reason == "" && op.hasProc && (op.proc.k != vInt && op.proc.k != vKeyword && op.proc.k != vString ||
-			op.proc.k == vKeyword && op.proc.s == "nemesis") {
-			reason = ":process " + op.proc.describe()
+		reason := op.fReason()
+		// A keyword describes as itself: ":nemesis" is :nemesis.
+		if reason == "" && op.hasProc && (op.procKind != vInt && op.procKind != vKeyword && op.procKind != vString ||
+			op.procKind == vKeyword && op.odd.procDesc == ":nemesis") {
+			reason = ":process " + op.odd.procDesc
 		}
 		if reason == "" {
 			keep = append(keep, i)
@@ -235,17 +287,17 @@ func (p *parser) sessions(keep []int) ([]int, bool, error) {
 func (p *parser) numberProcesses(keep []int) {
 	top := int64(-1)
 	for _, i := range keep {
-		if op := &p.ops[i]; op.hasProc && op.proc.k == vInt {
-			top = max(top, op.proc.n)
+		if op := &p.ops[i]; op.hasProc && op.procKind == vInt {
+			top = max(top, op.proc)
 		}
 	}
 	ids := map[string]int64{}
 	for _, i := range keep {
 		op := &p.ops[i]
-		if !op.hasProc || op.proc.k == vInt {
+		if !op.hasProc || op.procKind == vInt {
 			continue
 		}
-		name := op.proc.describe()
+		name := op.odd.procDesc
 		id, ok := ids[name]
 		if !ok {
 			top++
@@ -256,7 +308,7 @@ func (p *parser) numberProcesses(keep []int) {
 			}
 			p.procNames[id] = name
 		}
-		op.proc = val{k: vInt, n: id}
+		op.proc, op.procKind = id, vInt
 	}
 }
 
@@ -329,10 +381,12 @@ func (p *parser) detectWorkload(keep []int) {
 	// a register's vector value ([:anti 3]).
 	for _, i := range keep {
 		op := &p.ops[i]
-		if op.value.k != vVec {
+		p.scratch.reset()
+		v := p.opValue(op)
+		if v.k != vVec {
 			continue
 		}
-		for _, m := range op.value.elems {
+		for _, m := range v.elems {
 			switch f, _, _, _ := mopShape(m); f {
 			case "append":
 				p.workload, p.workloadLine = ListAppend, op.line
@@ -345,10 +399,12 @@ func (p *parser) detectWorkload(keep []int) {
 	}
 	for _, i := range keep {
 		op := &p.ops[i]
-		if op.value.k != vVec {
+		p.scratch.reset()
+		v := p.opValue(op)
+		if v.k != vVec {
 			continue
 		}
-		for _, m := range op.value.elems {
+		for _, m := range v.elems {
 			f, _, arg, ok := mopShape(m)
 			if !ok {
 				continue
@@ -452,10 +508,10 @@ func (p *parser) procDesc(op *rawOp) string {
 	if !op.hasProc {
 		return "(no :process)"
 	}
-	if name, ok := p.procNames[op.proc.n]; ok {
+	if name, ok := p.procNames[op.proc]; ok {
 		return "process " + name
 	}
-	return fmt.Sprintf("process %d", op.proc.n)
+	return fmt.Sprintf("process %d", op.proc)
 }
 
 // pair walks the operations in file order, opening a transaction at each
@@ -470,7 +526,6 @@ func (p *parser) procDesc(op *rawOp) string {
 func (p *parser) pair(keep []int, processless, useIndex bool) error {
 	pending := map[int64][]pend{}
 	infoLine := map[int64]int{}
-	p.compLine = []int{0}
 	var never []pend
 	// A history of completions only (as Elle's own tests and many stored
 	// analyses write them) has each completion stand for its whole
@@ -483,9 +538,18 @@ func (p *parser) pair(keep []int, processless, useIndex bool) error {
 	} else if !processless {
 		p.overlapping(keep)
 	}
+	txns := 0
+	for _, i := range keep {
+		if p.ops[i].typ == tInvoke || completionsOnly {
+			txns++
+		}
+	}
+	// A micro-operation takes at least 8 bytes ([:r 1 1]): a :value of
+	// anything shorter reserves no more than the input could hold.
+	p.b.Reserve(txns, min(p.mops, len(p.data)/8))
 	for _, i := range keep {
 		op := &p.ops[i]
-		proc := op.proc.n
+		proc := op.proc
 		if processless {
 			proc = 0
 		}
@@ -510,9 +574,8 @@ func (p *parser) pair(keep []int, processless, useIndex bool) error {
 				p.warn("reused-process", p.pos(op.line), fmt.Sprintf("process %d invokes again after its :info completion at line %d; Jepsen gives a crashed process a new id, so this is kept in the same session", proc, l))
 				delete(infoLine, proc)
 			}
-			p.ids[id] = true
+			p.useID(id)
 			t := p.b.Begin(p.b.Session(sid), id, history.Unknown, p.pos(op.line))
-			p.compLine = append(p.compLine, 0)
 			if completionsOnly {
 				if err := p.complete(pend{t: t, inv: op}, op); err != nil {
 					return err
@@ -550,7 +613,8 @@ func (p *parser) pair(keep []int, processless, useIndex bool) error {
 		if i == 0 {
 			p.warn("never-completed", p.pos(pd.inv.line), fmt.Sprintf("%d invocation(s) never completed, the first here: their outcome is unknown", len(never)))
 		}
-		if err := p.addOps(pd.t, pd.inv.value, pd.inv.line, false); err != nil {
+		p.scratch.reset()
+		if err := p.addOps(pd.t, p.opValue(pd.inv), pd.inv.line, false); err != nil {
 			return err
 		}
 		p.interval(pd.t, pd.inv, nil)
@@ -566,7 +630,7 @@ func (p *parser) overlapping(keep []int) {
 	depth := map[int64]int{}
 	for _, i := range keep {
 		op := &p.ops[i]
-		proc := op.proc.n
+		proc := op.proc
 		if op.typ == tInvoke {
 			if depth[proc] > 0 {
 				p.warn("pairing", p.pos(op.line), fmt.Sprintf(":invoke on %s while its :invoke at line %d is still pending: completions are paired with its invocations in order, and there is no real-time order (Elle refuses such a history for real-time models, strict-serializable included)", p.procDesc(op), open[proc]))
@@ -584,39 +648,40 @@ func (p *parser) overlapping(keep []int) {
 // complete applies a completion to its transaction.
 func (p *parser) complete(pd pend, op *rawOp) error {
 	t := pd.t
-	p.compLine[t] = op.line
+	p.scratch.reset()
+	inv, comp := p.opValue(pd.inv), p.opValue(op)
 	switch op.typ {
 	case tOK:
-		if !op.hasValue || op.value.k == vNil {
+		if !op.hasValue || comp.k == vNil {
 			if err := p.fail("value", op.line, "taken as :info", ":ok completion without :value"); err != nil {
 				return err
 			}
-			if err := p.addOps(t, pd.inv.value, pd.inv.line, false); err != nil {
+			if err := p.addOps(t, inv, pd.inv.line, false); err != nil {
 				return err
 			}
 			p.interval(t, pd.inv, nil)
 			return nil
 		}
 		p.b.SetStatus(t, history.Committed)
-		p.compare(pd.inv, op)
-		if err := p.addOps(t, op.value, op.line, true); err != nil {
+		p.compare(inv, comp, pd.inv.line, op.line)
+		if err := p.addOps(t, comp, op.line, true); err != nil {
 			return err
 		}
 		p.interval(t, pd.inv, op)
 	case tFail:
 		p.b.SetStatus(t, history.Aborted)
-		src, line := pd.inv.value, pd.inv.line
-		if op.value.k == vVec {
-			src, line = op.value, op.line
+		src, line := inv, pd.inv.line
+		if comp.k == vVec {
+			src, line = comp, op.line
 		}
 		if err := p.addOps(t, src, line, false); err != nil {
 			return err
 		}
 		p.interval(t, pd.inv, op)
 	case tInfo:
-		src, line := pd.inv.value, pd.inv.line
-		if op.value.k == vVec {
-			src, line = op.value, op.line
+		src, line := inv, pd.inv.line
+		if comp.k == vVec {
+			src, line = comp, op.line
 		}
 		if err := p.addOps(t, src, line, false); err != nil {
 			return err
@@ -651,8 +716,7 @@ func (p *parser) interval(t history.TxnID, inv, comp *rawOp) {
 
 // compare warns when an :ok completion's micro-operations do not match its
 // invocation's functions and keys.
-func (p *parser) compare(inv, ok *rawOp) {
-	a, b := inv.value, ok.value
+func (p *parser) compare(a, b val, invLine, okLine int) {
 	if a.k != vVec || b.k != vVec {
 		return
 	}
@@ -663,7 +727,7 @@ func (p *parser) compare(inv, ok *rawOp) {
 		same = oka == okb && fa == fb && sameKey(ka, kb)
 	}
 	if !same {
-		p.warn("mismatch", p.pos(ok.line), fmt.Sprintf("the completion's micro-operations differ from those of its :invoke at line %d; the completion's are used", inv.line))
+		p.warn("mismatch", p.pos(okLine), fmt.Sprintf("the completion's micro-operations differ from those of its :invoke at line %d; the completion's are used", invLine))
 	}
 }
 
@@ -721,14 +785,11 @@ func (p *parser) addOp(t history.TxnID, j int, m val, line int, reads bool) erro
 			return err
 		}
 		vk := history.Version{Key: key, Value: x}
-		switch n := p.writes[vk]; n {
-		case 0:
-		case 1:
+		if p.writes.add(vk) == 2 {
 			p.dupWrites = append(p.dupWrites, vk)
 			p.dupText = append(p.dupText, [2]string{m.elems[1].describe(), arg.describe()})
 			p.dupPos = append(p.dupPos, p.pos(line))
 		}
-		p.writes[vk]++
 		if f == "append" {
 			p.b.AppendID(t, key, x)
 		} else {

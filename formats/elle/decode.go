@@ -210,24 +210,55 @@ const (
 
 var opTypeNames = [...]string{"invoke", "ok", "fail", "info"}
 
-// rawOp is one operation map as decoded, before pairing.
+// rawOp is one operation map as decoded, before pairing. A large history
+// holds one per line, so it is kept small: what a plain Jepsen operation
+// does not have is behind odd, and a :value the fast path checked is not
+// kept but decoded again when the builder needs it (parser.opValue).
 type rawOp struct {
 	line int
 	ord  int // position among the operation maps of the file, from 0
 	typ  opType
 	// typeState: 0 missing, 1 valid, 2 present but not one of the four.
 	typeState uint8
-	typeDesc  string
-	f         val
-	hasF      bool
-	proc      val
 	hasProc   bool
-	index     int64
 	hasIndex  bool
-	time      int64
 	hasTime   bool
-	value     val
 	hasValue  bool
+	// procKind is the kind of :process: vInt once numberProcesses has
+	// numbered the keyword and string ones.
+	procKind kind
+	proc     int64 // the integer process
+	index    int64
+	time     int64
+	// valAt is where :value starts in the input when the fast path read
+	// the map (0: it did not); value is the :value decoded otherwise.
+	valAt int
+	value *val
+	odd   *oddFields
+}
+
+// oddFields are the parts of an operation map that are rare in Jepsen's
+// histories, each described for messages.
+type oddFields struct {
+	typeDesc string // a :type that is not one of the four
+	fReason  string // ":f " and the :f, when it is not :txn
+	procDesc string // a :process that is not an integer
+}
+
+func (op *rawOp) oddFields() *oddFields {
+	if op.odd == nil {
+		op.odd = &oddFields{}
+	}
+	return op.odd
+}
+
+// fReason says why op is skipped for its :f ("" if it is :txn, or if op
+// has no :f).
+func (op *rawOp) fReason() string {
+	if op.odd == nil {
+		return ""
+	}
+	return op.odd.fReason
 }
 
 // convertEDN reduces a value produced by the EDN decoder.
@@ -349,12 +380,20 @@ func (op *rawOp) setField(name string, v val) {
 				}
 			}
 		}
-		op.typeState, op.typeDesc = 2, v.describe()
+		op.typeState = 2
+		op.oddFields().typeDesc = v.describe()
 	case "f":
-		op.f, op.hasF = v, true
+		if s, ok := v.name(); !ok || s != "txn" {
+			op.oddFields().fReason = ":f " + v.describe()
+		}
 	case "process":
-		if v.k != vNil {
-			op.proc, op.hasProc = v, true
+		switch v.k {
+		case vNil:
+		case vInt:
+			op.proc, op.procKind, op.hasProc = v.n, vInt, true
+		default:
+			op.procKind, op.hasProc = v.k, true
+			op.oddFields().procDesc = v.describe()
 		}
 	case "index":
 		if v.k == vInt {
@@ -365,7 +404,8 @@ func (op *rawOp) setField(name string, v val) {
 			op.time, op.hasTime = v.n, true
 		}
 	case "value":
-		op.value, op.hasValue = v, true
+		x := v // not v itself: it would escape on every call
+		op.value, op.hasValue = &x, true
 	}
 }
 
@@ -666,11 +706,17 @@ func ednError(err error) (msg string, tooBig bool) {
 // otherwise decoding goes on sequentially from there, so the result is the
 // same as a sequential decode.
 func (p *parser) decodeEDN(data []byte) error {
-	cuts := chunkStarts(data)
+	return p.decodeChunks(data, chunkStarts(data))
+}
+
+// decodeChunks decodes data in the chunks between cuts (0, then offsets in
+// increasing order, then len(data)); nil cuts decode it in one run.
+func (p *parser) decodeChunks(data []byte, cuts []int) error {
+	p.data = data
 	if cuts == nil {
 		r := p.newEDNRun(data, 0)
 		_, _, err := p.ednRun(r, 0, len(data), false)
-		p.ops = r.ops
+		p.ops, p.mops = r.ops, r.mops
 		return err
 	}
 	type result struct {
@@ -678,31 +724,54 @@ func (p *parser) decodeEDN(data []byte) error {
 		end int
 		ok  bool
 	}
+	// The chunks decode into one array, each into its own part (sized
+	// for an operation map per line), and are then moved together in
+	// place: a large history's operations are not held twice.
 	res := make([]result, len(cuts)-1)
-	var wg sync.WaitGroup
+	sizes := make([]int, len(res))
+	total := 0
 	for i := range res {
+		sizes[i] = bytes.Count(data[cuts[i]:cuts[i+1]], []byte{'\n'}) + 1
+		total += sizes[i]
+	}
+	all := make([]rawOp, total)
+	var wg sync.WaitGroup
+	for i, part := 0, all; i < len(res); i++ {
+		r := p.newEDNRun(data, cuts[i])
+		r.ops, part = part[:0:sizes[i]], part[sizes[i]:]
 		wg.Go(func() {
-			r := p.newEDNRun(data, cuts[i])
 			end, ok, _ := p.ednRun(r, cuts[i], cuts[i+1], true)
 			res[i] = result{r, end, ok}
 		})
 	}
 	wg.Wait()
-	n := 0
-	for _, c := range res {
-		n += len(c.r.ops)
+	p.ops = all[:0]
+	for i, c := range res {
+		if len(c.r.ops) > sizes[i] {
+			// More maps than lines: the part overflowed into an array of
+			// its own, and moving it into place could overwrite the next.
+			n := 0
+			for _, c := range res {
+				n += len(c.r.ops)
+			}
+			p.ops = make([]rawOp, 0, n)
+			break
+		}
 	}
-	p.ops = make([]rawOp, 0, n)
 	off := 0
 	for i, c := range res {
 		if c.ok && skipSpace(data, cuts[i]) == skipSpace(data, off) {
 			p.ops = append(p.ops, c.r.ops...)
+			p.mops += c.r.mops
 			off = c.end
 			continue
 		}
+		// The rest decodes sequentially, over the parts it replaces.
 		r := p.newEDNRun(data, off)
+		r.ops = p.ops[len(p.ops):len(p.ops)]
 		_, _, err := p.ednRun(r, off, len(data), false)
 		p.ops = append(p.ops, r.ops...)
+		p.mops += r.mops
 		if err != nil {
 			return err
 		}
@@ -751,6 +820,9 @@ type ednRun struct {
 	open     []uint64
 	keepOpen bool
 	fast     fastEDN
+	// mops counts the micro-operations of the completions the fast path
+	// read: about the operations the history will have.
+	mops int
 }
 
 func (p *parser) newEDNRun(data []byte, off int) *ednRun {
@@ -815,6 +887,9 @@ func (p *parser) ednRun(r *ednRun, off, limit int, spec bool) (end int, ok bool,
 		if c == '{' && r.open == nil {
 			op := rawOp{line: line, ord: len(r.ops)}
 			if end, ok := r.fast.opMap(data, off, &op); ok {
+				if op.typ != tInvoke {
+					r.mops += r.fast.mops
+				}
 				r.ops = append(r.ops, op)
 				off = end
 				continue

@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 
 	"github.com/hyperiso/hyperiso/history"
 )
@@ -110,7 +111,26 @@ func Parse(r io.Reader, name string, opt Options) (*history.History, error) {
 	return parseBytes(data, name, opt)
 }
 
+// collectAfter is the input size from which parseBytes collects garbage
+// once the history is built.
+const collectAfter = 32 << 20
+
+// parseBytes reads the history in data. After a large input it runs the
+// garbage collector: the input and the operations decoded from it, live
+// until the history was built, are as large as the history, and the heap
+// the collector next aims for would otherwise make room for them again
+// while the checker starts work (`hyperiso stats` on an 87 MB history:
+// 0.43 GB peak without, 0.35 GB with).
 func parseBytes(data []byte, name string, opt Options) (*history.History, error) {
+	collect := len(data) >= collectAfter
+	h, err := parseData(data, name, opt)
+	if collect {
+		runtime.GC()
+	}
+	return h, err
+}
+
+func parseData(data []byte, name string, opt Options) (*history.History, error) {
 	syn := opt.Syntax
 	if syn == AutoSyntax {
 		syn = DetectSyntax(data)

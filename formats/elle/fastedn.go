@@ -8,11 +8,20 @@ package elle
 // sets, floats, characters, escapes, comments, big integers, duplicate
 // keys, deep nesting) makes it give up, and the caller decodes the form
 // with the EDN decoder as before, so results and messages do not change.
+//
+// opMap only checks the :value (and any key the reader ignores) and notes
+// where the :value starts: a large history's values would take many times
+// the file's size as vals, so the builder decodes each again (at) when it
+// needs it, into storage it reuses.
 type fastEDN struct {
 	data  []byte
 	i     int
 	stack []val // elements of the vectors being read
 	slab  []val // backing store handed out to finished vectors
+	block []val // the last block slab was cut from, which reset reuses
+	// mops is the length of the last :value opMap read, if a vector: the
+	// builder makes room for the operations ahead.
+	mops int
 }
 
 // fastMaxDepth bounds the nesting the fast path reads; deeper forms go to
@@ -22,7 +31,7 @@ const fastMaxDepth = 16
 // opMap reads the operation map at data[off] into op and returns the
 // offset just past it, or ok false to leave the form to the decoder.
 func (f *fastEDN) opMap(data []byte, off int, op *rawOp) (end int, ok bool) {
-	f.data, f.i = data, off
+	f.data, f.i, f.mops = data, off, 0
 	if off >= len(data) || data[off] != '{' {
 		return 0, false
 	}
@@ -40,7 +49,7 @@ func (f *fastEDN) opMap(data []byte, off int, op *rawOp) (end int, ok bool) {
 		if data[f.i] != ':' {
 			return 0, false
 		}
-		key, ok := f.token()
+		key, ok := f.token(true)
 		if !ok || key == "" {
 			return 0, false
 		}
@@ -55,13 +64,43 @@ func (f *fastEDN) opMap(data []byte, off int, op *rawOp) (end int, ok bool) {
 		seen[nseen] = key
 		nseen++
 		f.ws()
-		v, ok := f.value(0)
-		if !ok {
-			return 0, false
+		switch key {
+		case "type", "f", "process", "index", "time":
+			v, ok := f.value(0, true)
+			if !ok {
+				return 0, false
+			}
+			op.setField(key, v)
+		default:
+			at := f.i
+			v, ok := f.value(0, false)
+			if !ok {
+				return 0, false
+			}
+			if key == "value" {
+				op.valAt, op.hasValue = at, true
+				if v.k == vVec {
+					f.mops = int(v.n)
+				}
+			}
 		}
-		op.setField(key, v)
 	}
 }
+
+// at decodes the value at data[off], which opMap checked. The vectors of
+// the result live in storage that the next reset hands out again.
+func (f *fastEDN) at(data []byte, off int) val {
+	f.data, f.i = data, off
+	v, ok := f.value(0, true)
+	if !ok {
+		// opMap read this very text with the same code.
+		panic("elle: a :value the fast path checked does not decode")
+	}
+	return v
+}
+
+// reset makes the storage of the values at returned free for reuse.
+func (f *fastEDN) reset() { f.slab = f.block }
 
 func (f *fastEDN) ws() {
 	for f.i < len(f.data) {
@@ -87,8 +126,8 @@ func (f *fastEDN) delimited() bool {
 }
 
 // token reads a keyword's name at f.i (on its ':'): a letter, then
-// letters, digits and - _ . ? ! * +.
-func (f *fastEDN) token() (string, bool) {
+// letters, digits and - _ . ? ! * +. Without build it only checks it.
+func (f *fastEDN) token(build bool) (string, bool) {
 	d := f.data
 	start := f.i + 1
 	i := start
@@ -105,17 +144,58 @@ func (f *fastEDN) token() (string, bool) {
 	if i == start || !f.delimited() {
 		return "", false
 	}
-	return string(d[start:i]), true
+	if !build {
+		return "", true
+	}
+	return keyword(d[start:i]), true
 }
 
-func (f *fastEDN) value(depth int) (val, bool) {
+// keyword returns the keyword named b, without allocating for the ones
+// every operation map repeats.
+func keyword(b []byte) string {
+	switch string(b) {
+	case "type":
+		return "type"
+	case "f":
+		return "f"
+	case "value":
+		return "value"
+	case "process":
+		return "process"
+	case "index":
+		return "index"
+	case "time":
+		return "time"
+	case "invoke":
+		return "invoke"
+	case "ok":
+		return "ok"
+	case "fail":
+		return "fail"
+	case "info":
+		return "info"
+	case "txn":
+		return "txn"
+	case "r":
+		return "r"
+	case "w":
+		return "w"
+	case "append":
+		return "append"
+	}
+	return string(b)
+}
+
+// value reads the value at f.i; without build it only checks that it
+// would read it, allocating nothing, and returns a vector's length in n.
+func (f *fastEDN) value(depth int, build bool) (val, bool) {
 	d := f.data
 	if f.i >= len(d) {
 		return val{}, false
 	}
 	switch c := d[f.i]; {
 	case c == ':':
-		s, ok := f.token()
+		s, ok := f.token(build)
 		return val{k: vKeyword, s: s}, ok
 	case c == '-' || c >= '0' && c <= '9':
 		return f.integer()
@@ -130,7 +210,10 @@ func (f *fastEDN) value(depth int) (val, bool) {
 		if i >= len(d) {
 			return val{}, false
 		}
-		s := string(d[f.i+1 : i])
+		var s string
+		if build {
+			s = string(d[f.i+1 : i])
+		}
 		f.i = i + 1
 		return val{k: vString, s: s}, f.delimited()
 	case c == 'n':
@@ -148,21 +231,29 @@ func (f *fastEDN) value(depth int) (val, bool) {
 		}
 		f.i++
 		base := len(f.stack)
+		n := 0
 		for {
 			f.ws()
 			if f.i >= len(d) {
+				f.stack = f.stack[:base]
 				return val{}, false
 			}
 			if d[f.i] == closer {
 				f.i++
 				break
 			}
-			v, ok := f.value(depth + 1)
+			v, ok := f.value(depth+1, build)
 			if !ok {
 				f.stack = f.stack[:base]
 				return val{}, false
 			}
-			f.stack = append(f.stack, v)
+			if build {
+				f.stack = append(f.stack, v)
+			}
+			n++
+		}
+		if !build {
+			return val{k: vVec, n: int64(n)}, f.delimited()
 		}
 		elems := f.take(len(f.stack) - base)
 		copy(elems, f.stack[base:])
@@ -209,7 +300,8 @@ func (f *fastEDN) take(n int) []val {
 		return make([]val, 0)
 	}
 	if len(f.slab) < n {
-		f.slab = make([]val, max(4096, n))
+		f.block = make([]val, max(4096, n))
+		f.slab = f.block
 	}
 	s := f.slab[:n:n]
 	f.slab = f.slab[n:]

@@ -57,6 +57,18 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte, mode uint8) {
 		opt := fuzzOptions(mode)
+		// Decoded as EDN in two chunks, as a large input is in parallel,
+		// it reads as in one run; bits 5–7 place the cut.
+		edn := opt
+		edn.Syntax = elle.EDN
+		whole, werr := elle.Parse(bytes.NewReader(data), "fuzz", edn)
+		cut, cerr := elle.ParseCut(data, "fuzz", edn, []int{0, len(data) * int(mode>>5) / 8, len(data)})
+		if werr != nil {
+			require.EqualError(t, cerr, werr.Error())
+		} else {
+			require.NoError(t, cerr)
+			require.Equal(t, whole, cut)
+		}
 		h, err := elle.Parse(bytes.NewReader(data), "fuzz", opt)
 		if err != nil {
 			require.False(t, opt.Lenient, "lenient mode failed: %v", err)

@@ -98,7 +98,6 @@ func parseVeriStrong(data []byte, name string, opt Options) (*history.History, e
 		sess int64
 	}
 	txns := map[int64]vsTxn{}
-	p.compLine = []int{0}
 	records := int64(0)
 	for !stop && records < n {
 		if sc.atEnd() {
@@ -189,8 +188,7 @@ func parseVeriStrong(data []byte, name string, opt Options) (*history.History, e
 		if !ok {
 			tx = vsTxn{t: p.b.Begin(p.b.Session(sess), id, history.Committed, p.pos(line)), sess: sess}
 			txns[id] = tx
-			p.ids[id] = true
-			p.compLine = append(p.compLine, 0)
+			p.useID(id)
 		} else if tx.sess != sess {
 			p.warn("session", p.pos(line), fmt.Sprintf("a record of transaction %d names session %d, but its first record named session %d; it stays there", id, sess, tx.sess))
 		}
@@ -199,12 +197,11 @@ func parseVeriStrong(data []byte, name string, opt Options) (*history.History, e
 		} else {
 			k := p.b.KeyID(key)
 			vk := history.Version{Key: k, Value: p.b.ValueID(k, v)}
-			if p.writes[vk] == 1 {
+			if p.writes.add(vk) == 2 {
 				p.dupWrites = append(p.dupWrites, vk)
 				p.dupText = append(p.dupText, [2]string{strconv.FormatInt(key, 10), strconv.FormatInt(v, 10)})
 				p.dupPos = append(p.dupPos, p.pos(line))
 			}
-			p.writes[vk]++
 			p.b.Append(tx.t, key, v)
 		}
 	}

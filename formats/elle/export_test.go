@@ -1,0 +1,14 @@
+package elle
+
+import "github.com/hyperiso/hyperiso/history"
+
+// ParseCut reads data as EDN, decoded in the chunks between cuts as
+// decodeEDN decodes a large input in parallel (nil: in one run).
+func ParseCut(data []byte, name string, opt Options, cuts []int) (*history.History, error) {
+	p := newParser(name, opt)
+	if err := p.decodeChunks(data, cuts); err != nil {
+		return nil, err
+	}
+	p.syntax = EDN
+	return p.build()
+}
