@@ -10,9 +10,18 @@ import (
 // "On Mixing Database Isolation Levels"): some abstract execution (a
 // visibility relation VIS inside a total arbitration order AR) satisfies,
 // for every transaction, the axioms of Table 2 for its own level. A
-// transaction's level is the one it declares (RA, CC, PC, PSI, SI or SER),
-// or def when it declares none. RC and strict SER are outside MixIso, and
-// list operations outside this oracle: both are refused.
+// transaction's level is the one it declares (RC, RA, CC, PC, PSI, SI or
+// SER), or def when it declares none. Strict SER and list operations are
+// refused.
+//
+// RC is outside MixIso; hyperiso extends it (docs/mixed.md) so that uniform
+// RC is the RC of Check. An RC transaction T has a visible set VIS(T) that
+// holds its session predecessors (SESSION), as every other level's does, and
+// that is what the other transactions' TRANSVis and PREFIX see of it. Its
+// own reads, though, are read committed: each read event r (p.rcReads) has
+// its own visible set V(r) ⊆ VIS(T), the sets grow in program order, and r
+// returns the write of the last writer of its key in V(r) by AR (EXT per
+// read). Its internal reads need only follow its own writes (p.rcOK).
 //
 // The search is by brute force and independent of every checker: for each
 // subset of the unknown-status transactions taken as committed, it builds AR
@@ -34,9 +43,9 @@ func Mixed(h *history.History, def history.Level) (bool, error) {
 			l = def
 		}
 		switch l {
-		case history.RA, history.CC, history.PC, history.PSI, history.SI, history.SER:
+		case history.RC, history.RA, history.CC, history.PC, history.PSI, history.SI, history.SER:
 		default:
-			return false, fmt.Errorf("oracle: transaction %d at level %q: MixIso covers ra, cc, pc, psi, si and ser", t, l)
+			return false, fmt.Errorf("oracle: transaction %d at level %q: the mixed oracle covers rc, ra, cc, pc, psi, si and ser", t, l)
 		}
 		level[t] = l
 		for _, op := range h.Txns[t].Ops {
@@ -70,7 +79,7 @@ type mixed struct {
 
 func (m *mixed) consistent() bool {
 	for _, t := range m.c.txns {
-		if !m.p.intOK[t] {
+		if m.level[t] == history.RC && !m.p.rcOK[t] || m.level[t] != history.RC && !m.p.intOK[t] {
 			return false // INT fails whatever VIS and AR are
 		}
 	}
@@ -141,16 +150,15 @@ func (m *mixed) axioms(i int, before uint64) bool {
 	t := m.c.txns[i]
 	v := m.vis[i]
 	l := m.level[t]
+	if l == history.RC {
+		// RC has no axiom beyond SESSION on VIS; its reads see growing
+		// subsets of it.
+		return m.rcReads(t, v, 0, 0)
+	}
 	// EXT: each external read returns the write of the last visible writer
 	// in AR.
 	for _, r := range m.p.ext[t] {
-		last, at := -1, -1
-		for j := range m.c.txns {
-			if v&(1<<j) != 0 && m.p.writes(m.c.txns[j], r.key) && m.pos[j] > at {
-				last, at = j, m.pos[j]
-			}
-		}
-		if last < 0 || m.p.final[m.c.txns[last]][r.key] != r.val {
+		if !m.ext(r, v) {
 			return false
 		}
 	}
@@ -184,6 +192,37 @@ func (m *mixed) axioms(i int, before uint64) bool {
 		}
 	}
 	return true
+}
+
+// ext reports whether read r returns the write of the last writer of its
+// key in the set v by AR.
+func (m *mixed) ext(r readEv, v uint64) bool {
+	last, at := -1, -1
+	for j := range m.c.txns {
+		if v&(1<<j) != 0 && m.p.writes(m.c.txns[j], r.key) && m.pos[j] > at {
+			last, at = j, m.pos[j]
+		}
+	}
+	return last >= 0 && m.p.final[m.c.txns[last]][r.key] == r.val
+}
+
+// rcReads chooses the visible sets of RC transaction t's read events from
+// the i-th on: each a subset of vis that contains prev, the set of the read
+// event before it.
+func (m *mixed) rcReads(t history.TxnID, vis uint64, i int, prev uint64) bool {
+	evs := m.p.rcReads[t]
+	if i == len(evs) {
+		return true
+	}
+	free := vis &^ prev
+	for sub := free; ; sub = (sub - 1) & free {
+		if v := prev | sub; m.ext(evs[i], v) && m.rcReads(t, vis, i+1, v) {
+			return true
+		}
+		if sub == 0 {
+			return false
+		}
+	}
 }
 
 // conflict reports whether t and u write a common key.
