@@ -84,6 +84,11 @@ type Anomaly struct {
 	ValueName string `json:"value_name,omitempty"`
 	// Op is the index of the offending operation within its transaction.
 	Op *int `json:"op,omitempty"`
+	// Culprit and Axiom say, for a mixed-level check, which transaction's
+	// level is broken and which of MixIso's axioms fails (EXT, SESSION,
+	// TRANSVis, PREFIX, NoConflict, TOTALVis; INT).
+	Culprit *TxnRef `json:"culprit,omitempty"`
+	Axiom   string  `json:"axiom,omitempty"`
 }
 
 // Ref returns the TxnRef of t.

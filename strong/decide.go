@@ -34,6 +34,9 @@ type Options struct {
 	Fit func(need int64, what string) error
 	// OnStage is called with the name of each stage as Decide enters it.
 	OnStage func(stage string)
+	// DefaultLevel is, for level history.Mixed, the level of a transaction
+	// that declares none (LevelNone: every transaction must declare one).
+	DefaultLevel history.Level
 }
 
 // Verdict is the engine's answer.
@@ -72,6 +75,8 @@ type Violation struct {
 	Note   string
 	Reader history.TxnID
 	Read   history.ExtRead
+	// Blame says, for a mixed-level history, whose axiom fails.
+	Blame *hyperpolygraph.Blame
 }
 
 // Outcome is what Decide found.
@@ -106,6 +111,11 @@ type run struct {
 	strat Strategy
 	level history.Level
 	fit   func(need int64, what string) error
+	// For level Mixed: each transaction's level, the current graph's
+	// per-model test, and the blame of the last refutation.
+	levels []history.Level
+	mixed  *hyperpolygraph.Mixed
+	blame  *hyperpolygraph.Blame
 }
 
 func (r *run) enter(out *Outcome, stage string) {
@@ -137,6 +147,10 @@ func Decide(ctx context.Context, h *history.History, level history.Level, opt Op
 		if opt.Strategy != "" && opt.Strategy != strat.Name {
 			err = fmt.Errorf("%s is decided by one strategy, %s, not %s", level, strat.Name, opt.Strategy)
 		}
+	case history.Mixed:
+		if opt.Strategy != "" || opt.RealTime {
+			err = fmt.Errorf("mixed is decided by one strategy, without real time")
+		}
 	default:
 		err = fmt.Errorf("strong: level %s is not decided here", level)
 	}
@@ -144,6 +158,12 @@ func Decide(ctx context.Context, h *history.History, level history.Level, opt Op
 		return out, err
 	}
 	r := &run{opt: opt, strat: strat, level: level, fit: opt.Fit}
+	if level == history.Mixed {
+		if r.levels, err = Levels(h, opt.DefaultLevel); err != nil {
+			return out, err
+		}
+		r.strat = mixedStrategy(r)
+	}
 	if r.fit == nil {
 		r.fit = func(int64, string) error { return nil }
 	}
@@ -250,6 +270,12 @@ func (r *run) graph(ctx context.Context, h *history.History, include func(histor
 	if r.level == history.StrictSER || r.opt.RealTime {
 		out.Counters["realtime_edges"] = int64(len(g.AddRealTime()))
 	}
+	if r.level == history.Mixed {
+		if viol := r.prepareMixed(g); viol != nil {
+			out.violated(*viol)
+			return nil, true, nil
+		}
+	}
 	out.Counters["ww_constraints"] = int64(len(g.WW))
 	out.Counters["wr_constraints"] = int64(len(g.WR))
 	out.Counters["known_edges"] = int64(len(g.Known))
@@ -311,10 +337,14 @@ func (r *run) solve(ctx context.Context, enc *encode.Encoding, out *Outcome) err
 		if len(res.lastCycle) > 0 {
 			note += "; the last one the solver ruled out is shown"
 		}
-		out.violated(Violation{Kind: Cycle, Cycle: res.lastCycle, Note: note})
+		out.violated(Violation{Kind: Cycle, Cycle: res.lastCycle, Note: note, Blame: r.blame})
 		return nil
 	}
 	out.Verdict = Satisfied
+	if r.level == history.Mixed {
+		out.Order, out.Snapshots = mixedWitness(res.compatible, r.mixed)
+		return nil
+	}
 	out.Order, out.Snapshots = witness(r.level, res.compatible)
 	return nil
 }

@@ -42,6 +42,9 @@ func Mixed(h *history.History, def history.Level) (bool, error) {
 		if l == history.LevelNone {
 			l = def
 		}
+		if t == int(history.InitTxn) || h.Txns[t].Status == history.Aborted && l == history.LevelNone {
+			l = history.SER // T⊥ reads nothing; aborted transactions take no part
+		}
 		switch l {
 		case history.RC, history.RA, history.CC, history.PC, history.PSI, history.SI, history.SER:
 		default:

@@ -1,0 +1,110 @@
+package strong
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/hyperiso/hyperiso/encode"
+	"github.com/hyperiso/hyperiso/history"
+	"github.com/hyperiso/hyperiso/hyperpolygraph"
+)
+
+// Levels returns each transaction's level in a mixed-level history: the
+// one it declares, or def when it declares none (T⊥ counts as SER). It
+// fails for a transaction that may have committed and has no level when
+// def is LevelNone, and for one that declares strict SER or mixed, which
+// are no transaction levels MixIso defines.
+func Levels(h *history.History, def history.Level) ([]history.Level, error) {
+	out := make([]history.Level, len(h.Txns))
+	out[history.InitTxn] = history.SER
+	for t := 1; t < len(h.Txns); t++ {
+		tx := &h.Txns[t]
+		l := tx.Level
+		if l == history.LevelNone {
+			l = def
+		}
+		switch l {
+		case history.RC, history.RA, history.CC, history.PC, history.PSI, history.SI, history.SER:
+		case history.LevelNone:
+			if tx.Status == history.Aborted {
+				continue // takes no part
+			}
+			return nil, fmt.Errorf("%s declares no level and no default level is given", h.TxnString(history.TxnID(t)))
+		default:
+			return nil, fmt.Errorf("%s declares level %s; a mixed check takes rc, ra, cc, pc, psi, si and ser", h.TxnString(history.TxnID(t)), l)
+		}
+		out[t] = l
+	}
+	return out, nil
+}
+
+// prepareMixed readies g for the per-model test (hyperpolygraph.NewMixed)
+// and refutes it when an unknown-status transaction taken as committed is
+// internally inconsistent at its own level (validation covered only the
+// committed ones).
+func (r *run) prepareMixed(g *hyperpolygraph.Graph) *Violation {
+	h := g.H
+	for _, f := range h.ValidateTxns(func(t history.TxnID) bool { return h.Txns[t].Status == history.Unknown && g.Included[t] }) {
+		if l := r.levels[f.Txn]; f.Kind.ForbiddenAt(l) {
+			return &Violation{Kind: Cycle, Note: fmt.Sprintf("taken as committed, %s: %s", f.Describe(h), "a transaction at "+l.String()+" may not read so (INT)"),
+				Blame: &hyperpolygraph.Blame{Txn: f.Txn, Level: l, Axiom: "INT", Saw: -1, Missed: -1, Key: f.Key}}
+		}
+	}
+	m, viol := hyperpolygraph.NewMixed(g, r.levels)
+	if viol != nil {
+		return &Violation{Kind: UnwrittenRead, Reader: viol.Reader, Read: viol.Read}
+	}
+	r.mixed = m
+	return nil
+}
+
+// mixedStrategy decides a mixed-level history like PSI and PC: the lazy
+// search on gini, each model's compatible graph tested by
+// Compatible.FindMixedCycles (a state graph of snapshots, commits and
+// joins, and what non-prefix transactions see). The blame of the last
+// structure ruled out goes with the refutation.
+func mixedStrategy(r *run) Strategy {
+	return Strategy{Name: "lazy-gini-mixed", solve: func(ctx context.Context, enc *encode.Encoding, out *solveOutcome) error {
+		var blames []hyperpolygraph.Blame
+		var cycles [][]int
+		var comp *hyperpolygraph.Compatible
+		find := func(c *hyperpolygraph.Compatible, max int) [][]int {
+			comp = c
+			cycles, blames = c.FindMixedCycles(r.mixed, max)
+			return cycles
+		}
+		err := lazySolve(ctx, enc, newGini(enc.NumVars), find, out)
+		r.blame = nil
+		if err == nil && !out.sat && len(blames) > 0 {
+			// lazySolve reports the first structure of the last model, or
+			// the one of certain edges alone that ended the search.
+			r.blame = &blames[0]
+			for i, cyc := range cycles {
+				if slices.Equal(cycleEdges(comp, cyc), out.lastCycle) {
+					r.blame = &blames[i]
+					break
+				}
+			}
+		}
+		return err
+	}}
+}
+
+// mixedWitness is the arbitration order of an accepted model, T⊥ left
+// out, with each prefix-level transaction's snapshot (how many of the
+// order it sees; -1 for the others).
+func mixedWitness(c *hyperpolygraph.Compatible, m *hyperpolygraph.Mixed) (order []history.TxnID, snaps []int) {
+	all, snap, _ := c.MixedOrder(m)
+	for i, t := range all {
+		if t == history.InitTxn {
+			continue
+		}
+		order = append(order, t)
+		if snap[i] > 0 {
+			snap[i]-- // T⊥ comes first and is not listed
+		}
+		snaps = append(snaps, snap[i])
+	}
+	return order, snaps
+}
