@@ -173,6 +173,9 @@ func Decide(ctx context.Context, h *history.History, level history.Level, opt Op
 		out.violated(*viol)
 		return out, nil
 	}
+	if r.levels != nil {
+		optional = rcOptional(h, r.levels, forced, optional)
+	}
 	if len(optional) > maxAmbiguousUnknown {
 		out.Verdict = Unknown
 		out.Reason = fmt.Sprintf("%d unknown-status transactions may or may not have committed and are read ambiguously; at most %d are tried", len(optional), maxAmbiguousUnknown)

@@ -108,3 +108,51 @@ func mixedWitness(c *hyperpolygraph.Compatible, m *hyperpolygraph.Mixed) (order 
 	}
 	return order, snaps
 }
+
+// rcOptional adds to optional the unknown-status transactions that only
+// the re-reads of RC transactions can use (planUnknown looks at first
+// reads), and, as planUnknown does, the unknown candidates of those
+// transactions' own reads. Trying more subsets is exact: each is decided
+// on its own.
+func rcOptional(h *history.History, levels []history.Level, forced []bool, optional []history.TxnID) []history.TxnID {
+	ix := h.Index()
+	isOpt := map[history.TxnID]bool{}
+	for _, u := range optional {
+		isOpt[u] = true
+	}
+	var queue []history.TxnID
+	add := func(w history.TxnID) {
+		if h.Txns[w].Status == history.Unknown && !forced[w] && !isOpt[w] {
+			isOpt[w] = true
+			optional = append(optional, w)
+			queue = append(queue, w)
+		}
+	}
+	for t := 1; t < len(h.Txns); t++ {
+		if levels[t] != history.RC || h.Txns[t].Status == history.Aborted {
+			continue
+		}
+		touched := map[history.KeyID]bool{}
+		for _, op := range h.Txns[t].Ops {
+			if op.Kind.IsRead() && touched[op.Key] {
+				for _, w := range ix.Writers(op.Key, op.Value) {
+					if w != history.TxnID(t) {
+						add(w)
+					}
+				}
+			}
+			touched[op.Key] = true
+		}
+	}
+	for len(queue) > 0 {
+		u := queue[len(queue)-1]
+		queue = queue[:len(queue)-1]
+		for _, r := range ix.Reads(u) {
+			for _, w := range ix.Candidates(u, r) {
+				add(w)
+			}
+		}
+	}
+	slices.Sort(optional)
+	return optional
+}
