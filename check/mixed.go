@@ -70,14 +70,14 @@ func blameWords(h *history.History, levels []history.Level, b *hyperpolygraph.Bl
 		for _, v := range b.Via {
 			vs = append(vs, name(v))
 		}
-		via = " through " + strings.Join(vs, ", ")
+		via = " (through " + strings.Join(vs, ", ") + ")"
 	}
 	// overwrite names the seen writer whose write hides the version read.
 	overwrite := func() string {
 		if b.Saw == b.Missed {
-			return fmt.Sprintf("%s, whose write%s overwrote the version it read", name(b.Saw), key)
+			return fmt.Sprintf("%s%s, whose write%s overwrote the version it read", name(b.Saw), via, key)
 		}
-		return fmt.Sprintf("%s, whose write%s came after %s overwrote the version it read", name(b.Saw), key, name(b.Missed))
+		return fmt.Sprintf("%s%s, whose write%s came after %s overwrote the version it read", name(b.Saw), via, key, name(b.Missed))
 	}
 	var why string
 	switch {
@@ -94,9 +94,9 @@ func blameWords(h *history.History, levels []history.Level, b *hyperpolygraph.Bl
 			why = fmt.Sprintf("so it %s, yet it read the version%s that %s overwrote, which every order consistent with the history puts before it", what, key, name(b.Missed))
 		}
 	case b.Axiom == "TRANSVis" && b.Saw >= 0 && b.Saw != b.Missed && prefixLevel(levels, b.Saw):
-		why = fmt.Sprintf("so it sees what the transactions it sees saw; it saw%s %s, which ran at %s and so saw %s, yet it read the version%s that %s overwrote", via, name(b.Saw), levelWords[levels[b.Saw]], name(b.Missed), key, name(b.Missed))
+		why = fmt.Sprintf("so it sees what the transactions it sees saw; it saw %s%s, which ran at %s and so saw %s, yet it read the version%s that %s overwrote", name(b.Saw), via, levelWords[levels[b.Saw]], name(b.Missed), key, name(b.Missed))
 	case b.Axiom == "TRANSVis":
-		why = fmt.Sprintf("so it sees what the transactions it sees saw; it saw%s %s", via, overwrite())
+		why = fmt.Sprintf("so it sees what the transactions it sees saw; it saw %s", overwrite())
 	case b.Axiom == "SESSION":
 		why = fmt.Sprintf("so it sees its session predecessor %s", overwrite())
 	case b.Axiom == "NoConflict" && b.Missed >= 0:

@@ -1,0 +1,90 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/hyperiso/hyperiso/check"
+	"github.com/hyperiso/hyperiso/formats/jsonl"
+	"github.com/hyperiso/hyperiso/history"
+	"github.com/hyperiso/hyperiso/internal/oracle"
+)
+
+// The hand-written mixed histories of testdata/mixed through the CLI: each
+// file's verdict is the one expected.tsv states and the one the brute-force
+// oracle finds; a violation names a culprit transaction and an axiom.
+func TestMixedTestdata(t *testing.T) {
+	dir := filepath.Join("..", "..", "testdata", "mixed")
+	f, err := os.Open(filepath.Join(dir, "expected.tsv"))
+	require.NoError(t, err)
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	n := 0
+	for sc.Scan() {
+		line := sc.Text()
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		name, want, ok := strings.Cut(line, "\t")
+		require.True(t, ok, line)
+		path := filepath.Join(dir, name)
+		code, out, errs := runCLI(t, "check", "--level", "mixed", "--json", path)
+		var res check.Result
+		require.NoError(t, json.Unmarshal([]byte(out), &res), errs)
+		require.Equal(t, want, string(res.Verdict), "%s: %s", name, out)
+		wantCode := map[string]int{"satisfied": exitSatisfied, "violated": exitViolated}[want]
+		require.Equal(t, wantCode, code, name)
+		if want == "violated" {
+			require.NotEmpty(t, res.Anomalies, name)
+			a := res.Anomalies[0]
+			require.NotNil(t, a.Culprit, name)
+			require.NotEmpty(t, a.Axiom, name)
+			require.Contains(t, a.Description, " ran at ", name)
+		}
+		h, err := jsonl.Read(path, jsonl.Options{})
+		require.NoError(t, err)
+		consistent, err := oracle.Mixed(h, history.LevelNone)
+		require.NoError(t, err)
+		require.Equal(t, want == "satisfied", consistent, "%s: the oracle disagrees with expected.tsv", name)
+		n++
+	}
+	require.NoError(t, sc.Err())
+	require.GreaterOrEqual(t, n, 40)
+}
+
+// What a mixed check refuses as bad input, and the text report of a
+// violation.
+func TestMixedThroughCLI(t *testing.T) {
+	dir := filepath.Join("..", "..", "testdata")
+	noLevels := filepath.Join(dir, "strong", "lost-update.jsonl")
+	code, _, errs := runCLI(t, "check", "--level", "mixed", noLevels)
+	require.Equal(t, exitBadInput, code)
+	require.Contains(t, errs, "declares no level")
+
+	code, out, _ := runCLI(t, "check", "--level", "mixed", "--default-level", "pc", noLevels)
+	require.Equal(t, exitSatisfied, code, out)
+	code, out, _ = runCLI(t, "check", "--level", "mixed", "--default-level", "psi", noLevels)
+	require.Equal(t, exitViolated, code, out)
+	require.Contains(t, out, "ran at PARALLEL SNAPSHOT ISOLATION")
+
+	for _, args := range [][]string{
+		{"check", "--level", "ser", "--default-level", "pc", noLevels},
+		{"check", "--level", "mixed", "--default-level", "strict-ser", noLevels},
+		{"check", "--level", "mixed", "--default-level", "pc", "--realtime", noLevels},
+		{"explain", "--level", "mixed", noLevels},
+	} {
+		code, _, errs := runCLI(t, args...)
+		require.Equal(t, exitBadInput, code, "%v: %s", args, errs)
+	}
+
+	code, out, _ = runCLI(t, "check", "--level", "mixed", filepath.Join(dir, "mixed", "long-fork.ra-ra-pc-pc.jsonl"))
+	require.Equal(t, exitViolated, code)
+	require.Contains(t, out, "ran at PREFIX CONSISTENCY")
+	require.Contains(t, out, "(PREFIX)")
+}
