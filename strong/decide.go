@@ -162,6 +162,9 @@ func Decide(ctx context.Context, h *history.History, level history.Level, opt Op
 		if r.levels, err = Levels(h, opt.DefaultLevel); err != nil {
 			return out, err
 		}
+		if ser, err := serFirst(ctx, h, r.levels, opt); ser != nil || err != nil {
+			return ser, err
+		}
 		r.strat = mixedStrategy(r)
 	}
 	if r.fit == nil {

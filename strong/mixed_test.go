@@ -10,6 +10,7 @@ import (
 	"github.com/hyperiso/hyperiso/check"
 	"github.com/hyperiso/hyperiso/history"
 	"github.com/hyperiso/hyperiso/internal/oracle"
+	"github.com/hyperiso/hyperiso/strong"
 )
 
 // mixable are the levels a transaction of a mixed history may declare.
@@ -46,7 +47,12 @@ func mixedGenOptions() oracle.GenOptions {
 // histories: uniform, two-level and three-level mixes, with duplicate
 // values, aborted and unknown-status transactions.
 func TestMixedAgreesWithOracle(t *testing.T) {
-	agreeWithOracle(t, 10000, mixedGenOptions(), 16)
+	agreeWithOracle(t, 10000, mixedGenOptions(), 16, false)
+}
+
+// With the SER shortcut on, as the CLI runs it.
+func TestMixedAgreesWithOracleSERFirst(t *testing.T) {
+	agreeWithOracle(t, 3000, mixedGenOptions(), 18, true)
 }
 
 // The same on fewer, larger histories (six or seven transactions), where
@@ -56,10 +62,16 @@ func TestMixedAgreesWithOracleLarger(t *testing.T) {
 	o := mixedGenOptions()
 	o.MinTxns, o.Txns = 6, 7
 	o.PAbort, o.PUnknown = 0.02, 0.05
-	agreeWithOracle(t, 1000, o, 17)
+	agreeWithOracle(t, 1000, o, 17, false)
 }
 
-func agreeWithOracle(t *testing.T, n int, opts oracle.GenOptions, seed uint64) {
+// agreeWithOracle compares n random histories; serFirst says whether the
+// SER shortcut may decide satisfied ones (off, the mixed search decides
+// every one).
+func agreeWithOracle(t *testing.T, n int, opts oracle.GenOptions, seed uint64, serFirst bool) {
+	saved := strong.MixedSERFirst
+	strong.MixedSERFirst = serFirst
+	defer func() { strong.MixedSERFirst = saved }()
 	rng := rand.New(rand.NewPCG(seed, 2))
 	counts := map[string]int{}
 	for i := range n {
@@ -91,6 +103,8 @@ func agreeWithOracle(t *testing.T, n int, opts oracle.GenOptions, seed uint64) {
 // A uniform history checked as mixed (every transaction at the default
 // level) gets the verdict of the level's own check.
 func TestMixedUniformIsTheLevel(t *testing.T) {
+	strong.MixedSERFirst = false
+	defer func() { strong.MixedSERFirst = true }()
 	rng := rand.New(rand.NewPCG(3, 16))
 	counts := map[string]int{}
 	for i := range 1500 {
@@ -136,6 +150,8 @@ func TestMixedUniformIsTheLevel(t *testing.T) {
 // Raising one transaction's level never turns a violated history into a
 // satisfied one (MixIso, Theorem 3.4, per transaction).
 func TestMixedRaisingALevel(t *testing.T) {
+	strong.MixedSERFirst = false
+	defer func() { strong.MixedSERFirst = true }()
 	rng := rand.New(rand.NewPCG(4, 16))
 	raised := 0
 	for i := range 3000 {
