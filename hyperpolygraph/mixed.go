@@ -174,56 +174,97 @@ func (m *Mixed) kappa(k history.KeyID, a history.TxnID) int32 {
 	return 3*int32(m.G.N()) + m.kBase[k] + int32(i)
 }
 
-// stateGraph builds the state graph of c's edges not disabled, as adjacency
-// lists of (target, edge index; -1 for arcs no edge stands for).
-func (m *Mixed) stateGraph(c *Compatible, disabled []bool) [][][2]int32 {
+// stateCSR is the state graph of one compatible graph, every edge in: the
+// arcs of state v are arcs[start[v]:start[v+1]], each (target, edge index;
+// -1 for arcs no edge stands for).
+type stateCSR struct {
+	start []int32
+	arcs  [][2]int32
+}
+
+// stateArcs builds the state graph of c once; each search takes the arcs of
+// the edges it has not set aside (adj).
+func (m *Mixed) stateArcs(c *Compatible) stateCSR {
 	n := m.G.N()
-	adj := make([][][2]int32, 3*n+int(m.nk))
-	add := func(u, v, e int32) { adj[u] = append(adj[u], [2]int32{v, e}) }
-	for t := range n {
-		tid := history.TxnID(t)
-		if m.G.Included[t] && m.Level[t] != history.SER {
-			add(m.snap(tid), commit(tid), -1)
-		}
-	}
-	for k, ws := range m.G.Writers {
-		if m.kBase[k] >= 0 {
-			for _, a := range ws {
-				add(m.j(a), m.kappa(history.KeyID(k), a), -1)
+	nn := 3*n + int(m.nk)
+	s := stateCSR{start: make([]int32, nn+1)}
+	emit := func(add func(u, v, e int32)) {
+		for t := range n {
+			tid := history.TxnID(t)
+			if m.G.Included[t] && m.Level[t] != history.SER {
+				add(m.snap(tid), commit(tid), -1)
 			}
 		}
-	}
-	for i, e := range c.Edges {
-		if disabled != nil && disabled[i] {
-			continue
-		}
-		ei := int32(i)
-		a, b := e.From, e.To
-		switch e.Rel {
-		case SO, WR, RT:
-			add(commit(a), m.snap(b), ei)
-			if !prefixLevel(m.Level[b]) {
-				add(m.j(a), join(b), ei)
-			}
-		case WW:
-			add(commit(a), commit(b), ei)
-			if m.Level[b] == history.SI {
-				add(commit(a), m.snap(b), ei)
-			}
-			if m.kBase[e.Key] >= 0 {
-				add(m.kappa(e.Key, a), m.kappa(e.Key, b), ei)
-				if m.Level[b] == history.PSI {
-					add(m.kappa(e.Key, a), join(b), ei)
+		for k, ws := range m.G.Writers {
+			if m.kBase[k] >= 0 {
+				for _, a := range ws {
+					add(m.j(a), m.kappa(history.KeyID(k), a), -1)
 				}
 			}
-		case RW:
-			switch l := m.Level[a]; {
-			case prefixLevel(l):
-				add(m.snap(a), commit(b), ei)
-			case transVis(l):
-				add(join(a), commit(b), ei)
+		}
+		for i, e := range c.Edges {
+			if false {
+				continue
+			}
+			ei := int32(i)
+			a, b := e.From, e.To
+			switch e.Rel {
+			case SO, WR, RT:
+				add(commit(a), m.snap(b), ei)
+				if !prefixLevel(m.Level[b]) {
+					add(m.j(a), join(b), ei)
+				}
+			case WW:
+				add(commit(a), commit(b), ei)
+				if m.Level[b] == history.SI {
+					add(commit(a), m.snap(b), ei)
+				}
+				if m.kBase[e.Key] >= 0 {
+					add(m.kappa(e.Key, a), m.kappa(e.Key, b), ei)
+					if m.Level[b] == history.PSI {
+						add(m.kappa(e.Key, a), join(b), ei)
+					}
+				}
+			case RW:
+				switch l := m.Level[a]; {
+				case prefixLevel(l):
+					add(m.snap(a), commit(b), ei)
+				case transVis(l):
+					add(join(a), commit(b), ei)
+				}
 			}
 		}
+	}
+	emit(func(u, _, _ int32) { s.start[u+1]++ })
+	for v := 1; v <= nn; v++ {
+		s.start[v] += s.start[v-1]
+	}
+	s.arcs = make([][2]int32, s.start[nn])
+	fill := slices.Clone(s.start[:nn])
+	emit(func(u, v, e int32) { s.arcs[fill[u]] = [2]int32{v, e}; fill[u]++ })
+	return s
+}
+
+// adj returns the state graph's adjacency without the arcs of disabled
+// edges (nil: none disabled).
+func (s stateCSR) adj(disabled []bool) [][][2]int32 {
+	nn := len(s.start) - 1
+	adj := make([][][2]int32, nn)
+	if !slices.Contains(disabled, true) {
+		for v := range nn {
+			adj[v] = s.arcs[s.start[v]:s.start[v+1]]
+		}
+		return adj
+	}
+	backing := make([][2]int32, 0, len(s.arcs))
+	for v := range nn {
+		lo := len(backing)
+		for _, a := range s.arcs[s.start[v]:s.start[v+1]] {
+			if a[1] < 0 || !disabled[a[1]] {
+				backing = append(backing, a)
+			}
+		}
+		adj[v] = backing[lo:len(backing):len(backing)]
 	}
 	return adj
 }
@@ -234,8 +275,9 @@ func (m *Mixed) stateGraph(c *Compatible, disabled []bool) [][][2]int32 {
 // edges are set aside before the next search.
 func (c *Compatible) FindMixedCycles(m *Mixed, max int) ([][]int, []Blame) {
 	var blames []Blame
+	csr := m.stateArcs(c)
 	cycles := c.findMany(max, func(disabled []bool) []int {
-		cyc, b := m.find(c, disabled)
+		cyc, b := m.find(c, csr, disabled)
 		if cyc != nil {
 			blames = append(blames, b)
 		}
@@ -264,8 +306,8 @@ type mixedModel struct {
 }
 
 // find returns one forbidden structure among the edges not disabled.
-func (m *Mixed) find(c *Compatible, disabled []bool) ([]int, Blame) {
-	adj := m.stateGraph(c, disabled)
+func (m *Mixed) find(c *Compatible, csr stateCSR, disabled []bool) ([]int, Blame) {
+	adj := csr.adj(disabled)
 	if cyc := pcCycle(adj); cyc != nil {
 		return cyc, m.blameCycle(c, cyc)
 	}
@@ -709,7 +751,7 @@ func (m *Mixed) blameCycle(c *Compatible, cyc []int) Blame {
 // level sees a prefix (SER: all before it), else -1. ok is false if the
 // state graph has a cycle.
 func (c *Compatible) MixedOrder(m *Mixed) (order []history.TxnID, snap []int, ok bool) {
-	adj := m.stateGraph(c, nil)
+	adj := m.stateArcs(c).adj(nil)
 	indeg := make([]int32, len(adj))
 	for _, out := range adj {
 		for _, a := range out {
