@@ -83,6 +83,9 @@ func TestMixedThroughCLI(t *testing.T) {
 		require.Equal(t, exitBadInput, code, "%v: %s", args, errs)
 	}
 
+	code, out, _ = runCLI(t, "check", "--level", "mixed", "--edn", filepath.Join(dir, "mixed", "long-fork.ra-ra-pc-pc.jsonl"))
+	require.Equal(t, exitViolated, code)
+	require.Contains(t, out, ":mixed")
 	code, out, _ = runCLI(t, "check", "--level", "mixed", filepath.Join(dir, "mixed", "long-fork.ra-ra-pc-pc.jsonl"))
 	require.Equal(t, exitViolated, code)
 	require.Contains(t, out, "ran at PREFIX CONSISTENCY")
