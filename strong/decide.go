@@ -276,15 +276,15 @@ func (r *run) graph(ctx context.Context, h *history.History, include func(histor
 	if r.level == history.StrictSER || r.opt.RealTime {
 		out.Counters["realtime_edges"] = int64(len(g.AddRealTime()))
 	}
+	out.Counters["ww_constraints"] = int64(len(g.WW))
+	out.Counters["wr_constraints"] = int64(len(g.WR))
+	out.Counters["known_edges"] = int64(len(g.Known))
 	if r.level == history.Mixed {
-		if viol := r.prepareMixed(g); viol != nil {
+		if viol := r.prepareMixed(g, out); viol != nil {
 			out.violated(*viol)
 			return nil, true, nil
 		}
 	}
-	out.Counters["ww_constraints"] = int64(len(g.WW))
-	out.Counters["wr_constraints"] = int64(len(g.WR))
-	out.Counters["known_edges"] = int64(len(g.Known))
 	return g, false, nil
 }
 

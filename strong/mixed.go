@@ -40,11 +40,12 @@ func Levels(h *history.History, def history.Level) ([]history.Level, error) {
 	return out, nil
 }
 
-// prepareMixed readies g for the per-model test (hyperpolygraph.NewMixed)
+// prepareMixed prunes g as far as every mix allows (hyperpolygraph.
+// PruneMixed), readies it for the per-model test (hyperpolygraph.NewMixed)
 // and refutes it when an unknown-status transaction taken as committed is
 // internally inconsistent at its own level (validation covered only the
 // committed ones).
-func (r *run) prepareMixed(g *hyperpolygraph.Graph) *Violation {
+func (r *run) prepareMixed(g *hyperpolygraph.Graph, out *Outcome) *Violation {
 	h := g.H
 	for _, f := range h.ValidateTxns(func(t history.TxnID) bool { return h.Txns[t].Status == history.Unknown && g.Included[t] }) {
 		if l := r.levels[f.Txn]; f.Kind.ForbiddenAt(l) {
@@ -52,6 +53,12 @@ func (r *run) prepareMixed(g *hyperpolygraph.Graph) *Violation {
 				Blame: &hyperpolygraph.Blame{Txn: f.Txn, Level: l, Axiom: "INT", Saw: -1, Missed: -1, Key: f.Key}}
 		}
 	}
+	t := time.Now()
+	pairs, reads := hyperpolygraph.PruneMixed(g)
+	out.TimingsMS["prune"] = ms(time.Since(t))
+	out.Counters["ww_constraints_pruned"] = int64(len(g.WW))
+	out.Counters["wr_constraints_pruned"] = int64(len(g.WR))
+	out.Counters["mixed_pruned_pairs"], out.Counters["mixed_pruned_reads"] = int64(pairs), int64(reads)
 	m, viol := hyperpolygraph.NewMixed(g, r.levels)
 	if viol != nil {
 		return &Violation{Kind: UnwrittenRead, Reader: viol.Reader, Read: viol.Read}
