@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -17,23 +15,18 @@ import (
 )
 
 // The hand-written mixed histories of testdata/mixed through the CLI: each
-// file's verdict is the one expected.tsv states and the one the brute-force
-// oracle finds; a violation names a culprit transaction and an axiom.
+// file, named SHAPE.LEVELS.VERDICT.jsonl, gets the verdict its name states,
+// which the brute-force oracle finds too; a violation names a culprit
+// transaction and an axiom.
 func TestMixedTestdata(t *testing.T) {
-	dir := filepath.Join("..", "..", "testdata", "mixed")
-	f, err := os.Open(filepath.Join(dir, "expected.tsv"))
+	paths, err := filepath.Glob(filepath.Join("..", "..", "testdata", "mixed", "*.jsonl"))
 	require.NoError(t, err)
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	n := 0
-	for sc.Scan() {
-		line := sc.Text()
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		name, want, ok := strings.Cut(line, "\t")
-		require.True(t, ok, line)
-		path := filepath.Join(dir, name)
+	require.GreaterOrEqual(t, len(paths), 40)
+	for _, path := range paths {
+		name := filepath.Base(path)
+		parts := strings.Split(strings.TrimSuffix(name, ".jsonl"), ".")
+		require.Len(t, parts, 3, name)
+		want := parts[2]
 		code, out, errs := runCLI(t, "check", "--level", "mixed", "--json", path)
 		var res check.Result
 		require.NoError(t, json.Unmarshal([]byte(out), &res), errs)
@@ -51,11 +44,8 @@ func TestMixedTestdata(t *testing.T) {
 		require.NoError(t, err)
 		consistent, err := oracle.Mixed(h, history.LevelNone)
 		require.NoError(t, err)
-		require.Equal(t, want == "satisfied", consistent, "%s: the oracle disagrees with expected.tsv", name)
-		n++
+		require.Equal(t, want == "satisfied", consistent, "%s: the oracle disagrees with the file's name", name)
 	}
-	require.NoError(t, sc.Err())
-	require.GreaterOrEqual(t, n, 40)
 }
 
 // What a mixed check refuses as bad input, and the text report of a
@@ -83,10 +73,10 @@ func TestMixedThroughCLI(t *testing.T) {
 		require.Equal(t, exitBadInput, code, "%v: %s", args, errs)
 	}
 
-	code, out, _ = runCLI(t, "check", "--level", "mixed", "--edn", filepath.Join(dir, "mixed", "long-fork.ra-ra-pc-pc.jsonl"))
+	code, out, _ = runCLI(t, "check", "--level", "mixed", "--edn", filepath.Join(dir, "mixed", "long-fork.ra-ra-pc-pc.violated.jsonl"))
 	require.Equal(t, exitViolated, code)
 	require.Contains(t, out, ":mixed")
-	code, out, _ = runCLI(t, "check", "--level", "mixed", filepath.Join(dir, "mixed", "long-fork.ra-ra-pc-pc.jsonl"))
+	code, out, _ = runCLI(t, "check", "--level", "mixed", filepath.Join(dir, "mixed", "long-fork.ra-ra-pc-pc.violated.jsonl"))
 	require.Equal(t, exitViolated, code)
 	require.Contains(t, out, "ran at PREFIX CONSISTENCY")
 	require.Contains(t, out, "(PREFIX)")
