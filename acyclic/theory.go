@@ -4,7 +4,11 @@
 // topological order, explains each cycle as a conflict clause over the
 // literals behind its edges, and suggests decision polarities from the
 // order. For SI the graph is the doubled graph whose acyclicity is that of
-// the induced graph (SO ∪ WR ∪ WW) ; RW?.
+// the induced graph (SO ∪ WR ∪ WW) ; RW?. The variables of an encoding's
+// optional part (unknown-status transactions the solver decides) each put
+// their one edge in the graph when true, and derive RW edges with the
+// certain part's as the version-order and read-from variables do; their
+// inclusion variables add nothing.
 //
 // It does not propagate (imply the negation of a literal whose edge would
 // close a cycle): done with budgeted searches around each inserted edge, it
@@ -35,6 +39,13 @@ type reason struct {
 type undoMark struct {
 	pkEdges int32 // pk edges inserted
 	reasons int32 // len(reasons) before the Assign
+	pushed  int32 // len(pushed) before the Assign
+}
+
+// pushRec records a literal added to a trueWR (or, with ww, trueWW) list.
+type pushRec struct {
+	wi *writerInfo
+	ww bool
 }
 
 // writerKey names the writes of one transaction to one key.
@@ -48,7 +59,17 @@ type writerInfo struct {
 	pairs        []int32         // indices into g.WW that involve t
 	knownSucc    []history.TxnID // t →WW s known
 	knownReaders []history.TxnID // t →WR r known
-	wrLits       []cnf.Lit       // WR literals with candidate t on k
+	// The true literals whose edges leave t on k: read-from edges (with
+	// their reader), and version orders of the optional part (with the
+	// later writer; the pairs' variables are looked up through pairs).
+	trueWR, trueWW []litTo
+}
+
+// litTo is a positive literal whose edge leaves the writer it is listed
+// under, and that edge's target.
+type litTo struct {
+	lit cnf.Lit
+	to  history.TxnID
 }
 
 // Polarity says how Phase chooses the polarity of a decision.
@@ -81,6 +102,7 @@ type Theory struct {
 	// value[v] is 0 unassigned, 1 true, -1 false (as seen by the theory).
 	value   []int8
 	reasons []reason
+	pushed  []pushRec
 	// undo[i] records what the i-th Assign inserted, for LIFO undo; undo[0]
 	// stands for the certain edges and is never undone.
 	undo []undoMark
@@ -119,10 +141,14 @@ func New(enc *encode.Encoding, polarity Polarity) (*Theory, []hyperpolygraph.Edg
 		info(p.Key, p.A).pairs = append(info(p.Key, p.A).pairs, int32(i))
 		info(p.Key, p.B).pairs = append(info(p.Key, p.B).pairs, int32(i))
 	}
-	for i, s := range g.WR {
-		for j, c := range s.Cands {
-			wi := info(s.Key, c)
-			wi.wrLits = append(wi.wrLits, cnf.Lit(enc.WRBase[i]+int32(j)))
+	for _, s := range g.WR {
+		for _, c := range s.Cands {
+			info(s.Key, c)
+		}
+	}
+	for v := int32(enc.NumVars); v > 0 && enc.IsOpt(v); v-- {
+		for _, e := range enc.Asserts(v) {
+			info(e.Key, e.From)
 		}
 	}
 	for i, e := range g.Known {
@@ -197,12 +223,32 @@ func (t *Theory) explain(cyc []int32) []cnf.Lit {
 
 // Assign adds the edges literal l asserts, and the RW edges they derive.
 func (t *Theory) Assign(l cnf.Lit) []cnf.Lit {
-	t.undo = append(t.undo, undoMark{reasons: int32(len(t.reasons))})
+	t.undo = append(t.undo, undoMark{reasons: int32(len(t.reasons)), pushed: int32(len(t.pushed))})
 	v := int32(l.Var())
 	if l > 0 {
 		t.value[v] = 1
 	} else {
 		t.value[v] = -1
+	}
+	if t.enc.IsOpt(v) {
+		if l < 0 {
+			return nil // the edge of an optional part's variable is absent
+		}
+		for _, e := range t.enc.Asserts(v) {
+			if c := t.addEdge(e, l, 0); c != nil {
+				return c
+			}
+			var c []cnf.Lit
+			if e.Rel == hyperpolygraph.WW {
+				c = t.afterWW(e.Key, e.From, e.To, l)
+			} else {
+				c = t.afterWR(e.Key, e.From, e.To, l)
+			}
+			if c != nil {
+				return c
+			}
+		}
+		return nil
 	}
 	if i, ok := t.enc.IsWW(v); ok {
 		p := t.g.WW[i]
@@ -214,28 +260,7 @@ func (t *Theory) Assign(l cnf.Lit) []cnf.Lit {
 		if c := t.addEdge(e, l, 0); c != nil {
 			return c
 		}
-		// Everyone who read from's version of the key now precedes to.
-		wi := t.writers[writerKey{p.Key, from}]
-		for _, r := range wi.knownReaders {
-			if r != to {
-				if c := t.addEdge(hyperpolygraph.Edge{From: r, To: to, Rel: hyperpolygraph.RW, Key: p.Key}, l, 0); c != nil {
-					return c
-				}
-			}
-		}
-		for _, wl := range wi.wrLits {
-			if t.value[wl.Var()] != 1 {
-				continue
-			}
-			set, _, _ := t.enc.WRSet(wl.Var())
-			r := t.g.WR[set].Reader
-			if r != to {
-				if c := t.addEdge(hyperpolygraph.Edge{From: r, To: to, Rel: hyperpolygraph.RW, Key: p.Key}, l, wl); c != nil {
-					return c
-				}
-			}
-		}
-		return nil
+		return t.afterWW(p.Key, from, to, l)
 	}
 	if l < 0 {
 		return nil // a read-from that did not happen asserts nothing
@@ -246,10 +271,40 @@ func (t *Theory) Assign(l cnf.Lit) []cnf.Lit {
 	if c := t.addEdge(hyperpolygraph.Edge{From: w, To: s.Reader, Rel: hyperpolygraph.WR, Key: s.Key}, l, 0); c != nil {
 		return c
 	}
-	wi := t.writers[writerKey{s.Key, w}]
+	return t.afterWR(s.Key, w, s.Reader, l)
+}
+
+// afterWW adds the RW edges that WW edge from→to on key x, put there by l,
+// derives: everyone who read from's version of x now precedes to.
+func (t *Theory) afterWW(x history.KeyID, from, to history.TxnID, l cnf.Lit) []cnf.Lit {
+	wi := t.writers[writerKey{x, from}]
+	wi.keep(t, litTo{l, to}, true)
+	for _, r := range wi.knownReaders {
+		if r != to {
+			if c := t.addEdge(hyperpolygraph.Edge{From: r, To: to, Rel: hyperpolygraph.RW, Key: x}, l, 0); c != nil {
+				return c
+			}
+		}
+	}
+	for _, wl := range wi.trueWR {
+		if wl.to == to {
+			continue
+		}
+		if c := t.addEdge(hyperpolygraph.Edge{From: wl.to, To: to, Rel: hyperpolygraph.RW, Key: x}, l, wl.lit); c != nil {
+			return c
+		}
+	}
+	return nil
+}
+
+// afterWR adds the RW edges that WR edge w→r on key x, put there by l,
+// derives: r precedes every writer ordered after w.
+func (t *Theory) afterWR(x history.KeyID, w, r history.TxnID, l cnf.Lit) []cnf.Lit {
+	wi := t.writers[writerKey{x, w}]
+	wi.keep(t, litTo{l, r}, false)
 	for _, succ := range wi.knownSucc {
-		if succ != s.Reader {
-			if c := t.addEdge(hyperpolygraph.Edge{From: s.Reader, To: succ, Rel: hyperpolygraph.RW, Key: s.Key}, l, 0); c != nil {
+		if succ != r {
+			if c := t.addEdge(hyperpolygraph.Edge{From: r, To: succ, Rel: hyperpolygraph.RW, Key: x}, l, 0); c != nil {
 				return c
 			}
 		}
@@ -267,10 +322,18 @@ func (t *Theory) Assign(l cnf.Lit) []cnf.Lit {
 		default:
 			continue
 		}
-		if succ != s.Reader {
-			if c := t.addEdge(hyperpolygraph.Edge{From: s.Reader, To: succ, Rel: hyperpolygraph.RW, Key: s.Key}, l, wl); c != nil {
+		if succ != r {
+			if c := t.addEdge(hyperpolygraph.Edge{From: r, To: succ, Rel: hyperpolygraph.RW, Key: x}, l, wl); c != nil {
 				return c
 			}
+		}
+	}
+	for _, wl := range wi.trueWW {
+		if wl.to == r {
+			continue
+		}
+		if c := t.addEdge(hyperpolygraph.Edge{From: r, To: wl.to, Rel: hyperpolygraph.RW, Key: x}, l, wl.lit); c != nil {
+			return c
 		}
 	}
 	return nil
@@ -284,7 +347,32 @@ func (t *Theory) Unassign(l cnf.Lit) {
 		t.pk.RemoveLast()
 	}
 	t.reasons = t.reasons[:m.reasons]
+	for i := len(t.pushed) - 1; i >= int(m.pushed); i-- {
+		p := t.pushed[i]
+		if p.ww {
+			p.wi.trueWW = p.wi.trueWW[:len(p.wi.trueWW)-1]
+		} else {
+			p.wi.trueWR = p.wi.trueWR[:len(p.wi.trueWR)-1]
+		}
+	}
+	t.pushed = t.pushed[:m.pushed]
 	t.value[l.Var()] = 0
+}
+
+// keep lists l, a true literal whose edge leaves wi's writer, for the RW
+// edges later literals derive with it: as a read-from (ww false) or, when
+// l is a variable of the optional part, a version order (core pairs are
+// found through wi.pairs).
+func (wi *writerInfo) keep(t *Theory, l litTo, ww bool) {
+	switch {
+	case !ww:
+		wi.trueWR = append(wi.trueWR, l)
+	case t.enc.IsOpt(l.lit.Var()):
+		wi.trueWW = append(wi.trueWW, l)
+	default:
+		return
+	}
+	t.pushed = append(t.pushed, pushRec{wi, ww})
 }
 
 // Phase picks a decision's polarity as t.Polarity says: so that the edge it
@@ -299,7 +387,11 @@ func (t *Theory) Phase(v int32) (bool, bool) {
 			return t.latestWriter(set, cand), true
 		}
 	}
-	e, _ := t.enc.EdgeOf(cnf.Lit(v))
+	e, ok := t.enc.EdgeOf(cnf.Lit(v))
+	if !ok {
+		// An inclusion variable: leaving a transaction out adds no edge.
+		return false, true
+	}
 	return t.level(e.From) < t.level(e.To), true
 }
 

@@ -89,6 +89,10 @@ type Anomaly struct {
 	// TRANSVis, PREFIX, NoConflict, TOTALVis; INT).
 	Culprit *TxnRef `json:"culprit,omitempty"`
 	Axiom   string  `json:"axiom,omitempty"`
+	// ReadCore, on a weak level's cycle over reads with several candidate
+	// writers, lists reads every choice of writers for which closes a
+	// cycle (whatever the other such reads read); Edges are one such cycle.
+	ReadCore *ReadCore `json:"read_core,omitempty"`
 }
 
 // Ref returns the TxnRef of t.
@@ -135,4 +139,20 @@ func FindingAnomaly(h *history.History, f history.Finding) Anomaly {
 		a.Txns = append(a.Txns, Ref(h, w))
 	}
 	return a
+}
+
+// ReadCore is a minimal unsatisfiable core of read-from choices.
+type ReadCore struct {
+	// Minimal is false when the search budget ran out before the core
+	// was minimised.
+	Minimal bool       `json:"minimal"`
+	Reads   []CoreRead `json:"reads"`
+}
+
+// CoreRead is one read of a ReadCore and its candidate writers.
+type CoreRead struct {
+	Txn     TxnRef   `json:"transaction"`
+	Op      int      `json:"op"`
+	Read    string   `json:"read"`
+	Writers []TxnRef `json:"writers"`
 }

@@ -33,6 +33,21 @@ func weakLevel(ctx context.Context, h *history.History, level history.Level, opt
 	for _, f := range r.Findings {
 		res.Anomalies = append(res.Anomalies, FindingAnomaly(h, f))
 	}
+	if c := r.Core; c != nil && c.Cycle != nil {
+		// First, so that explain takes it: the core and one cycle it closes.
+		a := weakAnomaly(h, level, *c.Cycle)
+		a.Description += "; " + c.Describe(h, 10)
+		rc := &ReadCore{Minimal: c.Minimal}
+		for _, rd := range c.Reads {
+			cr := CoreRead{Txn: Ref(h, rd.Txn), Op: int(rd.Op), Read: rd.Describe(h)}
+			for _, w := range rd.Writers {
+				cr.Writers = append(cr.Writers, Ref(h, w))
+			}
+			rc.Reads = append(rc.Reads, cr)
+		}
+		a.ReadCore = rc
+		res.Anomalies = append(res.Anomalies, a)
+	}
 	for _, v := range r.Violations {
 		a := weakAnomaly(h, level, v)
 		if len(v.Choices) > 0 {

@@ -4,6 +4,9 @@
 // recorder: one goroutine per client session runs a workload's
 // transactions, logs every operation with its result and every
 // transaction's outcome, and assembles a history ready for jsonl.Write.
+// Options.Mix gives each transaction a level of its own, drawn from the
+// workload's seed, and the history records the level each one asked for
+// (mix.go).
 //
 // Outcomes: a transaction whose commit succeeded is committed; one that
 // failed before commit, that the client rolled back, or whose commit the

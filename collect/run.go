@@ -18,8 +18,12 @@ import (
 // Options tune a run.
 type Options struct {
 	// Isolation is the level every transaction asks for (default
-	// Serializable).
+	// Serializable, unless Mix is set).
 	Isolation Isolation
+	// Mix, when it has entries, gives each transaction a level of its own
+	// instead, drawn with the workload's seed (Mix.Session), and the
+	// history records it on the transaction; Isolation must then be 0.
+	Mix Mix
 	// OpTimeout bounds each operation, commit and abort included (default
 	// 30s; negative: no bound). A commit that times out is unknown.
 	OpTimeout time.Duration
@@ -66,6 +70,9 @@ const maxReasons = 32
 type record struct {
 	session int64
 	status  history.Status
+	// mix is the index of the transaction's level in Options.Mix, -1 in
+	// a run at one level.
+	mix int
 	// start and end bound the transaction in time since the workload's
 	// start (ns).
 	start, end int64
@@ -83,12 +90,15 @@ type opRecord struct {
 	key, val int64
 }
 
-// Run sets up st for w, runs w's sessions concurrently at opt.Isolation,
-// tears st down (Run owns st: it always calls Teardown) and returns the recorded history with a summary. The
-// history is returned whenever sessions ran, also together with an error
-// (a session that had to stop, a failed teardown, a cancelled ctx).
+// Run sets up st for w, runs w's sessions concurrently at opt.Isolation
+// (or each transaction at its level of opt.Mix), tears st down (Run owns
+// st: it always calls Teardown) and returns the recorded history with a
+// summary. The history is returned whenever sessions ran, also together
+// with an error (a session that had to stop, a failed teardown, a
+// cancelled ctx).
 func Run(ctx context.Context, st Store, w *workload.Workload, opt Options) (*history.History, *Summary, error) {
-	if opt.Isolation == 0 {
+	mixed := len(opt.Mix.Entries) > 0
+	if opt.Isolation == 0 && !mixed {
 		opt.Isolation = Serializable
 	}
 	if opt.OpTimeout == 0 {
@@ -105,7 +115,7 @@ func Run(ctx context.Context, st Store, w *workload.Workload, opt Options) (*his
 	}
 	sum := &Summary{
 		Store:     st.Describe(),
-		Isolation: opt.Isolation.String(),
+		Isolation: isolationName(opt),
 		Workload:  w.Name() + " " + w.Describe(),
 		Planned:   w.Sessions() * w.TxnsPerSession(),
 		Reasons:   map[string]int{},
@@ -119,8 +129,18 @@ func Run(ctx context.Context, st Store, w *workload.Workload, opt Options) (*his
 		}
 		return nil
 	}
-	if err := st.Supports(opt.Isolation); err != nil {
+	if mixed && opt.Isolation != 0 {
+		return nil, nil, errors.Join(fmt.Errorf("an isolation level (%s) and a mix (%s) are exclusive", opt.Isolation, opt.Mix), teardown())
+	}
+	if err := supports(st, opt); err != nil {
 		return nil, nil, errors.Join(err, teardown())
+	}
+	if mixed {
+		sum.Mix = opt.Mix.String()
+		sum.ByLevel = make([]LevelCount, len(opt.Mix.Entries))
+		for i, e := range opt.Mix.Entries {
+			sum.ByLevel[i].Level = e.Name
+		}
 	}
 	faulter, _ := st.(Faulter)
 	if len(opt.Faults) > 0 && faulter == nil {
@@ -198,6 +218,33 @@ func Run(ctx context.Context, st Store, w *workload.Workload, opt Options) (*his
 	return h, sum, err
 }
 
+// isolationName names the run's level for the summary and the metadata.
+func isolationName(opt Options) string {
+	if len(opt.Mix.Entries) > 0 {
+		return "mixed"
+	}
+	return opt.Isolation.String()
+}
+
+// supports checks that st runs every level the run asks for, naming the
+// mix's level it cannot.
+func supports(st Store, opt Options) error {
+	if len(opt.Mix.Entries) == 0 {
+		return st.Supports(opt.Isolation)
+	}
+	for _, e := range opt.Mix.Entries {
+		err := st.Supports(e.Iso)
+		switch {
+		case err == nil:
+		case e.Level == history.LevelNone || e.Iso != Snapshot:
+			return fmt.Errorf("mix level %s: %w", e.Name, err)
+		default:
+			return fmt.Errorf("mix level %s runs at the store's snapshot level, the weakest meant to give it: %w", e.Name, err)
+		}
+	}
+	return nil
+}
+
 // runner holds what the session goroutines share.
 type runner struct {
 	st          Store
@@ -262,6 +309,10 @@ func (r *runner) opCtx(ctx context.Context) (context.Context, context.CancelFunc
 // session runs session i's transactions on conn and returns its records.
 func (r *runner) session(ctx context.Context, i int, conn Conn, w *workload.Workload) (recs []record, err error) {
 	gen := w.Session(i)
+	var draw *MixDraw
+	if len(r.opt.Mix.Entries) > 0 {
+		draw = r.opt.Mix.Session(w.Config().Seed, i)
+	}
 	sid := int64(i) + 1
 	defer func() {
 		if conn != nil {
@@ -296,7 +347,13 @@ func (r *runner) session(ctx context.Context, i int, conn Conn, w *workload.Work
 			return recs, nil
 		}
 		plan := gen.Next()
-		rec, broken := r.txn(ctx, conn, plan)
+		mix, iso := -1, r.opt.Isolation
+		if draw != nil {
+			mix = draw.Next()
+			iso = r.opt.Mix.Entries[mix].Iso
+		}
+		rec, broken := r.txn(ctx, conn, plan, iso)
+		rec.mix = mix
 		rec.session = sid
 		recs = append(recs, rec)
 		r.count(func(*Summary) { r.finish(rec) })
@@ -326,7 +383,7 @@ func (r *runner) session(ctx context.Context, i int, conn Conn, w *workload.Work
 
 // txn runs one planned transaction; broken says the connection may be
 // unusable.
-func (r *runner) txn(ctx context.Context, conn Conn, plan workload.Txn) (rec record, broken bool) {
+func (r *runner) txn(ctx context.Context, conn Conn, plan workload.Txn, iso Isolation) (rec record, broken bool) {
 	rec.ops = make([]opRecord, 0, len(plan.Ops))
 	rec.start = time.Since(r.start).Nanoseconds()
 	defer func() {
@@ -336,7 +393,7 @@ func (r *runner) txn(ctx context.Context, conn Conn, plan workload.Txn) (rec rec
 		}
 	}()
 	octx, cancel := r.opCtx(ctx)
-	tx, err := conn.Begin(octx, r.opt.Isolation)
+	tx, err := conn.Begin(octx, iso)
 	cancel()
 	if err != nil {
 		return rec, r.failed(ctx, &rec, "begin", err)
@@ -531,7 +588,14 @@ func (r *runner) build(w *workload.Workload, records [][]record) *history.Histor
 	})
 	for i, rec := range all {
 		t := b.Begin(b.Session(rec.session), int64(i)+1, rec.status, history.Pos{})
-		if lv != nil {
+		switch {
+		case rec.mix >= 0:
+			// What the transaction asked for, whatever the store
+			// declares for the level it ran at.
+			if l := r.opt.Mix.Entries[rec.mix].Level; l != history.LevelNone {
+				b.SetLevel(t, l)
+			}
+		case lv != nil:
 			b.SetLevel(t, lv.Level(r.opt.Isolation))
 		}
 		if r.opt.Times {
@@ -548,7 +612,10 @@ func (r *runner) build(w *workload.Workload, records [][]record) *history.Histor
 	b.SetMeta("collector", "hyperiso collect")
 	b.SetMeta("store", r.st.Name())
 	b.SetMeta("db", r.st.Describe())
-	b.SetMeta("isolation", r.opt.Isolation.String())
+	b.SetMeta("isolation", isolationName(r.opt))
+	if len(r.opt.Mix.Entries) > 0 {
+		b.SetMeta("mix", r.opt.Mix.String())
+	}
 	b.SetMeta("workload", w.Name())
 	b.SetMeta("params", w.Describe())
 	for k, v := range r.opt.Meta {

@@ -13,8 +13,10 @@ import (
 // Unknown; every transaction the sessions attempted is counted, and each
 // abort or unknown outcome has a reason.
 type Summary struct {
-	Store     string `json:"store"`
+	Store string `json:"store"`
+	// Isolation is the run's level, or "mixed" when Mix says the levels.
 	Isolation string `json:"isolation"`
+	Mix       string `json:"mix,omitempty"`
 	Workload  string `json:"workload"`
 	// Sessions counts session ids in the history: one per client, plus
 	// one for each continuation after an unknown outcome.
@@ -51,10 +53,26 @@ type Summary struct {
 	FaultLog    []string `json:"fault_log,omitempty"`
 	// Stopped says why the run ended before all planned transactions.
 	Stopped string `json:"stopped,omitempty"`
+	// ByLevel counts a mixed run's transactions per level of the mix, in
+	// the mix's order.
+	ByLevel []LevelCount `json:"by_level,omitempty"`
+}
+
+// LevelCount counts the transactions of one level of a mix.
+type LevelCount struct {
+	Level        string `json:"level"`
+	Transactions int    `json:"transactions"`
+	Committed    int    `json:"committed"`
 }
 
 func (s *Summary) add(r record) {
 	s.Transactions++
+	if r.mix >= 0 && r.mix < len(s.ByLevel) {
+		s.ByLevel[r.mix].Transactions++
+		if r.status == history.Committed {
+			s.ByLevel[r.mix].Committed++
+		}
+	}
 	s.Operations += len(r.ops)
 	switch r.status {
 	case history.Committed:
@@ -89,7 +107,11 @@ func rate(n int, d time.Duration) float64 {
 // String renders the summary in a few lines.
 func (s *Summary) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s at %s, workload %s\n", s.Store, s.Isolation, s.Workload)
+	iso := s.Isolation
+	if s.Mix != "" {
+		iso += " (" + s.Mix + ")"
+	}
+	fmt.Fprintf(&b, "%s at %s, workload %s\n", s.Store, iso, s.Workload)
 	fmt.Fprintf(&b, "%d transactions in %d sessions: %d committed, %d aborted, %d unknown",
 		s.Transactions, s.Sessions, s.Committed, s.Aborted, s.Unknown)
 	if s.ClientRollbacks > 0 {
@@ -99,6 +121,16 @@ func (s *Summary) String() string {
 	fmt.Fprintf(&b, "%d operations in %s: %.0f ops/s, %.0f txns/s (setup %s, teardown %s)\n",
 		s.Operations, s.Duration.Round(time.Millisecond), s.OpsPerSec(), s.TxnsPerSec(),
 		s.Setup.Round(time.Millisecond), s.Teardown.Round(time.Millisecond))
+	if len(s.ByLevel) > 0 {
+		b.WriteString("by level:")
+		for i, l := range s.ByLevel {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, " %s %d (%d committed)", l.Level, l.Transactions, l.Committed)
+		}
+		b.WriteByte('\n')
+	}
 	if s.FailedOps > 0 || s.Reconnects > 0 {
 		fmt.Fprintf(&b, "%d failed operations, %d reconnects\n", s.FailedOps, s.Reconnects)
 	}

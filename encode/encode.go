@@ -30,9 +30,21 @@ type Encoding struct {
 	// TwoWidthTruncated says the width-two search stopped at its work or
 	// clause budget; the clauses it has added are still sound.
 	TwoWidthTruncated bool
-	// varInfo maps a variable to its constraint: >= 0 a WW index, < 0
-	// -(1+WR set index).
+	// Incl[t] is the inclusion variable of optional transaction t (0 for
+	// the others); nil without an optional part (G.Opt).
+	Incl []int32
+	// OptWW[i] is the variable of G.Opt.WW[i] ordered A→B; the next one
+	// orders B→A; neither is true when a writer is left out.
+	OptWW []int32
+	// OptWR[i] is the variable of G.Opt.WR[i].Cands[0], as WRBase.
+	OptWR []int32
+	// varInfo maps a variable of the certain part to its constraint: >= 0
+	// a WW index, < 0 -(1+WR set index). The optional part's variables
+	// come after them.
 	varInfo []int32
+	// asserts lists, per variable of the optional part, the edges it puts
+	// in the graph when true.
+	asserts [][]hyperpolygraph.Edge
 }
 
 // Options select optional parts of the encoding.
@@ -74,6 +86,11 @@ func EncodeContext(ctx context.Context, g *hyperpolygraph.Graph, reach Reacher, 
 		nClauses += 1 + c*(c-1)/2
 		need += clauseBytes + max(8, c*litBytes) + c*(c-1)/2*(clauseBytes+8)
 	}
+	if g.Opt != nil {
+		v, c := optVars(g.Opt)
+		nVars, nClauses = nVars+v, nClauses+c
+		need += 4*v + c*(clauseBytes+16)
+	}
 	if opt.Fit != nil {
 		need += 12 * nVars // WWVar, WRBase, varInfo
 		if err := opt.Fit(need, fmt.Sprintf("the CNF (%d variables, %d clauses)", nVars, nClauses)); err != nil {
@@ -107,6 +124,9 @@ func EncodeContext(ctx context.Context, g *hyperpolygraph.Graph, reach Reacher, 
 			}
 		}
 	}
+	if g.Opt != nil {
+		e.optional(reach)
+	}
 	if opt.TwoWidth && reach != nil {
 		if err := e.addTwoWidth(ctx, reach, opt.Fit); err != nil {
 			return nil, err
@@ -125,6 +145,12 @@ type Reacher interface {
 // read-from literal asserts nothing).
 func (e *Encoding) EdgeOf(l cnf.Lit) (hyperpolygraph.Edge, bool) {
 	v := l.Var()
+	if e.IsOpt(v) {
+		if as := e.Asserts(v); l > 0 && len(as) == 1 {
+			return as[0], true
+		}
+		return hyperpolygraph.Edge{}, false
+	}
 	info := e.varInfo[v]
 	if info >= 0 {
 		p := e.G.WW[info]
@@ -143,12 +169,18 @@ func (e *Encoding) EdgeOf(l cnf.Lit) (hyperpolygraph.Edge, bool) {
 
 // IsWW reports whether variable v encodes a version-order pair, and which.
 func (e *Encoding) IsWW(v int32) (int, bool) {
+	if e.IsOpt(v) {
+		return 0, false
+	}
 	info := e.varInfo[v]
 	return int(info), info >= 0
 }
 
 // WRSet returns the read-from set and candidate index of variable v.
 func (e *Encoding) WRSet(v int32) (set, cand int, ok bool) {
+	if e.IsOpt(v) {
+		return 0, 0, false
+	}
 	info := e.varInfo[v]
 	if info >= 0 {
 		return 0, 0, false

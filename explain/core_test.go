@@ -3,6 +3,7 @@ package explain
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/hyperiso/hyperiso/check"
 	"github.com/hyperiso/hyperiso/formats/jsonl"
 	"github.com/hyperiso/hyperiso/history"
+	"github.com/hyperiso/hyperiso/internal/oracle"
 	"github.com/hyperiso/hyperiso/strong"
 )
 
@@ -84,4 +86,45 @@ func TestCoreFindsTheAnomaly(t *testing.T) {
 		}
 		require.Empty(t, strong.Core(context.Background(), h, c.level, keep))
 	}
+}
+
+// TestCoreIsMinimal: on random violated histories, the core alone violates
+// the level and dropping any one of its transactions satisfies it, so no
+// transaction of the core is left untried by the deletion loop.
+func TestCoreIsMinimal(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	opt := oracle.GenOptions{MinSessions: 3, Sessions: 5, MinTxns: strong.CoreMinTxns, Txns: 20, MinOps: 1, MaxOps: 5,
+		MinKeys: 2, Keys: 5, Values: 6, PRead: 0.5, Mode: oracle.SimVisible}
+	checked := 0
+	sizes := map[int]int{}
+	for i := 0; checked < 400 && i < 20000; i++ {
+		h := oracle.Generate(rng, opt)
+		level := []history.Level{history.SER, history.SI}[i%2]
+		keep := make([]bool, len(h.Txns))
+		for j := range keep {
+			keep[j] = true
+		}
+		core := strong.Core(context.Background(), h, level, keep)
+		if len(core) == 0 {
+			continue
+		}
+		verdict := func(drop history.TxnID) check.Verdict {
+			k := make([]bool, len(h.Txns))
+			k[0] = true
+			for _, c := range core {
+				k[c] = c != drop
+			}
+			res, err := check.Check(context.Background(), NewSub(h, k, nil).H, level, check.Options{})
+			require.NoError(t, err)
+			return res.Verdict
+		}
+		require.Equal(t, check.Violated, verdict(-1), "history %d at %s: core %v alone", i, level, core)
+		for _, c := range core {
+			require.Equal(t, check.Satisfied, verdict(c), "history %d at %s: core %v without T%d", i, level, core, c)
+		}
+		sizes[len(core)]++
+		checked++
+	}
+	t.Logf("%d cores checked, by size %v", checked, sizes)
+	require.GreaterOrEqual(t, checked, 20, "too few violated histories with a core")
 }

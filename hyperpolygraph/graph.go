@@ -92,6 +92,9 @@ type Graph struct {
 	Writers [][]history.TxnID
 	// Reads[k] lists the external reads of key k by included transactions.
 	Reads [][]Read
+	// Opt, when set, is the part that exists only for the optional
+	// unknown-status transactions taken (SplitOptional).
+	Opt *Optional
 }
 
 // N returns the number of nodes (TxnIDs, included or not).

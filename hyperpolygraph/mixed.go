@@ -31,13 +31,16 @@ import (
 // seeing is not an order).
 
 // Mixed holds what the per-model test needs of a mixed-level graph: each
-// transaction's level and the read events of its RC transactions.
+// transaction's level and the read events of its RC transactions. With an
+// optional part (g.Opt), each model's graph gets its own Mixed (For).
 type Mixed struct {
 	G *Graph
 	// Level is each transaction's level (T⊥ counts as SER).
 	Level []history.Level
 	// rcEvents lists each RC transaction's read events in program order.
 	rcEvents map[history.TxnID][]rcEvent
+	// refs lists them as NewMixed made them, for For.
+	refs map[history.TxnID][]rcRef
 	// kBase[x] numbers the κ states of key x (κ(x, Writers[x][i]) is
 	// kBase[x]+i), or is -1 when no PSI transaction writes x.
 	kBase []int32
@@ -48,6 +51,13 @@ type Mixed struct {
 type rcEvent struct {
 	key  history.KeyID
 	read int32
+}
+
+// rcRef is a read event of the graph NewMixed prepared: g.Reads[key][read]
+// for a certain reader, g.Opt.WR[opt] for an optional one (read -1).
+type rcRef struct {
+	key       history.KeyID
+	read, opt int32
 }
 
 // Blame says whose axiom a forbidden structure breaks, in MixIso's terms.
@@ -72,21 +82,32 @@ func prefixLevel(l history.Level) bool {
 
 func transVis(l history.Level) bool { return l == history.CC || l == history.PSI }
 
-// NewMixed prepares g, built for level history.Mixed, for the per-model
+// NewMixed prepares g, built for level history.Mixed (and split with
+// SplitOptional when it has optional transactions), for the per-model
 // test with level[t] the level of each transaction. It adds to g the read
 // events of RC transactions beyond their first read of a key (read
-// committed lets a re-read return another version), and returns a
-// Violation for such a read that no included transaction wrote.
+// committed lets a re-read return another version): those of optional
+// readers to g.Opt.WR, where a read no transaction wrote keeps its reader
+// out. It returns a Violation for such a read of a certain reader.
 func NewMixed(g *Graph, level []history.Level) (*Mixed, *Violation) {
-	m := &Mixed{G: g, Level: slices.Clone(level), rcEvents: map[history.TxnID][]rcEvent{}}
+	m := &Mixed{G: g, Level: slices.Clone(level), refs: map[history.TxnID][]rcRef{}}
 	m.Level[history.InitTxn] = history.SER
 	h := g.H
 	ix := h.Index()
-	first := map[uint64]int32{} // KeyTxn(key, RC reader) → its first read
+	opt := g.Opt
+	isOpt := func(t history.TxnID) bool { return opt != nil && opt.Is[t] }
+	first := map[uint64]rcRef{} // KeyTxn(key, RC reader) → its first read
 	for k, rs := range g.Reads {
 		for i, r := range rs {
 			if m.Level[r.Reader] == history.RC {
-				first[KeyTxn(history.KeyID(k), r.Reader)] = int32(i)
+				first[KeyTxn(history.KeyID(k), r.Reader)] = rcRef{history.KeyID(k), int32(i), -1}
+			}
+		}
+	}
+	if opt != nil {
+		for i, s := range opt.WR {
+			if m.Level[s.Reader] == history.RC {
+				first[KeyTxn(s.Key, s.Reader)] = rcRef{s.Key, -1, int32(i)}
 			}
 		}
 	}
@@ -97,7 +118,7 @@ func NewMixed(g *Graph, level []history.Level) (*Mixed, *Violation) {
 		tid := history.TxnID(t)
 		wrote := map[history.KeyID]bool{}
 		seen := map[history.KeyID]bool{}
-		var evs []rcEvent
+		var evs []rcRef
 		for i, op := range h.Txns[t].Ops {
 			k := op.Key
 			switch {
@@ -108,8 +129,8 @@ func NewMixed(g *Graph, level []history.Level) (*Mixed, *Violation) {
 				continue // a read after an own write is INT's business
 			case !seen[k]:
 				seen[k] = true
-				if j, ok := first[KeyTxn(k, tid)]; ok {
-					evs = append(evs, rcEvent{k, j})
+				if r, ok := first[KeyTxn(k, tid)]; ok {
+					evs = append(evs, r)
 				}
 				continue
 			}
@@ -118,6 +139,11 @@ func NewMixed(g *Graph, level []history.Level) (*Mixed, *Violation) {
 				if w != tid && g.Included[w] {
 					cands = append(cands, w)
 				}
+			}
+			if isOpt(tid) {
+				evs = append(evs, rcRef{k, -1, int32(len(opt.WR))})
+				opt.WR = append(opt.WR, WRSet{Reader: tid, Key: k, Value: op.Value, Cands: cands})
+				continue
 			}
 			rd := Read{Reader: tid, Writer: -1, Set: -1}
 			switch len(cands) {
@@ -130,13 +156,58 @@ func NewMixed(g *Graph, level []history.Level) (*Mixed, *Violation) {
 				rd.Set = int32(len(g.WR))
 				g.WR = append(g.WR, WRSet{Reader: tid, Key: k, Value: op.Value, Cands: cands})
 			}
-			evs = append(evs, rcEvent{k, int32(len(g.Reads[k]))})
+			evs = append(evs, rcRef{k, int32(len(g.Reads[k])), -1})
 			g.Reads[k] = append(g.Reads[k], rd)
 		}
-		m.rcEvents[tid] = evs
+		m.refs[tid] = evs
 	}
-	m.kBase = make([]int32, len(g.Writers))
-	for k, ws := range g.Writers {
+	m.events(nil)
+	return m, nil
+}
+
+// For returns the Mixed of g, the graph of one model (Graph.Taking of the
+// graph m was prepared on): its included transactions, their version
+// chains and RC read events. Without an optional part it is m.
+func (m *Mixed) For(g *Graph) *Mixed {
+	if g == m.G {
+		return m
+	}
+	// Taking appends the reads of g.Opt.WR whose reader it takes, in order.
+	opt := m.G.Opt
+	optRead := make([]int32, len(opt.WR))
+	n := map[history.KeyID]int32{}
+	for i, s := range opt.WR {
+		optRead[i] = -1
+		if g.Included[s.Reader] {
+			optRead[i] = int32(len(m.G.Reads[s.Key])) + n[s.Key]
+			n[s.Key]++
+		}
+	}
+	v := &Mixed{G: g, Level: m.Level, refs: m.refs}
+	v.events(optRead)
+	return v
+}
+
+// events sets rcEvents and the κ numbering for m.G; optRead[i] is where
+// the read of m.G.Opt.WR[i] is in m.G.Reads (nil: m.G is the prepared
+// graph, and its optional readers have no events).
+func (m *Mixed) events(optRead []int32) {
+	m.rcEvents = make(map[history.TxnID][]rcEvent, len(m.refs))
+	for t, refs := range m.refs {
+		if !m.G.Included[t] || optRead == nil && m.G.Opt != nil && m.G.Opt.Is[t] {
+			continue
+		}
+		evs := make([]rcEvent, len(refs))
+		for i, r := range refs {
+			if r.opt >= 0 {
+				r.read = optRead[r.opt]
+			}
+			evs[i] = rcEvent{r.key, r.read}
+		}
+		m.rcEvents[t] = evs
+	}
+	m.kBase, m.nk = make([]int32, len(m.G.Writers)), 0
+	for k, ws := range m.G.Writers {
 		m.kBase[k] = -1
 		for _, w := range ws {
 			if m.Level[w] == history.PSI {
@@ -146,7 +217,6 @@ func NewMixed(g *Graph, level []history.Level) (*Mixed, *Violation) {
 			}
 		}
 	}
-	return m, nil
 }
 
 // Node numbers of the state graph: s(t) = 3t, c(t) = 3t+1, σ(t) = 3t+2,
@@ -513,9 +583,10 @@ func (mm *mixedModel) rc(t history.TxnID) ([]int, Blame) {
 	evs := m.rcEvents[t]
 	writer := make([]history.TxnID, len(evs))
 	wrEdge := make([]int, len(evs))
+	set := make([]int32, len(evs))
 	for i, ev := range evs {
 		rd := m.G.Reads[ev.key][ev.read]
-		writer[i], wrEdge[i] = rd.Writer, -1
+		writer[i], wrEdge[i], set[i] = rd.Writer, -1, rd.Set
 		for _, wi := range mm.in[t] {
 			e := c.Edges[wi]
 			if e.Rel != WR || e.Key != ev.key {
@@ -540,9 +611,11 @@ func (mm *mixedModel) rc(t history.TxnID) ([]int, Blame) {
 				continue
 			}
 			b := c.Edges[nx].To
+			// The rw edge of this read event: another event's, of another
+			// read-from choice, would block models that read past nothing.
 			rw := -1
 			for _, ei := range mm.out[t] {
-				if e := c.Edges[ei]; e.Rel == RW && e.Key == ev.key && e.To == b {
+				if e := c.Edges[ei]; e.Rel == RW && e.Key == ev.key && e.To == b && c.Prov[ei].WR == set[i] {
 					rw = int(ei)
 					break
 				}

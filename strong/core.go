@@ -169,12 +169,19 @@ func Core(ctx context.Context, h *history.History, level history.Level, keep []b
 	}
 	core := s.FailedAssumptions()
 	// Deletion over assumptions: drop each literal in turn; an unsatisfiable
-	// rest replaces the core by its own (smaller) failed set.
+	// rest shrinks to its failed set, kept in try's order so that core[:i],
+	// the literals found necessary, stay in front. They are in every failed
+	// set of a subset: without one of them even the larger set was
+	// satisfiable. The solver's own order would leave literals untried.
 	for i := 0; i < len(core) && ctx.Err() == nil; {
 		try := slices.Delete(slices.Clone(core), i, i+1)
 		switch s.SolveAssuming(ctx, try) {
 		case cdcl.Unsat:
-			core = s.FailedAssumptions()
+			failed := map[cnf.Lit]bool{}
+			for _, l := range s.FailedAssumptions() {
+				failed[l] = true
+			}
+			core = slices.DeleteFunc(try, func(l cnf.Lit) bool { return !failed[l] })
 		case cdcl.Sat:
 			i++
 		default:

@@ -14,7 +14,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/hyperiso/hyperiso/encode"
@@ -47,8 +46,7 @@ const (
 	Satisfied Verdict = iota + 1
 	// Violated: Outcome.Violation says why.
 	Violated
-	// Unknown: Outcome.Reason says why (a memory bound, too many
-	// ambiguous unknown-status transactions).
+	// Unknown: Outcome.Reason says why (a memory bound).
 	Unknown
 )
 
@@ -63,7 +61,7 @@ const (
 	// transaction that may have committed wrote.
 	UnwrittenRead
 	// UnappendedElement: an observed list element was appended only by
-	// unknown-status transactions that cannot all be taken as committed.
+	// unknown-status transactions none of which can be taken as committed.
 	UnappendedElement
 )
 
@@ -85,7 +83,8 @@ type Outcome struct {
 	Reason    string
 	Violation *Violation
 	// Order is, when satisfied, a serial order (SER) or commit order (SI)
-	// of the transactions taken as committed, T⊥ left out.
+	// of the transactions taken as committed, T⊥ left out: the
+	// unknown-status transactions in it are those taken.
 	Order []history.TxnID
 	// Snapshots[i] is, at SI, how many transactions of Order (from its
 	// start) Order[i] sees.
@@ -111,8 +110,8 @@ type run struct {
 	strat Strategy
 	level history.Level
 	fit   func(need int64, what string) error
-	// For level Mixed: each transaction's level, the current graph's
-	// per-model test, and the blame of the last refutation.
+	// For level Mixed: each transaction's level, the prepared per-model
+	// test, and the blame of the last refutation.
 	levels []history.Level
 	mixed  *hyperpolygraph.Mixed
 	blame  *hyperpolygraph.Blame
@@ -124,10 +123,6 @@ func (r *run) enter(out *Outcome, stage string) {
 		r.opt.OnStage(stage)
 	}
 }
-
-// maxAmbiguousUnknown bounds the subsets of optional unknown-status
-// transactions tried one by one.
-const maxAmbiguousUnknown = 8
 
 // Decide decides level (SER, StrictSER or SI) for h, which must have passed
 // validation (history.Validate) at that level. The Outcome is returned even
@@ -158,6 +153,7 @@ func Decide(ctx context.Context, h *history.History, level history.Level, opt Op
 		return out, err
 	}
 	r := &run{opt: opt, strat: strat, level: level, fit: opt.Fit}
+	levelOf := func(history.TxnID) history.Level { return level }
 	if level == history.Mixed {
 		if r.levels, err = Levels(h, opt.DefaultLevel); err != nil {
 			return out, err
@@ -166,80 +162,45 @@ func Decide(ctx context.Context, h *history.History, level history.Level, opt Op
 			return ser, err
 		}
 		r.strat = mixedStrategy(r)
+		levelOf = func(t history.TxnID) history.Level { return r.levels[t] }
 	}
 	if r.fit == nil {
 		r.fit = func(int64, string) error { return nil }
 	}
-	needOne := h.ListFacts().UnknownAppenders
-	forced, optional, viol := planUnknown(h, level, needOne)
+	plan, viol := planUnknownAt(h, levelOf, h.ListFacts().UnknownAppenders)
 	if viol != nil {
 		out.violated(*viol)
 		return out, nil
 	}
 	if r.levels != nil {
-		optional = rcOptional(h, r.levels, forced, optional)
+		rcOptional(h, r.levels, plan)
 	}
-	if len(optional) > maxAmbiguousUnknown {
-		out.Verdict = Unknown
-		out.Reason = fmt.Sprintf("%d unknown-status transactions may or may not have committed and are read ambiguously; at most %d are tried", len(optional), maxAmbiguousUnknown)
-		return out, nil
+	err = r.once(ctx, h, plan, out)
+	if err == nil && out.Verdict != Unknown {
+		out.Stage = "" // only an undecided outcome says where it stopped
 	}
-	// Each subset of the optional transactions is one hyper-polygraph; the
-	// first satisfied one wins, else the first one's refutation is shown.
-	var first *Outcome
-	timings := map[string]float64{}
-masks:
-	for mask := 0; mask < 1<<len(optional); mask++ {
-		include := func(t history.TxnID) bool {
-			if forced[t] {
-				return true
-			}
-			if i, ok := slices.BinarySearch(optional, t); ok {
-				return mask&(1<<i) != 0
-			}
-			return false
-		}
-		for _, set := range needOne {
-			if !slices.ContainsFunc(set, include) {
-				continue masks // an observed list element would have no appender
-			}
-		}
-		sub := newOutcome()
-		err := r.once(ctx, h, include, sub)
-		for k, v := range sub.TimingsMS {
-			timings[k] += v
-		}
-		if err != nil {
-			sub.TimingsMS = timings
-			return sub, err
-		}
-		if first == nil || sub.Verdict == Satisfied {
-			first = sub
-		}
-		if sub.Verdict == Satisfied {
-			break
-		}
+	if out.Violation != nil && plan.nOpt > 0 {
+		out.Violation.Cycle = aroundOptional(out.Violation.Cycle, plan.optional)
 	}
-	if first == nil {
-		out.violated(Violation{Kind: UnappendedElement})
-		return out, nil
-	}
-	first.TimingsMS = timings
-	if first.Verdict != Unknown {
-		first.Stage = "" // only an undecided outcome says where it stopped
-	}
-	if len(optional) > 0 {
-		first.Counters["unknown_subsets"] = int64(1 << len(optional))
-	}
-	return first, nil
+	return out, err
 }
 
 // once builds, prunes, encodes and solves the hyper-polygraph of the
-// transactions include admits.
-func (r *run) once(ctx context.Context, h *history.History, include func(history.TxnID) bool, out *Outcome) error {
-	g, done, err := r.graph(ctx, h, include, out)
+// transactions plan admits, its optional ones decided by the solver.
+func (r *run) once(ctx context.Context, h *history.History, plan *unknownPlan, out *Outcome) error {
+	g, done, err := r.graph(ctx, h, plan.include, out)
 	if err != nil || done {
 		return err
+	}
+	if plan.nOpt > 0 {
+		g.SplitOptional(plan.optional, plan.needOne)
+		out.Counters["unknown_optional"] = int64(plan.nOpt)
+	}
+	if r.level == history.Mixed {
+		if viol := r.prepareMixed(g, out); viol != nil {
+			out.violated(*viol)
+			return nil
+		}
 	}
 	reach, done, err := r.prune(ctx, g, out)
 	if err != nil || done {
@@ -279,12 +240,6 @@ func (r *run) graph(ctx context.Context, h *history.History, include func(histor
 	out.Counters["ww_constraints"] = int64(len(g.WW))
 	out.Counters["wr_constraints"] = int64(len(g.WR))
 	out.Counters["known_edges"] = int64(len(g.Known))
-	if r.level == history.Mixed {
-		if viol := r.prepareMixed(g, out); viol != nil {
-			out.violated(*viol)
-			return nil, true, nil
-		}
-	}
 	return g, false, nil
 }
 
@@ -349,9 +304,16 @@ func (r *run) solve(ctx context.Context, enc *encode.Encoding, out *Outcome) err
 	out.Verdict = Satisfied
 	if r.level == history.Mixed {
 		out.Order, out.Snapshots = mixedWitness(res.compatible, r.mixed)
-		return nil
+	} else {
+		out.Order, out.Snapshots = witness(r.level, res.compatible)
 	}
-	out.Order, out.Snapshots = witness(r.level, res.compatible)
+	taken := int64(0)
+	for _, t := range out.Order {
+		if enc.G.H.Txns[t].Status == history.Unknown {
+			taken++
+		}
+	}
+	out.Counters["unknown_taken"] = taken
 	return nil
 }
 

@@ -31,7 +31,6 @@ const cyclesPerModel = 64
 // unsatisfiable (violated). cycles is Compatible.FindCycles (SER, SI) or
 // Compatible.FindPSICycles.
 func lazySolve(ctx context.Context, enc *encode.Encoding, b satBackend, cycles func(*hyperpolygraph.Compatible, int) [][]int, out *solveOutcome) error {
-	g := enc.G
 	for _, c := range enc.Clauses {
 		b.addClause(c)
 	}
@@ -48,11 +47,11 @@ func lazySolve(ctx context.Context, enc *encode.Encoding, b satBackend, cycles f
 			out.sat = false
 			return nil
 		}
-		a, err := enc.Decode(b.value)
+		m, err := enc.Model(b.value)
 		if err != nil {
 			return err
 		}
-		comp := g.Resolve(a)
+		comp := m.G.Resolve(m.A)
 		found := cycles(comp, cyclesPerModel)
 		if len(found) == 0 {
 			out.sat = true
@@ -61,7 +60,7 @@ func lazySolve(ctx context.Context, enc *encode.Encoding, b satBackend, cycles f
 		}
 		out.lastCycle = cycleEdges(comp, found[0])
 		for _, cyc := range found {
-			clause := blockingClause(enc, comp, a, cyc)
+			clause := m.Blocking(comp, cyc)
 			if len(clause) == 0 {
 				// A cycle of certain edges: no assignment can avoid it.
 				out.sat = false
@@ -80,33 +79,6 @@ func cycleEdges(comp *hyperpolygraph.Compatible, cyc []int) []hyperpolygraph.Edg
 		out[i] = comp.Edges[e]
 	}
 	return out
-}
-
-// blockingClause negates the literals that put the cycle's uncertain edges
-// into the graph.
-func blockingClause(enc *encode.Encoding, comp *hyperpolygraph.Compatible, a hyperpolygraph.Assignment, cyc []int) []cnf.Lit {
-	seen := map[cnf.Lit]bool{}
-	var clause []cnf.Lit
-	addNeg := func(l cnf.Lit) {
-		if !seen[-l] {
-			seen[-l] = true
-			clause = append(clause, -l)
-		}
-	}
-	for _, ei := range cyc {
-		p := comp.Prov[ei]
-		if p.WW >= 0 {
-			v := cnf.Lit(enc.WWVar[p.WW])
-			if !a.Forward[p.WW] {
-				v = -v
-			}
-			addNeg(v)
-		}
-		if p.WR >= 0 {
-			addNeg(cnf.Lit(enc.WRBase[p.WR] + a.Choice[p.WR]))
-		}
-	}
-	return clause
 }
 
 // giniBackend drives github.com/go-air/gini incrementally.

@@ -41,19 +41,12 @@ func Levels(h *history.History, def history.Level) ([]history.Level, error) {
 }
 
 // prepareMixed prunes g as far as every mix allows (hyperpolygraph.
-// PruneMixed), readies it for the per-model test (hyperpolygraph.NewMixed)
-// and refutes it when an unknown-status transaction taken as committed is
-// internally inconsistent at its own level (validation covered only the
-// committed ones).
+// PruneMixed, on the certain part: call it after SplitOptional) and readies
+// it for the per-model test (hyperpolygraph.NewMixed). An unknown-status
+// transaction inconsistent at its own level was left out by the plan.
 func (r *run) prepareMixed(g *hyperpolygraph.Graph, out *Outcome) *Violation {
-	h := g.H
-	for _, f := range h.ValidateTxns(func(t history.TxnID) bool { return h.Txns[t].Status == history.Unknown && g.Included[t] }) {
-		if l := r.levels[f.Txn]; f.Kind.ForbiddenAt(l) {
-			return &Violation{Kind: Cycle, Note: fmt.Sprintf("taken as committed, %s: %s", f.Describe(h), "a transaction at "+l.String()+" may not read so (INT)"),
-				Blame: &hyperpolygraph.Blame{Txn: f.Txn, Level: l, Axiom: "INT", Saw: -1, Missed: -1, Key: f.Key}}
-		}
-	}
 	t := time.Now()
+	r.enter(out, "prune")
 	pairs, reads := hyperpolygraph.PruneMixed(g)
 	out.TimingsMS["prune"] = ms(time.Since(t))
 	out.Counters["ww_constraints_pruned"] = int64(len(g.WW))
@@ -79,7 +72,7 @@ func mixedStrategy(r *run) Strategy {
 		var comp *hyperpolygraph.Compatible
 		find := func(c *hyperpolygraph.Compatible, max int) [][]int {
 			comp = c
-			cycles, blames = c.FindMixedCycles(r.mixed, max)
+			cycles, blames = c.FindMixedCycles(r.mixed.For(c.G), max)
 			return cycles
 		}
 		err := lazySolve(ctx, enc, newGini(enc.NumVars), find, out)
@@ -103,7 +96,7 @@ func mixedStrategy(r *run) Strategy {
 // out, with each prefix-level transaction's snapshot (how many of the
 // order it sees; -1 for the others).
 func mixedWitness(c *hyperpolygraph.Compatible, m *hyperpolygraph.Mixed) (order []history.TxnID, snaps []int) {
-	all, snap, _ := c.MixedOrder(m)
+	all, snap, _ := c.MixedOrder(m.For(c.G))
 	for i, t := range all {
 		if t == history.InitTxn {
 			continue
@@ -117,22 +110,18 @@ func mixedWitness(c *hyperpolygraph.Compatible, m *hyperpolygraph.Mixed) (order 
 	return order, snaps
 }
 
-// rcOptional adds to optional the unknown-status transactions that only
-// the re-reads of RC transactions can use (planUnknown looks at first
-// reads), and, as planUnknown does, the unknown candidates of those
-// transactions' own reads. Trying more subsets is exact: each is decided
-// on its own.
-func rcOptional(h *history.History, levels []history.Level, forced []bool, optional []history.TxnID) []history.TxnID {
+// rcOptional makes optional the unknown-status transactions that only the
+// re-reads of RC transactions can use (planUnknown looks at first reads)
+// and, as planUnknown does, the unknown candidates of those transactions'
+// reads. An optional transaction is decided by the solver, so making more
+// of them optional is exact; those that cannot have committed stay out.
+func rcOptional(h *history.History, levels []history.Level, p *unknownPlan) {
 	ix := h.Index()
-	isOpt := map[history.TxnID]bool{}
-	for _, u := range optional {
-		isOpt[u] = true
-	}
 	var queue []history.TxnID
 	add := func(w history.TxnID) {
-		if h.Txns[w].Status == history.Unknown && !forced[w] && !isOpt[w] {
-			isOpt[w] = true
-			optional = append(optional, w)
+		if h.Txns[w].Status == history.Unknown && !p.forced[w] && !p.optional[w] && !p.bad[w] {
+			p.optional[w] = true
+			p.nOpt++
 			queue = append(queue, w)
 		}
 	}
@@ -161,8 +150,6 @@ func rcOptional(h *history.History, levels []history.Level, forced []bool, optio
 			}
 		}
 	}
-	slices.Sort(optional)
-	return optional
 }
 
 // MixedSERFirst lets a mixed check first try the whole history at SER;

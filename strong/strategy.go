@@ -126,11 +126,12 @@ func cdclSolve(polarity acyclic.Polarity) func(ctx context.Context, enc *encode.
 			}
 			return fmt.Errorf("solver gave up")
 		}
-		a, err := enc.Decode(s.Value)
+		m, err := enc.Model(s.Value)
 		if err != nil {
 			return fmt.Errorf("%w: %v", errTheory, err)
 		}
-		comp := enc.G.Resolve(a)
+		// The graph of the model, resolved independently of the theory.
+		comp := m.G.Resolve(m.A)
 		if len(comp.FindCycles(1)) > 0 {
 			return errTheory
 		}

@@ -4,26 +4,71 @@ import (
 	"slices"
 
 	"github.com/hyperiso/hyperiso/history"
+	"github.com/hyperiso/hyperiso/hyperpolygraph"
 )
 
+// unknownPlan is what planUnknown settles before encoding: which
+// unknown-status transactions are forced in, which are optional (the
+// solver decides them, through an inclusion literal each), and which sets
+// of optional ones need a member taken. The rest are left out: no read
+// can use them, and leaving them out only removes constraints.
+type unknownPlan struct {
+	forced   []bool
+	optional []bool
+	nOpt     int
+	needOne  [][]history.TxnID
+	// bad marks the unknown-status transactions that cannot have
+	// committed; they stay out.
+	bad []bool
+}
+
+// include admits the committed transactions, T⊥ and the forced and
+// optional unknown-status ones.
+func (p *unknownPlan) include(t history.TxnID) bool { return p.forced[t] || p.optional[t] }
+
 // planUnknown decides which unknown-status transactions take part: those
-// some read cannot do without are forced in, those no read can use stay out
-// (leaving them out only removes constraints), and the rest are optional.
-// An unknown transaction that is itself inconsistent cannot have committed.
-// needOne lists sets of unknown transactions of which at least one must
-// have committed (the appenders of an observed list element): a set of one
-// is forced in, the members of larger sets are optional.
-func planUnknown(h *history.History, level history.Level, needOne [][]history.TxnID) (forced []bool, optional []history.TxnID, viol *Violation) {
-	forced = make([]bool, len(h.Txns))
-	bad := map[history.TxnID]bool{}
+// some certain read cannot do without are forced in, those no read can use
+// stay out, and the rest are optional. An unknown transaction that is
+// itself inconsistent at level cannot have committed, nor can one with a
+// read that nothing that may have committed wrote. needOne lists sets of
+// unknown transactions of which at least one must have committed (the
+// appenders of an observed list element): a set left with one member
+// forces it in, the members of larger sets are optional.
+func planUnknown(h *history.History, level history.Level, needOne [][]history.TxnID) (*unknownPlan, *Violation) {
+	return planUnknownAt(h, func(history.TxnID) history.Level { return level }, needOne)
+}
+
+// planUnknownAt is planUnknown with each transaction at its own level
+// (a mixed history): one inconsistent at its level cannot have committed.
+func planUnknownAt(h *history.History, levelOf func(history.TxnID) history.Level, needOne [][]history.TxnID) (*unknownPlan, *Violation) {
+	n := len(h.Txns)
+	bad := make([]bool, n)
 	for _, f := range h.ValidateTxns(func(t history.TxnID) bool { return h.Txns[t].Status == history.Unknown }) {
-		if f.Kind.ForbiddenAt(level) {
+		if f.Kind.ForbiddenAt(levelOf(f.Txn)) {
 			bad[f.Txn] = true
 		}
 	}
 	ix := h.Index()
-	isOpt := map[history.TxnID]bool{}
-	queued := make([]bool, len(h.Txns))
+	possible := func(w history.TxnID) bool {
+		return w == history.InitTxn || h.Txns[w].Status == history.Committed || (h.Txns[w].Status == history.Unknown && !bad[w])
+	}
+	// Leaving one out may leave another's read without a writer.
+	for changed := true; changed; {
+		changed = false
+		for t := 1; t < n; t++ {
+			if h.Txns[t].Status != history.Unknown || bad[t] {
+				continue
+			}
+			for _, r := range ix.Reads(history.TxnID(t)) {
+				if !slices.ContainsFunc(ix.Candidates(history.TxnID(t), r), possible) {
+					bad[t], changed = true, true
+					break
+				}
+			}
+		}
+	}
+	p := &unknownPlan{forced: make([]bool, n), optional: make([]bool, n), bad: bad}
+	queued := make([]bool, n)
 	var queue []history.TxnID
 	push := func(t history.TxnID) {
 		if !queued[t] {
@@ -32,19 +77,26 @@ func planUnknown(h *history.History, level history.Level, needOne [][]history.Tx
 		}
 	}
 	for t := range h.Txns {
-		if h.Txns[t].Status == history.Committed {
+		if h.Txns[t].Status == history.Committed || t == int(history.InitTxn) {
+			p.forced[t] = true
 			push(history.TxnID(t))
 		}
 	}
+	var sets [][]history.TxnID
 	for _, set := range needOne {
-		if len(set) == 1 {
-			forced[set[0]] = true
+		set = slices.DeleteFunc(slices.Clone(set), func(u history.TxnID) bool { return bad[u] })
+		switch len(set) {
+		case 0:
+			return nil, &Violation{Kind: UnappendedElement}
+		case 1:
+			p.forced[set[0]] = true
 			push(set[0])
 			continue
 		}
+		sets = append(sets, set)
 		for _, u := range set {
-			if !isOpt[u] {
-				isOpt[u] = true
+			if !p.optional[u] {
+				p.optional[u] = true
 				push(u)
 			}
 		}
@@ -55,13 +107,16 @@ func planUnknown(h *history.History, level history.Level, needOne [][]history.Tx
 		t := queue[len(queue)-1]
 		queue = queue[:len(queue)-1]
 		queued[t] = false
-		certain := h.Txns[t].Status == history.Committed || forced[t]
+		if t == history.InitTxn {
+			continue
+		}
+		certain := p.forced[t]
 		for _, r := range ix.Reads(t) {
 			var unk []history.TxnID
 			settled := false
 			for _, w := range ix.Candidates(t, r) {
 				switch {
-				case h.Txns[w].Status == history.Committed || w == history.InitTxn || forced[w]:
+				case p.forced[w]:
 					settled = true
 				case !bad[w]:
 					unk = append(unk, w)
@@ -69,27 +124,68 @@ func planUnknown(h *history.History, level history.Level, needOne [][]history.Tx
 			}
 			switch {
 			case certain && !settled && len(unk) == 1:
-				forced[unk[0]] = true
-				delete(isOpt, unk[0])
+				p.forced[unk[0]] = true
+				p.optional[unk[0]] = false
 				push(unk[0])
 			case certain && !settled && len(unk) == 0:
-				return nil, nil, &Violation{Kind: UnwrittenRead, Reader: t, Read: r}
+				return nil, &Violation{Kind: UnwrittenRead, Reader: t, Read: r}
 			default:
 				// Optional readers make their candidates optional too.
 				for _, u := range unk {
-					if !forced[u] && !isOpt[u] {
-						isOpt[u] = true
+					if !p.optional[u] {
+						p.optional[u] = true
 						push(u)
 					}
 				}
 			}
 		}
 	}
-	for u := range isOpt {
-		if !forced[u] {
-			optional = append(optional, u)
+	for t := range p.optional {
+		if p.forced[t] {
+			p.optional[t] = false
+		}
+		if p.optional[t] {
+			p.nOpt++
 		}
 	}
-	slices.Sort(optional)
-	return forced, optional, nil
+	for _, set := range sets {
+		if !slices.ContainsFunc(set, func(u history.TxnID) bool { return p.forced[u] }) {
+			p.needOne = append(p.needOne, set)
+		}
+	}
+	return p, nil
+}
+
+// aroundOptional shortens a cycle where it passes an optional transaction
+// by session order or real time alone, in and out: such a step holds
+// whether or not the transaction is taken (SplitOptional), so the cycle
+// is shown without it and never names a transaction that may be left out
+// unless it depends on its being taken.
+func aroundOptional(cyc []hyperpolygraph.Edge, optional []bool) []hyperpolygraph.Edge {
+	order := func(e hyperpolygraph.Edge) bool { return e.Rel == hyperpolygraph.SO || e.Rel == hyperpolygraph.RT }
+	for changed := true; changed && len(cyc) > 2; {
+		changed = false
+		for i := range cyc {
+			j := (i + 1) % len(cyc)
+			a, b := cyc[i], cyc[j]
+			if !optional[a.To] || !order(a) || !order(b) {
+				continue
+			}
+			rel := hyperpolygraph.RT
+			if a.Rel == hyperpolygraph.SO && b.Rel == hyperpolygraph.SO {
+				rel = hyperpolygraph.SO
+			}
+			merged := hyperpolygraph.Edge{From: a.From, To: b.To, Rel: rel, Key: -1}
+			next := append([]hyperpolygraph.Edge(nil), cyc[:i]...)
+			if j == 0 {
+				next = append(cyc[1:i:i], merged)
+			} else {
+				next = append(next, merged)
+				next = append(next, cyc[j+1:]...)
+			}
+			cyc, changed = next, true
+			break
+		}
+	}
+	return cyc
 }

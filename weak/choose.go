@@ -124,9 +124,23 @@ type chooser struct {
 	parent []history.TxnID
 	pamb   []int32
 	bfs    round01
+	// varRead[v], varCand[v]: the read and candidate index of variable v,
+	// or -1 (auxiliary variables).
+	varRead, varCand []int32
+	// inclVar[k] is the inclusion variable of c.opt[k].
+	inclVar []int32
+	// optDeps are the optional transactions the last depsOf needs included.
+	optDeps []history.TxnID
+	optMark []int32
+	// th is the solver's theory, nil when models are only re-saturated.
+	th *coTheory
 	// onBlock, for tests, sees every blocking clause as (read, candidate
 	// index) pairs.
 	onBlock func(reads, cands []int32)
+	// sel, in the core search (core.go), is each read's selector
+	// variable: the read must read from a candidate only while it holds,
+	// and a read with no true literal reads nothing. Nil otherwise.
+	sel []int32
 }
 
 // testHook, if set (by tests), sees each chooser before the search.
@@ -145,25 +159,14 @@ func (c *checker) choose(res *Result, opt Options) error {
 		maxModels = DefaultMaxModels
 	}
 	ch := &chooser{c: c}
-	outside := false // some candidate is an unknown transaction not taken
+	c.addOptional()
+	res.Counters["unknown_optional"] = int64(len(c.opt))
+	// The candidates before pruning, for the core (prune replaces slices).
+	orig := make([][]history.TxnID, len(c.amb))
 	for i := range c.amb {
-		a := &c.amb[i]
-		kept := make([]history.TxnID, 0, len(a.cands))
-		for _, w := range a.cands {
-			if c.in[w] {
-				kept = append(kept, w)
-			} else {
-				outside = true
-			}
-		}
-		a.cands = kept
-		if len(kept) == 0 {
-			res.Verdict = Undecided
-			res.Reason = fmt.Sprintf("%s op %d read key %s = %d, which only unknown-status transactions no read needs wrote; the weak checkers do not choose among them yet; use --level ser/si",
-				c.h.TxnString(a.txn), a.op, c.h.KeyString(a.key), c.h.Value(a.key, a.value))
-			return nil
-		}
+		orig[i] = c.amb[i].cands
 	}
+	refuted := false
 	if !opt.noPrune {
 		tp := time.Now()
 		pruned, err := c.prune()
@@ -173,7 +176,9 @@ func (c *checker) choose(res *Result, opt Options) error {
 			return err
 		}
 	}
-	ch.init()
+	if err := ch.init(opt.Resaturate); err != nil {
+		return err
+	}
 	if testHook != nil {
 		testHook(ch)
 	}
@@ -186,7 +191,15 @@ func (c *checker) choose(res *Result, opt Options) error {
 			res.Reason = fmt.Sprintf("duplicate values: %d choices of writers for the reads with several candidate writers (%d) all gave a cyclic commit order; the search stops there (Options.MaxModels); use --level ser/si", models, len(c.amb))
 			break
 		}
+		ts := time.Now()
+		ch.syncTheory()
 		r := ch.s.Solve(c.ctx)
+		res.Timings["choose_solve"] += time.Since(ts)
+		if r == cdcl.Sat && ch.th != nil && len(ch.th.pending) > 0 {
+			// The theory left out edges of inactive reads that close
+			// cycles: activate them and solve again before saturating.
+			continue
+		}
 		if r == cdcl.Unknown {
 			if err := c.ctx.Err(); err != nil {
 				return err
@@ -194,26 +207,49 @@ func (c *checker) choose(res *Result, opt Options) error {
 			return fmt.Errorf("weak: the writer-choice solver stopped without an answer")
 		}
 		if r == cdcl.Unsat {
-			if outside {
-				res.Verdict = Undecided
-				res.Reason = fmt.Sprintf("duplicate values: no choice of writers among the transactions taken as committed works for the reads with several candidate writers (%d), but some of them could read from unknown-status transactions, which the weak checkers do not choose among yet; use --level ser/si", len(c.amb))
-				break
-			}
 			res.Verdict = Violated
+			if first == nil {
+				// The theory refuted every choice before any model: report
+				// the cycles of the preferred choice, cyclic like all.
+				for i := range ch.choice {
+					ch.choice[i] = ch.pref[i]
+				}
+				var viol []Violation
+				omitted := 0
+				if ch.preferredInclusion() {
+					var err error
+					viol, omitted, err = ch.saturate(opt.MaxCycles)
+					if err != nil {
+						return err
+					}
+				}
+				ch.explainCycles(viol)
+				first, res.CyclesOmitted = viol, omitted
+				if len(viol) == 0 {
+					// No cycle: the preferred choice needs an unknown-status
+					// transaction that cannot commit; its findings say why.
+					res.Findings = append(res.Findings, ch.excludedFindings()...)
+				}
+			}
 			res.Violations = first
+			refuted = true
 			break
 		}
 		models++
 		ch.readModel()
+		ts = time.Now()
 		viol, omitted, err := ch.saturate(opt.MaxCycles)
+		res.Timings["choose_saturate"] += time.Since(ts)
 		if err != nil {
 			return err
 		}
 		if len(viol) == 0 {
 			res.Verdict = Satisfied
 			res.Chosen = ch.chosen(nil)
+			ch.included(res)
 			break
 		}
+		ts = time.Now()
 		if len(viol) < moreCyclesMin {
 			more, err := ch.moreCycles(viol, moreCyclesRounds)
 			if err != nil {
@@ -221,21 +257,18 @@ func (c *checker) choose(res *Result, opt Options) error {
 			}
 			viol = append(viol, more...)
 		}
+		res.Timings["choose_more"] += time.Since(ts)
+		ts = time.Now()
 		certain := false
 		for vi := range viol {
-			reads, ok := ch.depsOf(viol[vi].Cycle)
-			if !ok {
-				reads = reads[:0]
-				for i := range c.amb {
-					reads = append(reads, int32(i))
-				}
-			}
-			viol[vi].Choices = ch.chosen(reads)
-			if len(reads) == 0 {
+			reads := ch.explainCycle(&viol[vi])
+			if len(reads) == 0 && len(ch.optDeps) == 0 {
 				certain = true
 			}
 			ch.block(reads)
 		}
+		res.Timings["choose_deps"] += time.Since(ts)
+		res.Counters["choice_cycles"] += int64(len(viol))
 		if first == nil || certain {
 			first = viol
 			res.CyclesOmitted = omitted
@@ -248,14 +281,76 @@ func (c *checker) choose(res *Result, opt Options) error {
 			}
 		}
 	}
+	if refuted {
+		if err := c.findCore(res, orig); err != nil {
+			return err
+		}
+	}
 	res.Counters["choice_models"] = int64(models)
 	res.Counters["choice_vars"] = int64(ch.s.NumVars())
+	if ch.th != nil {
+		res.Counters["choice_theory_conflicts"] = ch.th.conflicts
+		res.Counters["choice_theory_builds"] = ch.th.builds
+	}
+	st := ch.s.Stats()
+	res.Counters["choice_decisions"] = st.Decisions
+	res.Counters["choice_conflicts"] = st.Conflicts
+	res.Counters["choice_restarts"] = st.Restarts
+	res.Counters["choice_propagations"] = st.Propagations
 	return nil
+}
+
+// syncTheory activates the reads the theory asks for and rebuilds its
+// graph when the inactive reads changed.
+func (ch *chooser) syncTheory() {
+	th := ch.th
+	if th == nil {
+		return
+	}
+	for {
+		for _, i := range th.takePending() {
+			ch.activate(int(i))
+		}
+		if !th.dirty {
+			return
+		}
+		// activate added clauses, so the solver is back at level 0.
+		for _, cl := range th.build() {
+			ch.s.AddClause(cl)
+		}
+	}
+}
+
+// explainCycle fills v.Choices with the current choices its edges depend
+// on, and returns those reads (all of them when a premise could not be
+// traced).
+func (ch *chooser) explainCycle(v *Violation) []int32 {
+	reads, ok := ch.depsOf(v.Cycle)
+	if !ok {
+		// Every choice of the model: its reads and its inclusions.
+		c := ch.c
+		reads = ch.chosenReads()
+		ch.optDeps = ch.optDeps[:0]
+		for _, t := range c.opt {
+			if c.in[t] {
+				ch.optDeps = append(ch.optDeps, t)
+			}
+		}
+	}
+	v.Choices = ch.chosen(reads)
+	return reads
+}
+
+// explainCycles is explainCycle for each violation.
+func (ch *chooser) explainCycles(viol []Violation) {
+	for vi := range viol {
+		ch.explainCycle(&viol[vi])
+	}
 }
 
 // init builds the solver: exactly one candidate per ambiguous read, with
 // a preferred candidate as the first guess.
-func (ch *chooser) init() {
+func (ch *chooser) init(resaturate bool) error {
 	c := ch.c
 	ch.off = make([]int32, len(c.amb))
 	ch.pref = make([]int32, len(c.amb))
@@ -263,22 +358,29 @@ func (ch *chooser) init() {
 	for i, a := range c.amb {
 		ch.off[i] = -1
 		ch.pref[i] = int32(ch.preferred(i, a))
+		ch.choice[i] = ch.pref[i]
 	}
-	ch.s = cdcl.New(0, cdcl.Options{})
-	ch.ambOf = c.ambAt
-	ch.prevIn = make([]history.TxnID, c.n)
-	for _, txs := range c.sess {
-		p := history.InitTxn
-		for _, t := range txs {
-			ch.prevIn[t] = p
-			p = t
+	var copt cdcl.Options
+	if !resaturate {
+		th, err := ch.newTheory()
+		if err != nil {
+			return err
+		}
+		if th != nil {
+			ch.th, copt.Theory = th, th
 		}
 	}
+	ch.s = cdcl.New(0, copt)
+	ch.ambOf = c.ambAt
+	ch.prevIn = make([]history.TxnID, c.n)
+	ch.setSessions()
+	ch.initOptional()
 	ch.mark = make([]int32, len(c.amb))
 	ch.stamp = make([]int32, c.n)
 	ch.dist = make([]int32, c.n)
 	ch.parent = make([]history.TxnID, c.n)
 	ch.pamb = make([]int32, c.n)
+	return nil
 }
 
 // activate gives read i its variables and exactly-one clauses, preferring
@@ -292,13 +394,47 @@ func (ch *chooser) activate(i int) {
 	n := len(ch.c.amb[i].cands)
 	ch.off[i] = ch.nv
 	ch.nv += int32(n)
-	cl := make([]cnf.Lit, n)
+	for j := range n {
+		ch.setVar(ch.off[i]+int32(j)+1, int32(i), int32(j))
+	}
+	cl := make([]cnf.Lit, n, n+1)
 	for j := range cl {
 		cl[j] = ch.lit(i, j)
 	}
-	ch.s.AddClause(cl)
-	ch.atMostOne(cl)
+	a := &ch.c.amb[i]
+	if ch.c.optional(a.txn) {
+		// The read happens iff its transaction is included.
+		for _, l := range cl {
+			ch.s.AddClause([]cnf.Lit{l.Not(), ch.incl(a.txn)})
+		}
+		ch.s.AddClause(append(cl, ch.incl(a.txn).Not()))
+	} else if ch.sel != nil {
+		ch.nv++
+		ch.setVar(ch.nv, -1, -1)
+		ch.sel[i] = ch.nv
+		ch.s.AddClause(append(cl, cnf.Lit(ch.nv).Not()))
+	} else {
+		ch.s.AddClause(cl)
+	}
+	for j, w := range a.cands {
+		if ch.c.optional(w) {
+			ch.s.AddClause([]cnf.Lit{cl[j].Not(), ch.incl(w)})
+		}
+	}
+	ch.atMostOne(cl[:n])
 	ch.s.SetPhase(ch.lit(i, int(ch.choice[i])).Var(), true)
+	if ch.th != nil {
+		ch.th.activated(i)
+	}
+}
+
+// setVar records what variable v stands for.
+func (ch *chooser) setVar(v, read, cand int32) {
+	for int(v) >= len(ch.varRead) {
+		ch.varRead = append(ch.varRead, -1)
+		ch.varCand = append(ch.varCand, -1)
+	}
+	ch.varRead[v], ch.varCand[v] = read, cand
 }
 
 func (ch *chooser) lit(i, j int) cnf.Lit { return cnf.Lit(ch.off[i] + int32(j) + 1) }
@@ -322,6 +458,7 @@ func (ch *chooser) atMostOne(lits []cnf.Lit) {
 			break
 		}
 		ch.nv++
+		ch.setVar(ch.nv, -1, -1)
 		sk := cnf.Lit(ch.nv)
 		ch.s.AddClause([]cnf.Lit{x.Not(), sk})
 		if prev != 0 {
@@ -375,11 +512,13 @@ func (ch *chooser) preferred(i int, a ambRead) int {
 
 // readModel reads the choice of the solver's model.
 func (ch *chooser) readModel() {
+	ch.readInclusion()
 	for i, a := range ch.c.amb {
 		if ch.off[i] < 0 {
 			ch.choice[i] = ch.pref[i]
 			continue
 		}
+		ch.choice[i] = -1 // none: only in the core search
 		for j := range a.cands {
 			if ch.s.Value(ch.lit(i, j).Var()) {
 				ch.choice[i] = int32(j)
@@ -401,6 +540,9 @@ func (ch *chooser) block(reads []int32) {
 	if ch.onBlock != nil {
 		ch.onBlock(reads, cands)
 	}
+	for _, t := range ch.optDeps {
+		cl = append(cl, ch.incl(t).Not())
+	}
 	ch.s.AddClause(cl)
 }
 
@@ -414,7 +556,9 @@ func (ch *chooser) chosen(reads []int32) []Choice {
 	}
 	if reads == nil {
 		for i := range c.amb {
-			add(int32(i))
+			if c.in[c.amb[i].txn] {
+				add(int32(i))
+			}
 		}
 		return out
 	}
@@ -435,9 +579,15 @@ func (ch *chooser) saturate(maxCycles int) ([]Violation, int, error) {
 	c := ch.c
 	ev := append(c.ev[:0:0], c.evAll...)
 	for i, a := range c.amb {
-		ev[a.slot].writer = a.cands[ch.choice[i]]
+		if len(a.cands) > 0 && ch.choice[i] >= 0 {
+			ev[a.slot].writer = a.cands[ch.choice[i]]
+		}
 	}
 	c.ev, c.evLo, c.evHi = ev, c.allLo, c.allHi
+	ch.ambOf = c.ambAt
+	if ch.sel != nil {
+		ch.dropUnchosen()
+	}
 	if err := c.resaturate(); err != nil {
 		return nil, 0, err
 	}
@@ -451,6 +601,27 @@ func (ch *chooser) saturate(maxCycles int) ([]Violation, int, error) {
 	return tmp.Violations, tmp.CyclesOmitted, nil
 }
 
+// dropUnchosen leaves out of the events the reads with no writer chosen
+// (core search), keeping ambOf in step.
+func (ch *chooser) dropUnchosen() {
+	c := ch.c
+	ev := make([]event, 0, len(c.ev))
+	ambOf := make([]int32, 0, len(c.ev))
+	lo, hi := make([]int32, c.n), make([]int32, c.n)
+	for t := range c.n {
+		lo[t] = int32(len(ev))
+		for k := c.evLo[t]; k < c.evHi[t]; k++ {
+			if a := c.ambAt[k]; a >= 0 && ch.choice[a] < 0 {
+				continue
+			}
+			ev = append(ev, c.ev[k])
+			ambOf = append(ambOf, c.ambAt[k])
+		}
+		hi[t] = int32(len(ev))
+	}
+	c.ev, c.evLo, c.evHi, ch.ambOf = ev, lo, hi, ambOf
+}
+
 // moreCycles looks for further cycles of the current co′ once the
 // inferred and wr edges of those found are taken out, up to rounds times:
 // each is a cycle of the model too, and yields its own blocking clause, so
@@ -460,20 +631,24 @@ func (ch *chooser) moreCycles(found []Violation, rounds int) ([]Violation, error
 	if c.causalCycle {
 		return nil, nil
 	}
-	g := c.buildGraph(true)
+	g0 := c.buildGraph(true)
 	var out []Violation
-	dead := make(map[[2]history.TxnID]bool)
+	// dead[e]: edge e of g0 is a wr or inferred edge of a cycle found.
+	dead := make([]bool, len(g0.to))
 	for range rounds {
 		for _, v := range found {
 			for _, e := range v.Cycle {
-				if e.Rel == WR || e.Rel == CO {
-					dead[[2]history.TxnID{e.From, e.To}] = true
+				if e.Rel != WR && e.Rel != CO {
+					continue
+				}
+				for k := g0.start[e.From]; k < g0.start[e.From+1]; k++ {
+					if g0.to[k] == e.To && g0.ref[k] != refSO && g0.ref[k] > refWW {
+						dead[k] = true
+					}
 				}
 			}
 		}
-		g = g.without(func(from, to history.TxnID, ref int32) bool {
-			return ref != refSO && ref > refWW && dead[[2]history.TxnID{from, to}]
-		})
+		g := g0.withoutEdges(dead)
 		tmp := &Result{Counters: map[string]int64{}}
 		if err := c.cyclesOf(g, tmp, -1); err != nil {
 			return out, err
@@ -487,13 +662,13 @@ func (ch *chooser) moreCycles(found []Violation, rounds int) ([]Violation, error
 	return out, nil
 }
 
-// without returns the graph minus the edges drop accepts.
-func (g *graph) without(drop func(from, to history.TxnID, ref int32) bool) *graph {
+// withoutEdges returns the graph minus the edges marked dead.
+func (g *graph) withoutEdges(dead []bool) *graph {
 	n := len(g.start) - 1
 	out := &graph{start: make([]int32, n+1), to: make([]history.TxnID, 0, len(g.to)), ref: make([]int32, 0, len(g.ref))}
 	for u := range n {
 		for e := g.start[u]; e < g.start[u+1]; e++ {
-			if !drop(history.TxnID(u), g.to[e], g.ref[e]) {
+			if !dead[e] {
 				out.to = append(out.to, g.to[e])
 				out.ref = append(out.ref, g.ref[e])
 			}
@@ -510,7 +685,12 @@ func (g *graph) without(drop func(from, to history.TxnID, ref int32) bool) *grap
 func (ch *chooser) depsOf(cyc []Edge) ([]int32, bool) {
 	ch.round++
 	ch.deps = ch.deps[:0]
+	ch.optDeps = ch.optDeps[:0]
 	for _, e := range cyc {
+		ch.optDep(e.From)
+		if e.Rel == CO {
+			ch.optDep(e.Reader)
+		}
 		var ok bool
 		switch e.Rel {
 		case WR:
@@ -658,6 +838,7 @@ func (ch *chooser) reach(src, dst history.TxnID) bool {
 	}
 	for u := src; u != dst; u = ch.parent[u] {
 		ch.addDep(ch.pamb[u])
+		ch.optDep(u)
 	}
 	return true
 }

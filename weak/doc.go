@@ -40,7 +40,9 @@
 // are validated). With unique values this choice is exact: every
 // transaction so taken is needed by every witness, and taking any other one
 // only adds transactions, read events and writers to the premises of the
-// axioms, so it can only add orderings. Result.Included lists the unknown
+// axioms, so it can only add orderings. With duplicate values, the unknown
+// transactions a read with several candidates could read from are decided
+// by the search below (unknown.go). Result.Included lists the unknown
 // transactions taken as committed.
 //
 // # Duplicate values
@@ -53,8 +55,11 @@
 // read left with one candidate becomes certain. It then searches the choice
 // (choose.go): a SAT solver (package cdcl) holds one variable per (read,
 // candidate) with exactly-one clauses, created only for reads some clause
-// mentions (the others keep a first guess); each model is saturated like a
-// unique-value history. An acyclic co′ is the answer (Result.Chosen the
+// mentions (the others keep a first guess). The solver's theory
+// (theory.go) keeps acyclic, as literals are assigned, the co′ edges each
+// chosen read forces with the certain part and with the other reads of its
+// transaction (all of co′ at RC and RA); each model is then saturated like
+// a unique-value history. An acyclic co′ is the answer (Result.Chosen the
 // witness). Each cycle found instead yields a clause forbidding the choices
 // its edges depend on: the reads behind its wr edges, and for each inferred
 // edge the reads of its premise (the read of the key from To, the read
@@ -63,9 +68,8 @@
 // model that keeps those choices has the cycle too: the clause removes no
 // acyclic choice, and an unsatisfiable solver means a violation, reported
 // with the cycles of the first model and their choices (Violation.Choices).
-// The verdict stays Undecided when a candidate is an unknown-status
-// transaction no read needs (not chosen among yet), when list elements have
-// several possible appenders, or after Options.MaxModels models.
+// The verdict stays Undecided when list elements have several possible
+// appenders, or after Options.MaxModels models.
 
 // # Algorithms and the slips of the printed pseudocode
 //

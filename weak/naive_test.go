@@ -15,7 +15,13 @@ import (
 // every ordering the axiom asks for, and tests it for cycles. It is
 // independent of Check and meant for histories of up to a hundred or so
 // transactions.
-func naive(h *history.History, level history.Level) bool {
+func naive(h *history.History, level history.Level) bool { return naiveWith(h, level, nil) }
+
+// naiveWith is naive with the writers of some read events given: pick, if
+// not nil, is asked for each read event (transaction, op index) and
+// returns its writer, -1 to leave the event out (it reads nothing), or -2
+// to resolve it by value.
+func naiveWith(h *history.History, level history.Level, pick func(t, op int) int) bool {
 	n := len(h.Txns)
 	type rd struct {
 		op, key int
@@ -68,7 +74,16 @@ func naive(h *history.History, level history.Level) bool {
 				}
 				continue // internal read
 			}
-			w := writerOf(t, k, op.Value) // never t: no future reads
+			w := -2
+			if pick != nil {
+				w = pick(t, i)
+			}
+			if w == -1 {
+				continue
+			}
+			if w == -2 {
+				w = writerOf(t, k, op.Value) // never t: no future reads
+			}
 			if w < 0 {
 				return false // no other transaction wrote it finally
 			}

@@ -172,7 +172,7 @@ func (c *checker) readsFrom(t, w history.TxnID, op int32) bool {
 }
 
 // certainEvents sets ev to the unique-writer events plus the ambiguous
-// reads down to one candidate.
+// reads down to one candidate taken as committed.
 func (c *checker) certainEvents() {
 	ev := make([]event, 0, len(c.evAll))
 	lo, hi := make([]int32, c.n), make([]int32, c.n)
@@ -181,7 +181,7 @@ func (c *checker) certainEvents() {
 		for k := c.allLo[t]; k < c.allHi[t]; k++ {
 			e := c.evAll[k]
 			if e.writer < 0 {
-				if a := c.amb[c.ambAt[k]]; len(a.cands) == 1 {
+				if a := c.amb[c.ambAt[k]]; len(a.cands) == 1 && c.in[a.cands[0]] {
 					e.writer = a.cands[0]
 				} else {
 					continue

@@ -59,6 +59,10 @@ type Options struct {
 	// candidate writers (choose.go); 0 means DefaultMaxModels. Beyond it
 	// the verdict is Undecided.
 	MaxModels int
+	// Resaturate decides the reads with several candidate writers without
+	// the solver theory (theory.go): each model is only re-saturated and
+	// its cycles blocked.
+	Resaturate bool
 	// noPrune, for tests, skips the pruning of candidate writers.
 	noPrune bool
 }
@@ -82,6 +86,11 @@ type Result struct {
 	// Chosen, for a Satisfied verdict with Duplicates, is the witness: the
 	// writer chosen for every read with several candidate writers.
 	Chosen []Choice
+	// Core, for a Violated verdict that needs writer choices, is a
+	// minimal set of reads with several candidate writers every choice
+	// for which closes a cycle (core.go); nil when not computed (the
+	// cycle needs no choice, or unknown-status transactions could commit).
+	Core *Core
 	// Reason says why the verdict is Undecided (empty: Duplicates.Reason).
 	Reason string
 	// Included lists the unknown-status transactions taken as committed,
@@ -301,6 +310,13 @@ type checker struct {
 	nCausalSCCs   int
 	maxCycles     int
 	tick          int
+	// opt are the optional unknown-status transactions (unknown.go),
+	// optIdx[t] t's index in it or -1, optOut[k] that opt[k] cannot commit.
+	opt    []history.TxnID
+	optIdx []int32
+	optOut []bool
+	// rcStamp[k] == t+1: t wrote key k already (eachRead at RC).
+	rcStamp []int32
 	// fit is Options.Fit; memErr its refusal, which poll reports.
 	fit    func(need int64, what string) error
 	memErr error
@@ -386,30 +402,12 @@ func (c *checker) resolve() {
 		}
 		c.ev = append(c.ev, event{key: r.Key, writer: w, op: r.Op})
 	}
-	// stamp[k] == t+1: t wrote key k already (RC read events).
-	var stamp []int32
-	if c.level == history.RC {
-		stamp = make([]int32, h.NumKeys())
-	}
 	seen := make([]int32, c.n) // == t+1: t reads from this writer
 	for len(queue) > 0 {
 		t := queue[0]
 		queue = queue[1:]
 		c.evLo[t] = int32(len(c.ev))
-		if c.level == history.RC {
-			for i, op := range h.Txns[t].Ops {
-				switch {
-				case op.Kind.IsWrite():
-					stamp[op.Key] = int32(t + 1)
-				case stamp[op.Key] != int32(t+1):
-					take(t, history.ExtRead{Key: op.Key, Value: op.Value, Op: int32(i)})
-				}
-			}
-		} else {
-			for _, r := range ix.Reads(t) {
-				take(t, r)
-			}
-		}
+		c.eachRead(t, func(r history.ExtRead) { take(t, r) })
 		c.evHi[t] = int32(len(c.ev))
 		for _, e := range c.events(t) {
 			if e.writer >= 0 && seen[e.writer] != int32(t+1) {
@@ -427,6 +425,29 @@ func (c *checker) resolve() {
 			if c.in[t] {
 				c.sess[s] = append(c.sess[s], t)
 			}
+		}
+	}
+}
+
+// eachRead calls f for each read event of t at the level, in program
+// order: RA and CC read T's external reads; RC every read of a key that no
+// write of T precedes.
+func (c *checker) eachRead(t history.TxnID, f func(history.ExtRead)) {
+	if c.level != history.RC {
+		for _, r := range c.ix.Reads(t) {
+			f(r)
+		}
+		return
+	}
+	if c.rcStamp == nil {
+		c.rcStamp = make([]int32, c.h.NumKeys())
+	}
+	for i, op := range c.h.Txns[t].Ops {
+		switch {
+		case op.Kind.IsWrite():
+			c.rcStamp[op.Key] = int32(t + 1)
+		case c.rcStamp[op.Key] != int32(t+1):
+			f(history.ExtRead{Key: op.Key, Value: op.Value, Op: int32(i)})
 		}
 	}
 }

@@ -46,6 +46,18 @@ client's STM: serializable, snapshot (SerializableSnapshot),
 repeatable-read (RepeatableReads), read-committed (ReadCommitted); a failed
 commit guard is an abort; it refuses read-uncommitted.
 
+Mixed levels (--mix, instead of --isolation): LEVEL=WEIGHT,…, e.g.
+ser=0.3,si=0.4,rc=0.3; weights are normalised (a bare LEVEL weighs 1).
+Each transaction draws its level, reproducibly from --seed, asks the
+database for it and records it ("level" in the file; the metadata says
+isolation "mixed" and the mix). LEVEL is one of hyperiso's: ser runs at
+SERIALIZABLE, rc at READ COMMITTED, and si, psi, pc, cc, ra at the
+database's snapshot level (PostgreSQL REPEATABLE READ; the memory store's
+and etcd's snapshot; MariaDB has none and refuses them); each is recorded
+as named. rr and ru ask for REPEATABLE READ and READ UNCOMMITTED and record
+no level, since neither promises one of hyperiso's: check --default-level
+says what to hold them to. A level the database cannot run is refused.
+
 Faults (--faults): comma-separated KIND[:TARGET]@AT[+FOR][/EVERY], AT counted
 from the start of the workload, e.g.
   restart:leader@2s+1s          etcd: stop the leader cleanly at 2s, restart it 1s later
@@ -177,6 +189,7 @@ func newCollect(stdout io.Writer) *cobra.Command {
 		f         collectFlags
 		db        string
 		isoName   string
+		mixSpec   string
 		wlName    string
 		bugs      string
 		out       string
@@ -189,7 +202,7 @@ func newCollect(stdout io.Writer) *cobra.Command {
 		times     bool
 	)
 	c := &cobra.Command{
-		Use:   "collect [--db memory|postgres://…|mariadb://…|etcd|etcd://…] [--isolation LEVEL] [--workload NAME] [params] -o FILE\n  hyperiso collect --hermitage --db postgres://…|mariadb://… [--scenario NAMES] [-o DIR]",
+		Use:   "collect [--db memory|postgres://…|mariadb://…|etcd|etcd://…] [--isolation LEVEL|--mix SPEC] [--workload NAME] [params] -o FILE\n  hyperiso collect --hermitage --db postgres://…|mariadb://… [--scenario NAMES] [-o DIR]",
 		Short: "Run a workload against a database and record its history",
 		Long:  collectLong,
 		Args:  cobra.NoArgs,
@@ -200,8 +213,17 @@ func newCollect(stdout io.Writer) *cobra.Command {
 			if c.Flags().Changed("scenario") {
 				return fail(exitBadInput, "--scenario applies to --hermitage only")
 			}
-			iso, err := collect.ParseIsolation(isoName)
-			if err != nil {
+			var mix collect.Mix
+			var iso collect.Isolation
+			var err error
+			if c.Flags().Changed("mix") {
+				if c.Flags().Changed("isolation") {
+					return fail(exitBadInput, "--mix and --isolation are exclusive: a mix gives each transaction its own level")
+				}
+				if mix, err = collect.ParseMix(mixSpec); err != nil {
+					return fail(exitBadInput, "--mix: %v", err)
+				}
+			} else if iso, err = collect.ParseIsolation(isoName); err != nil {
 				return fail(exitBadInput, "--isolation: %v", err)
 			}
 			w, err := f.workload(c, wlName)
@@ -247,7 +269,7 @@ func newCollect(stdout io.Writer) *cobra.Command {
 				}
 				return fail(exitBadInput, "%v", err)
 			}
-			opt := collect.Options{Isolation: iso, OpTimeout: timeout, KeepTable: keepTable, Source: out, Faults: sched, Times: times}
+			opt := collect.Options{Isolation: iso, Mix: mix, OpTimeout: timeout, KeepTable: keepTable, Source: out, Faults: sched, Times: times}
 			bar := newBar(stderr, w.Sessions()*w.TxnsPerSession(), quiet)
 			if bar != nil {
 				opt.Progress = func() { _ = bar.Add(1) }
@@ -316,6 +338,7 @@ func newCollect(stdout io.Writer) *cobra.Command {
 	f.register(c)
 	c.Flags().StringVar(&db, "db", "memory", "database: memory, postgres://…, mariadb://…, etcd or etcd://host:port,…")
 	c.Flags().StringVar(&isoName, "isolation", "serializable", "isolation level: "+strings.Join(collect.IsolationNames, "|"))
+	c.Flags().StringVar(&mixSpec, "mix", "", "a level per transaction, drawn with --seed: LEVEL=WEIGHT,… (e.g. ser=0.3,si=0.4,rc=0.3; levels "+strings.Join(collect.MixLevelNames, ", ")+")")
 	c.Flags().StringVar(&wlName, "workload", "general", "workload: "+strings.Join(workload.Names, "|"))
 	c.Flags().StringVar(&bugs, "bug", "", "memory store bugs to inject: "+strings.Join(memstore.BugNames(), ","))
 	c.Flags().StringVarP(&out, "output", "o", "-", "history file (- for standard output)")

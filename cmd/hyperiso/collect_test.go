@@ -198,6 +198,12 @@ func TestCollectFromServers(t *testing.T) {
 	code, _, errs := runWithCollect(t, "collect", "--db", my, "--isolation", "snapshot")
 	require.Equal(t, exitBadInput, code)
 	require.Contains(t, errs, "no snapshot isolation")
+	code, _, errs = runWithCollect(t, "collect", "--db", my, "--mix", "ser=0.5,si=0.5")
+	require.Equal(t, exitBadInput, code)
+	require.Contains(t, errs, "mix level si runs at the store's snapshot level, the weakest meant to give it: mariadb: no snapshot isolation level")
+	code, _, errs = runWithCollect(t, "collect", "--db", pg, "--mix", "ser,ru")
+	require.Equal(t, exitBadInput, code)
+	require.Contains(t, errs, "mix level ru: postgres: READ UNCOMMITTED runs as READ COMMITTED")
 	code, _, errs = runWithCollect(t, "collect", "--db", pg, "--isolation", "read-uncommitted")
 	require.Equal(t, exitBadInput, code)
 	require.Contains(t, errs, "READ UNCOMMITTED runs as READ COMMITTED in PostgreSQL")
@@ -209,6 +215,45 @@ func TestCollectFromServers(t *testing.T) {
 	parsed, err := jsonl.Parse(bytes.NewReader(raw), h, jsonl.Options{})
 	require.NoError(t, err)
 	require.Equal(t, "read-uncommitted", parsed.Meta["isolation"])
+}
+
+func TestCollectMixed(t *testing.T) {
+	// hyperiso collect --mix ser=0.3,si=0.4,rc=0.3 -o h.jsonl
+	h := filepath.Join(t.TempDir(), "mixed.jsonl")
+	args := []string{"collect", "--mix", "ser=0.3,si=0.4,rc=0.3", "--sessions", "4", "--txns", "30", "--keys", "10", "--seed", "4", "-o", h}
+	code, out, errs := runWithCollect(t, args...)
+	require.Equal(t, 0, code, errs)
+	require.Contains(t, out, "memory at mixed (ser=0.3,si=0.4,rc=0.3), workload general")
+	require.Contains(t, out, "by level: ser ")
+	raw, err := os.ReadFile(h)
+	require.NoError(t, err)
+	parsed, err := jsonl.Parse(bytes.NewReader(raw), h, jsonl.Options{})
+	require.NoError(t, err)
+	require.Equal(t, "mixed", parsed.Meta["isolation"])
+	require.Equal(t, "ser=0.3,si=0.4,rc=0.3", parsed.Meta["mix"])
+	seen := map[history.Level]bool{}
+	for _, tx := range parsed.Txns[1:] {
+		seen[tx.Level] = true
+	}
+	require.Equal(t, map[history.Level]bool{history.SER: true, history.SI: true, history.RC: true}, seen)
+	// The seed fixes the history.
+	code, _, errs = runWithCollect(t, args...)
+	require.Equal(t, 0, code, errs)
+	again, err := os.ReadFile(h)
+	require.NoError(t, err)
+	require.Equal(t, raw, again)
+
+	for msg, args := range map[string][]string{
+		"--mix and --isolation are exclusive":                                {"--mix", "ser,si", "--isolation", "ser"},
+		`--mix: mix "ser=2,xx=1": unknown level "xx"`:                        {"--mix", "ser=2,xx=1"},
+		"--mix: empty mix":                                                   {"--mix", ""},
+		`weight of si must be a positive number, not "-1"`:                   {"--mix", "ser=1,si=-1"},
+		"mix level ru: memory store: unsupported isolation read-uncommitted": {"--mix", "ser,ru"},
+	} {
+		code, _, errs := runWithCollect(t, append([]string{"collect", "-q"}, args...)...)
+		require.Equal(t, exitBadInput, code, "%v: %s", args, errs)
+		require.Contains(t, errs, msg, args)
+	}
 }
 
 func TestCollectEtcdUnderFaults(t *testing.T) {

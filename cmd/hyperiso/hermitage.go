@@ -17,7 +17,7 @@ import (
 
 // hermitageRefused are collect's flags that mean nothing to --hermitage:
 // the scenarios fix the workload, and run at every level the server has.
-var hermitageRefused = []string{"isolation", "workload", "bug", "keep-table", "preset", "sessions", "txns", "ops",
+var hermitageRefused = []string{"isolation", "mix", "workload", "bug", "keep-table", "preset", "sessions", "txns", "ops",
 	"reads", "keys", "dup-keys", "theta", "value-space", "rollback-rate", "think", "seed", "unique", "faults", "times"}
 
 // runHermitage is collect --hermitage: every scenario at every level of

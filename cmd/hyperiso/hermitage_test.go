@@ -17,6 +17,7 @@ func TestHermitageUsageErrors(t *testing.T) {
 		"needs a SQL server: --db postgres":  {"--hermitage", "--db", "etcd"},
 		"--faults does not apply":            {"--hermitage", "--db", "postgres://u@127.0.0.1:1/x", "--faults", "kill-conns@1s"},
 		"--isolation does not apply":         {"--hermitage", "--db", "postgres://u@127.0.0.1:1/x", "--isolation", "rr"},
+		"--mix does not apply":               {"--hermitage", "--db", "postgres://u@127.0.0.1:1/x", "--mix", "ser,rc"},
 		"--workload does not apply":          {"--hermitage", "--db", "postgres://u@127.0.0.1:1/x", "--workload", "lost-update"},
 		"no scenario \"PMP\"":                {"--hermitage", "--db", "postgres://u@127.0.0.1:1/x", "--scenario", "P4,PMP"},
 		"--scenario applies to --hermitage":  {"--scenario", "P4"},

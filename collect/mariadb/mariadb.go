@@ -144,7 +144,7 @@ func level(iso collect.Isolation) (string, error) {
 	case collect.ReadUncommitted:
 		return "READ UNCOMMITTED", nil
 	case collect.Snapshot:
-		return "", fmt.Errorf("mariadb: no snapshot isolation level (InnoDB's REPEATABLE READ is weaker; use --isolation repeatable-read to test it)")
+		return "", fmt.Errorf("mariadb: no snapshot isolation level (InnoDB's REPEATABLE READ is weaker; ask for repeatable-read, rr in a mix, to test what it is)")
 	}
 	return "", fmt.Errorf("mariadb: unsupported isolation %s", iso)
 }

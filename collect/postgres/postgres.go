@@ -79,7 +79,7 @@ func level(iso collect.Isolation) (pgx.TxIsoLevel, error) {
 	case collect.ReadCommitted:
 		return pgx.ReadCommitted, nil
 	case collect.ReadUncommitted:
-		return "", fmt.Errorf("postgres: READ UNCOMMITTED runs as READ COMMITTED in PostgreSQL; ask for read-committed")
+		return "", fmt.Errorf("postgres: READ UNCOMMITTED runs as READ COMMITTED in PostgreSQL; ask for read-committed (rc)")
 	}
 	return "", fmt.Errorf("postgres: unsupported isolation %s", iso)
 }

@@ -812,7 +812,7 @@ func (p *lineScanner) value(bit uint32) bool {
 		if s, ok = sc.str(`"level"`); ok {
 			if f.level, ok = history.ParseLevel(string(s)); !ok {
 				sc.i = start
-				return sc.fail(`"level": unknown level %q (want "ser", "si", "cc", "ra" or "rc")`, s)
+				return sc.fail(`"level": unknown level %q (want "strict-ser", "ser", "si", "psi", "pc", "cc", "ra" or "rc")`, s)
 			}
 		}
 	case fDropped:

@@ -200,7 +200,12 @@ func Workload(t testing.TB, name string, edit func(c *workload.Config)) *workloa
 // agrees with the history, and returns both.
 func Run(t testing.TB, st collect.Store, w *workload.Workload, iso collect.Isolation) (*history.History, *collect.Summary) {
 	t.Helper()
-	h, sum, err := collect.Run(context.Background(), st, w, collect.Options{Isolation: iso})
+	return run(t, st, w, collect.Options{Isolation: iso})
+}
+
+func run(t testing.TB, st collect.Store, w *workload.Workload, opt collect.Options) (*history.History, *collect.Summary) {
+	t.Helper()
+	h, sum, err := collect.Run(context.Background(), st, w, opt)
 	if err != nil {
 		t.Fatalf("collect.Run: %v", err)
 	}
@@ -213,6 +218,64 @@ func Run(t testing.TB, st collect.Store, w *workload.Workload, iso collect.Isola
 		t.Fatalf("%d transactions recorded, %d planned", sum.Transactions, sum.Planned)
 	}
 	return h, sum
+}
+
+// RunMix runs w on st with each transaction at a level of mix, fails t on
+// any error, and checks what a mixed history must hold: every transaction
+// carries the level the seed drew for it (Levels), the metadata says the
+// mix, and the levels and metadata survive a JSONL round trip, which it
+// returns with the summary.
+func RunMix(t testing.TB, st collect.Store, w *workload.Workload, mix collect.Mix) (*history.History, *collect.Summary) {
+	t.Helper()
+	h, sum := run(t, st, w, collect.Options{Mix: mix})
+	require.Equal(t, Levels(t, h, w, mix), levels(h), "levels recorded")
+	require.Equal(t, "mixed", h.Meta["isolation"])
+	require.Equal(t, mix.String(), h.Meta["mix"])
+	require.Len(t, sum.ByLevel, len(mix.Entries))
+	n := 0
+	for i, l := range sum.ByLevel {
+		require.Equal(t, mix.Entries[i].Name, l.Level)
+		n += l.Transactions
+	}
+	require.Equal(t, sum.Transactions, n, "by-level counts")
+	back := RoundTrip(t, h)
+	require.Equal(t, levels(h), levels(back), "levels after a JSONL round trip")
+	require.Equal(t, h.Meta["mix"], back.Meta["mix"])
+	require.Equal(t, "mixed", back.Meta["isolation"])
+	return back, sum
+}
+
+// levels lists the level of every transaction but T⊥, in id order.
+func levels(h *history.History) []history.Level {
+	ls := make([]history.Level, 0, len(h.Txns)-1)
+	for _, tx := range h.Txns[1:] {
+		ls = append(ls, tx.Level)
+	}
+	return ls
+}
+
+// Levels returns the levels the seed of w draws for the transactions of
+// h, a history collected with mix, in the order of h's transactions: the
+// j-th transaction of client session i has the level of the j-th draw of
+// mix.Session(seed, i). A session that continued under a fresh id after an
+// unknown outcome ends the check of its client: its later transactions
+// keep the level recorded.
+func Levels(t testing.TB, h *history.History, w *workload.Workload, mix collect.Mix) []history.Level {
+	t.Helper()
+	want := levels(h)
+	for _, s := range h.Sessions {
+		if s.ID < 1 || s.ID > int64(w.Sessions()) {
+			continue // a continuation: its client is not known
+		}
+		draw := mix.Session(w.Config().Seed, int(s.ID-1))
+		for _, id := range s.Txns {
+			want[id-1] = mix.Entries[draw.Next()].Level
+			if h.Txns[id].Status == history.Unknown {
+				break
+			}
+		}
+	}
+	return want
 }
 
 // RoundTrip writes h as JSONL and reads it back, as a user's check would.
