@@ -65,6 +65,16 @@ func TestMixedAgreesWithOracleLarger(t *testing.T) {
 	agreeWithOracle(t, 1000, o, 17, false)
 }
 
+// Half the transactions of unknown status: the solver decides which
+// committed, and each model's mixed test sees exactly those it takes.
+func TestMixedAgreesWithOracleManyUnknown(t *testing.T) {
+	o := mixedGenOptions()
+	o.PAbort, o.PUnknown = 0.05, 0.5
+	agreeWithOracle(t, 10000, o, 19, false)
+	o.MinTxns, o.Txns = 6, 7
+	agreeWithOracle(t, 2000, o, 20, false)
+}
+
 // agreeWithOracle compares n random histories; serFirst says whether the
 // SER shortcut may decide satisfied ones (off, the mixed search decides
 // every one).
