@@ -32,9 +32,76 @@ import (
 // visible sets, which are already chosen, so each is checked as soon as
 // the transaction is placed.
 func Mixed(h *history.History, def history.Level) (bool, error) {
-	p, err := prepare(h)
+	p, level, err := prepareMixed(h, def)
 	if err != nil {
 		return false, err
+	}
+	for mask := 0; mask < 1<<len(p.unknown); mask++ {
+		c := p.members(mask)
+		m := &mixed{p: p, c: c, level: level, vis: make([]uint64, len(c.txns)), pos: make([]int, len(c.txns))}
+		if m.consistent() {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// MixedWitness reports whether a witness of a mixed check holds: order is
+// AR over the transactions taken as committed (T⊥ left out; every
+// committed transaction in it, no aborted one), and snaps[i] is, for a
+// transaction at PC, SI or SER, how many of order (from its start) it
+// sees, or -1 for the others. The prefix levels' visible sets are so
+// fixed; those of the others are searched by brute force, as Mixed does.
+func MixedWitness(h *history.History, def history.Level, order []history.TxnID, snaps []int) (bool, error) {
+	p, level, err := prepareMixed(h, def)
+	if err != nil {
+		return false, err
+	}
+	if len(snaps) != len(order) {
+		return false, fmt.Errorf("oracle: %d snapshots for %d transactions", len(snaps), len(order))
+	}
+	taken := map[history.TxnID]bool{}
+	for _, t := range order {
+		if t <= history.InitTxn || int(t) >= len(h.Txns) || taken[t] || h.Txns[t].Status == history.Aborted {
+			return false, nil
+		}
+		taken[t] = true
+	}
+	mask := 0
+	for i, u := range p.unknown {
+		if taken[u] {
+			mask |= 1 << i
+		}
+	}
+	for t := 1; t < len(h.Txns); t++ {
+		if h.Txns[t].Status == history.Committed && !taken[history.TxnID(t)] {
+			return false, nil
+		}
+	}
+	c := p.members(mask)
+	m := &mixed{p: p, c: c, level: level, vis: make([]uint64, len(c.txns)), pos: make([]int, len(c.txns))}
+	m.fixed = make([]int, len(c.txns)+1)
+	m.fixed[0] = -1
+	for i, t := range order {
+		m.fixed[i+1] = c.local[t]
+	}
+	m.snap = make([]int, len(c.txns))
+	for i, t := range order {
+		j := c.local[t]
+		m.snap[j] = snaps[i]
+		if l := level[t]; (l == history.PC || l == history.SI || l == history.SER) != (snaps[i] >= 0) || snaps[i] > i {
+			return false, nil
+		}
+	}
+	return m.consistent(), nil
+}
+
+// prepareMixed prepares h for the mixed searches, with each transaction's
+// level.
+func prepareMixed(h *history.History, def history.Level) (*prep, []history.Level, error) {
+	p, err := prepare(h)
+	if err != nil {
+		return nil, nil, err
 	}
 	level := make([]history.Level, len(h.Txns))
 	for t := range h.Txns {
@@ -48,23 +115,16 @@ func Mixed(h *history.History, def history.Level) (bool, error) {
 		switch l {
 		case history.RC, history.RA, history.CC, history.PC, history.PSI, history.SI, history.SER:
 		default:
-			return false, fmt.Errorf("oracle: transaction %d at level %q: the mixed oracle covers rc, ra, cc, pc, psi, si and ser", t, l)
+			return nil, nil, fmt.Errorf("oracle: transaction %d at level %q: the mixed oracle covers rc, ra, cc, pc, psi, si and ser", t, l)
 		}
 		level[t] = l
 		for _, op := range h.Txns[t].Ops {
 			if op.Kind == history.OpAppend || op.Kind == history.OpReadList {
-				return false, fmt.Errorf("oracle: the mixed oracle reads no list operations")
+				return nil, nil, fmt.Errorf("oracle: the mixed oracle reads no list operations")
 			}
 		}
 	}
-	for mask := 0; mask < 1<<len(p.unknown); mask++ {
-		c := p.members(mask)
-		m := &mixed{p: p, c: c, level: level, vis: make([]uint64, len(c.txns)), pos: make([]int, len(c.txns))}
-		if m.consistent() {
-			return true, nil
-		}
-	}
-	return false, nil
+	return p, level, nil
 }
 
 // mixed is the search over one choice of committed transactions. Members
@@ -78,6 +138,11 @@ type mixed struct {
 	vis   []uint64
 	pos   []int
 	ok    bool
+	// fixed, when set, is AR as member indices (fixed[0] unused): only
+	// that order is tried. snap[i] >= 0 then fixes member i's visible set
+	// to the first snap[i] members of it (T⊥ always seen).
+	fixed []int
+	snap  []int
 }
 
 func (m *mixed) consistent() bool {
@@ -104,7 +169,7 @@ func (m *mixed) place() {
 		placed |= 1 << i
 	}
 	for i := 1; i < n && !m.ok; i++ {
-		if placed&(1<<i) != 0 || !m.sessionReady(i, placed) {
+		if placed&(1<<i) != 0 || !m.sessionReady(i, placed) || m.fixed != nil && m.fixed[len(m.order)] != i {
 			continue
 		}
 		m.pos[i] = len(m.order)
@@ -113,6 +178,19 @@ func (m *mixed) place() {
 		// predecessors (SESSION) is a candidate visible set.
 		must := m.soPreds(i) | 1
 		free := placed &^ must
+		if m.fixed != nil && m.snap[i] >= 0 {
+			// The witness fixes it: the first snap[i] of AR after T⊥,
+			// which must hold the session predecessors.
+			pre := uint64(1)
+			for _, j := range m.order[1 : 1+m.snap[i]] {
+				pre |= 1 << j
+			}
+			if must&^pre != 0 {
+				m.order = m.order[:len(m.order)-1]
+				continue
+			}
+			must, free = pre, 0
+		}
 		for sub := free; ; sub = (sub - 1) & free {
 			m.vis[i] = must | sub
 			if m.axioms(i, placed) {
