@@ -77,6 +77,9 @@ type Options struct {
 	// enters it, from the goroutine running Check: a front end that gives
 	// up on a check can say where it was.
 	OnStage func(stage string)
+	// DefaultLevel is, for level history.Mixed, the level of a transaction
+	// that declares none; LevelNone refuses such a transaction as bad input.
+	DefaultLevel history.Level
 }
 
 // Check decides whether h satisfies level.
@@ -98,19 +101,26 @@ func Check(ctx context.Context, h *history.History, level history.Level, opt Opt
 	if err := refuse(h, res.History, level, opt); err != nil {
 		return res, err
 	}
+	var levels []history.Level // a mixed check's per-transaction levels
+	if level == history.Mixed {
+		var err error
+		if levels, err = mixedLevels(h, opt); err != nil {
+			return res, err
+		}
+	}
 	start := time.Now()
 	opt.enter(res, "validate")
 	findings := h.Validate()
 	res.TimingsMS["validate"] = ms(time.Since(start))
 	for _, f := range findings {
-		if f.Kind.ForbiddenAt(level) {
+		if f.Kind.ForbiddenAt(levelOf(levels, level, f.Txn)) {
 			res.Anomalies = append(res.Anomalies, FindingAnomaly(h, f))
 		}
 	}
 	// List reads say more than their last element: every element was
 	// appended, in that order (Elle's inference).
 	for _, f := range h.ListFacts().Findings {
-		if f.ForbiddenAt(level) && !f.Last {
+		if f.ForbiddenAt(levelOf(levels, level, f.Txns[0])) && !f.Last {
 			res.Anomalies = append(res.Anomalies, listAnomaly(h, f))
 		}
 	}
@@ -121,7 +131,7 @@ func Check(ctx context.Context, h *history.History, level history.Level, opt Opt
 	}
 	var err error
 	switch level {
-	case history.SER, history.StrictSER, history.SI, history.PSI, history.PC:
+	case history.SER, history.StrictSER, history.SI, history.PSI, history.PC, history.Mixed:
 		err = strongLevel(ctx, h, level, opt, res)
 	case history.RC, history.RA, history.CC:
 		err = weakLevel(ctx, h, level, opt, res)

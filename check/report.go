@@ -84,6 +84,11 @@ type Anomaly struct {
 	ValueName string `json:"value_name,omitempty"`
 	// Op is the index of the offending operation within its transaction.
 	Op *int `json:"op,omitempty"`
+	// Culprit and Axiom say, for a mixed-level check, which transaction's
+	// level is broken and which of MixIso's axioms fails (EXT, SESSION,
+	// TRANSVis, PREFIX, NoConflict, TOTALVis; INT).
+	Culprit *TxnRef `json:"culprit,omitempty"`
+	Axiom   string  `json:"axiom,omitempty"`
 	// ReadCore, on a weak level's cycle over reads with several candidate
 	// writers, lists reads every choice of writers for which closes a
 	// cycle (whatever the other such reads read); Edges are one such cycle.

@@ -22,6 +22,8 @@ func strongLevel(ctx context.Context, h *history.History, level history.Level, o
 		RealTime: opt.RealTime,
 		Fit:      opt.fit(),
 		OnStage:  func(stage string) { opt.enter(res, stage) },
+
+		DefaultLevel: opt.DefaultLevel,
 	})
 	for k, v := range out.TimingsMS {
 		res.TimingsMS[k] += v
@@ -38,14 +40,22 @@ func strongLevel(ctx context.Context, h *history.History, level history.Level, o
 		res.Verdict = Satisfied
 		for i, t := range out.Order {
 			r := Ref(h, t)
-			if out.Snapshots != nil {
+			if out.Snapshots != nil && out.Snapshots[i] >= 0 {
 				r.Snapshot = &out.Snapshots[i]
 			}
 			res.Witness = append(res.Witness, r)
 		}
 	case strong.Violated:
 		res.Verdict = Violated
-		res.Anomalies = append(res.Anomalies, violationAnomaly(h, level, out.Violation))
+		a := violationAnomaly(h, level, out.Violation)
+		if b := out.Violation.Blame; b != nil {
+			levels, _ := strong.Levels(h, opt.DefaultLevel) // resolved once before, without error
+			a.Axiom = b.Axiom
+			culprit := Ref(h, b.Txn)
+			a.Culprit = &culprit
+			a.Description = blameWords(h, levels, b) + ". " + a.Description
+		}
+		res.Anomalies = append(res.Anomalies, a)
 	default:
 		res.Verdict, res.Reason = Unknown, out.Reason
 	}

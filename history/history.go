@@ -119,9 +119,13 @@ const (
 	// PSI is parallel snapshot isolation: CC without write-write conflicts
 	// between concurrent transactions (no lost update; long forks allowed).
 	PSI
+	// Mixed asks that each transaction satisfy its own declared level
+	// (MixIso, Definition 3.5); it is what a check asks, never a level a
+	// transaction declares, and implies nothing but itself.
+	Mixed
 )
 
-var levelNames = [...]string{"", "rc", "ra", "cc", "si", "ser", "strict-ser", "pc", "psi"}
+var levelNames = [...]string{"", "rc", "ra", "cc", "si", "ser", "strict-ser", "pc", "psi", "mixed"}
 
 // implies[l] has bit w set when l implies w: every behaviour w forbids, l
 // forbids too. The levels form a partial order, not a chain: PC and PSI
@@ -142,6 +146,7 @@ var implies = func() [len(levelNames)]uint16 {
 	for l := RC; int(l) < len(levelNames); l++ {
 		add(l, l)
 	}
+	m[Mixed] = 1 << Mixed
 	return m
 }()
 
@@ -167,8 +172,8 @@ func (l Level) String() string {
 func (l Level) Atomic() bool { return l == SI || l == SER || l == StrictSER }
 
 // ParseLevel accepts the lower-case names used on the command line and in
-// files ("ser", "si", "psi", "pc", "cc", "ra", "rc") and a few common
-// spellings.
+// files ("ser", "si", "psi", "pc", "cc", "ra", "rc", and "mixed", which
+// only a check may ask for) and a few common spellings.
 func ParseLevel(s string) (Level, bool) {
 	switch s {
 	case "ser", "serializable", "SER":
@@ -187,6 +192,8 @@ func ParseLevel(s string) (Level, bool) {
 		return RA, true
 	case "rc", "read-committed", "RC":
 		return RC, true
+	case "mixed":
+		return Mixed, true
 	}
 	return LevelNone, false
 }

@@ -31,6 +31,14 @@ func TestLevelOrder(t *testing.T) {
 	if LevelNone.AtLeast(RC) || !LevelNone.AtLeast(LevelNone) || RC.AtLeast(LevelNone) {
 		t.Error("LevelNone implies only itself")
 	}
+	for l := RC; l <= PSI; l++ {
+		if Mixed.AtLeast(l) || l.AtLeast(Mixed) {
+			t.Errorf("mixed and %s related", l)
+		}
+	}
+	if !Mixed.AtLeast(Mixed) {
+		t.Error("mixed implies itself")
+	}
 	// Lost update: PSI forbids it (no conflict), PC does not.
 	lu := mustClass(LostUpdate)
 	if !lu.ForbiddenAt(PSI) || lu.ForbiddenAt(PC) || !lu.ForbiddenAt(SI) || lu.ForbiddenAt(CC) {

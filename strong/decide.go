@@ -33,6 +33,9 @@ type Options struct {
 	Fit func(need int64, what string) error
 	// OnStage is called with the name of each stage as Decide enters it.
 	OnStage func(stage string)
+	// DefaultLevel is, for level history.Mixed, the level of a transaction
+	// that declares none (LevelNone: every transaction must declare one).
+	DefaultLevel history.Level
 }
 
 // Verdict is the engine's answer.
@@ -70,6 +73,8 @@ type Violation struct {
 	Note   string
 	Reader history.TxnID
 	Read   history.ExtRead
+	// Blame says, for a mixed-level history, whose axiom fails.
+	Blame *hyperpolygraph.Blame
 }
 
 // Outcome is what Decide found.
@@ -105,6 +110,11 @@ type run struct {
 	strat Strategy
 	level history.Level
 	fit   func(need int64, what string) error
+	// For level Mixed: each transaction's level, the prepared per-model
+	// test, and the blame of the last refutation.
+	levels []history.Level
+	mixed  *hyperpolygraph.Mixed
+	blame  *hyperpolygraph.Blame
 }
 
 func (r *run) enter(out *Outcome, stage string) {
@@ -132,6 +142,10 @@ func Decide(ctx context.Context, h *history.History, level history.Level, opt Op
 		if opt.Strategy != "" && opt.Strategy != strat.Name {
 			err = fmt.Errorf("%s is decided by one strategy, %s, not %s", level, strat.Name, opt.Strategy)
 		}
+	case history.Mixed:
+		if opt.Strategy != "" || opt.RealTime {
+			err = fmt.Errorf("mixed is decided by one strategy, without real time")
+		}
 	default:
 		err = fmt.Errorf("strong: level %s is not decided here", level)
 	}
@@ -139,13 +153,27 @@ func Decide(ctx context.Context, h *history.History, level history.Level, opt Op
 		return out, err
 	}
 	r := &run{opt: opt, strat: strat, level: level, fit: opt.Fit}
+	levelOf := func(history.TxnID) history.Level { return level }
+	if level == history.Mixed {
+		if r.levels, err = Levels(h, opt.DefaultLevel); err != nil {
+			return out, err
+		}
+		if ser, err := serFirst(ctx, h, r.levels, opt); ser != nil || err != nil {
+			return ser, err
+		}
+		r.strat = mixedStrategy(r)
+		levelOf = func(t history.TxnID) history.Level { return r.levels[t] }
+	}
 	if r.fit == nil {
 		r.fit = func(int64, string) error { return nil }
 	}
-	plan, viol := planUnknown(h, level, h.ListFacts().UnknownAppenders)
+	plan, viol := planUnknownAt(h, levelOf, h.ListFacts().UnknownAppenders)
 	if viol != nil {
 		out.violated(*viol)
 		return out, nil
+	}
+	if r.levels != nil {
+		rcOptional(h, r.levels, plan)
 	}
 	err = r.once(ctx, h, plan, out)
 	if err == nil && out.Verdict != Unknown {
@@ -167,6 +195,12 @@ func (r *run) once(ctx context.Context, h *history.History, plan *unknownPlan, o
 	if plan.nOpt > 0 {
 		g.SplitOptional(plan.optional, plan.needOne)
 		out.Counters["unknown_optional"] = int64(plan.nOpt)
+	}
+	if r.level == history.Mixed {
+		if viol := r.prepareMixed(g, out); viol != nil {
+			out.violated(*viol)
+			return nil
+		}
 	}
 	reach, done, err := r.prune(ctx, g, out)
 	if err != nil || done {
@@ -264,11 +298,15 @@ func (r *run) solve(ctx context.Context, enc *encode.Encoding, out *Outcome) err
 		if len(res.lastCycle) > 0 {
 			note += "; the last one the solver ruled out is shown"
 		}
-		out.violated(Violation{Kind: Cycle, Cycle: res.lastCycle, Note: note})
+		out.violated(Violation{Kind: Cycle, Cycle: res.lastCycle, Note: note, Blame: r.blame})
 		return nil
 	}
 	out.Verdict = Satisfied
-	out.Order, out.Snapshots = witness(r.level, res.compatible)
+	if r.level == history.Mixed {
+		out.Order, out.Snapshots = mixedWitness(res.compatible, r.mixed)
+	} else {
+		out.Order, out.Snapshots = witness(r.level, res.compatible)
+	}
 	taken := int64(0)
 	for _, t := range out.Order {
 		if enc.G.H.Txns[t].Status == history.Unknown {

@@ -17,6 +17,9 @@ type unknownPlan struct {
 	optional []bool
 	nOpt     int
 	needOne  [][]history.TxnID
+	// bad marks the unknown-status transactions that cannot have
+	// committed; they stay out.
+	bad []bool
 }
 
 // include admits the committed transactions, T⊥ and the forced and
@@ -32,10 +35,16 @@ func (p *unknownPlan) include(t history.TxnID) bool { return p.forced[t] || p.op
 // appenders of an observed list element): a set left with one member
 // forces it in, the members of larger sets are optional.
 func planUnknown(h *history.History, level history.Level, needOne [][]history.TxnID) (*unknownPlan, *Violation) {
+	return planUnknownAt(h, func(history.TxnID) history.Level { return level }, needOne)
+}
+
+// planUnknownAt is planUnknown with each transaction at its own level
+// (a mixed history): one inconsistent at its level cannot have committed.
+func planUnknownAt(h *history.History, levelOf func(history.TxnID) history.Level, needOne [][]history.TxnID) (*unknownPlan, *Violation) {
 	n := len(h.Txns)
 	bad := make([]bool, n)
 	for _, f := range h.ValidateTxns(func(t history.TxnID) bool { return h.Txns[t].Status == history.Unknown }) {
-		if f.Kind.ForbiddenAt(level) {
+		if f.Kind.ForbiddenAt(levelOf(f.Txn)) {
 			bad[f.Txn] = true
 		}
 	}
@@ -58,7 +67,7 @@ func planUnknown(h *history.History, level history.Level, needOne [][]history.Tx
 			}
 		}
 	}
-	p := &unknownPlan{forced: make([]bool, n), optional: make([]bool, n)}
+	p := &unknownPlan{forced: make([]bool, n), optional: make([]bool, n), bad: bad}
 	queued := make([]bool, n)
 	var queue []history.TxnID
 	push := func(t history.TxnID) {

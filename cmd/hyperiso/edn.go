@@ -21,6 +21,7 @@ var elleModels = map[string]edn.Keyword{
 	"cc":         "causal-cerone",
 	"ra":         "read-atomic",
 	"rc":         "read-committed",
+	"mixed":      "mixed", // no Elle model: each transaction at its own level
 }
 
 // ednResult is the result map, with its keys in a fixed order.

@@ -122,7 +122,7 @@ type checkInput struct {
 func loadCheckInput(ctx context.Context, rf *readFlags, path, level, strategy string, timeout time.Duration) (*checkInput, error) {
 	lv, ok := history.ParseLevel(level)
 	if !ok {
-		return nil, fail(exitBadInput, "--level must be one of ser, si, cc, ra, rc, strict-ser (got %q)", level)
+		return nil, fail(exitBadInput, "--level must be one of ser, si, psi, pc, cc, ra, rc, strict-ser, mixed (got %q)", level)
 	}
 	if strategy != "" && !slices.Contains(check.StrategyNames(), strategy) {
 		return nil, fail(exitBadInput, "--strategy must be one of %s (got %q)", strings.Join(check.StrategyNames(), ", "), strategy)
@@ -209,8 +209,29 @@ const levelDefinitions = `Which definition each level follows, where checkers di
               stronger than Adya's PL-2, which forbids only G0 and G1
   all         one version order per key for list-append reads (Adya, Elle):
               a write cycle the lists show (G0, G1c) violates every level;
+  mixed       each transaction at the level it declares (JSONL "level", else
+              --default-level), as MixIso defines mixing (Definition 3.5)
+              for ra, cc, pc, psi, si, ser; an rc transaction's reads each
+              see a growing set of writers (docs/mixed.md). A violation
+              names the transaction whose level fails and the axiom
               a transaction of unknown outcome may or may not have committed
 `
+
+// defaultLevel parses --default-level, which only --level mixed takes.
+func defaultLevel(level, def string) (history.Level, error) {
+	if def == "" {
+		return history.LevelNone, nil
+	}
+	if level != "mixed" {
+		return 0, fail(exitBadInput, "--default-level goes with --level mixed")
+	}
+	l, ok := history.ParseLevel(def)
+	switch {
+	case !ok, l == history.StrictSER, l == history.Mixed:
+		return 0, fail(exitBadInput, "--default-level must be one of rc, ra, cc, pc, psi, si, ser (got %q)", def)
+	}
+	return l, nil
+}
 
 func newCheck(stdout io.Writer, code *int) *cobra.Command {
 	var (
@@ -221,20 +242,25 @@ func newCheck(stdout io.Writer, code *int) *cobra.Command {
 		asJSON   bool
 		asEDN    bool
 		realtime bool
+		deflevel string
 	)
 	c := &cobra.Command{
-		Use:   "check --level ser|si|psi|pc|cc|ra|rc|strict-ser [flags] PATH|-",
+		Use:   "check --level ser|si|psi|pc|cc|ra|rc|strict-ser|mixed [flags] PATH|-",
 		Short: "Decide whether a history satisfies an isolation level",
 		Long:  "Decide whether a history satisfies an isolation level.\n\n" + levelDefinitions,
 		Args:  cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
+			def, err := defaultLevel(level, deflevel)
+			if err != nil {
+				return err
+			}
 			in, err := loadCheckInput(c.Context(), &rf, args[0], level, strategy, timeout)
 			if err != nil {
 				return err
 			}
 			defer in.cancel()
 			readMS := in.readMS
-			res, err := in.check(args[0], check.Options{Strategy: strategy, RealTime: realtime})
+			res, err := in.check(args[0], check.Options{Strategy: strategy, RealTime: realtime, DefaultLevel: def})
 			if res != nil {
 				res.TimingsMS["read"] = readMS
 			}
@@ -276,7 +302,8 @@ func newCheck(stdout io.Writer, code *int) *cobra.Command {
 		},
 	}
 	rf.register(c)
-	c.Flags().StringVar(&level, "level", "", "isolation level: ser|si|psi|pc|cc|ra|rc|strict-ser (required)")
+	c.Flags().StringVar(&level, "level", "", "isolation level: ser|si|psi|pc|cc|ra|rc|strict-ser, or mixed: each transaction at its own level (required)")
+	c.Flags().StringVar(&deflevel, "default-level", "", "with --level mixed: the level of a transaction that declares none, rc|ra|cc|pc|psi|si|ser (default: every transaction must declare one)")
 	c.Flags().BoolVar(&realtime, "realtime", false, "for ser/si: a transaction that completed before another was invoked precedes it (strict-ser implies it)")
 	c.Flags().StringVar(&strategy, "strategy", "", "solver strategy for ser/si (default: the best available)")
 	c.Flags().DurationVar(&timeout, "timeout", 0, "give up after this long (exit status 3), e.g. 30s")

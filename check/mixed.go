@@ -1,0 +1,128 @@
+package check
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/hyperiso/hyperiso/history"
+	"github.com/hyperiso/hyperiso/hyperpolygraph"
+	"github.com/hyperiso/hyperiso/strong"
+)
+
+// mixedLevels resolves, for a mixed check, each transaction's level (its
+// own, else opt.DefaultLevel) and refuses what the mixed check does not
+// take: a transaction without a level and no default, strict SER or mixed
+// as a transaction's level, real time, list reads by RC transactions, and
+// list reads after the reader's
+// own append in a history with SI or SER transactions (what such a read
+// shows about others holds only at those levels, and the hints do not say
+// whose read it was).
+func mixedLevels(h *history.History, opt Options) ([]history.Level, error) {
+	if opt.RealTime {
+		return nil, inputError("mixed levels take no real-time order (--realtime); a strict-ser transaction has no place in MixIso")
+	}
+	switch opt.DefaultLevel {
+	case history.LevelNone, history.RC, history.RA, history.CC, history.PC, history.PSI, history.SI, history.SER:
+	default:
+		return nil, inputError("the default level must be one of rc, ra, cc, pc, psi, si, ser (got %s)", opt.DefaultLevel)
+	}
+	levels, err := strong.Levels(h, opt.DefaultLevel)
+	if err != nil {
+		return nil, inputError("%v", err)
+	}
+	for t, l := range levels {
+		if l != history.RC {
+			continue
+		}
+		for _, op := range h.Txns[t].Ops {
+			if op.Kind == history.OpReadList {
+				return nil, inputError("%s runs at rc and reads a list: a mixed check does not yet take an rc transaction's list reads (each would be a read of its own)", h.TxnString(history.TxnID(t)))
+			}
+		}
+	}
+	if len(h.ListFacts().AtomicHints) > 0 {
+		for t, l := range levels {
+			if t > 0 && l.Atomic() {
+				return nil, inputError("list reads after the reader's own append, with %s at %s: a mixed check cannot yet tell whose level such a read follows", h.TxnString(history.TxnID(t)), l)
+			}
+		}
+	}
+	return levels, nil
+}
+
+// levelOf is the level a finding about t is judged at: t's own in a mixed
+// check, else the level checked.
+func levelOf(levels []history.Level, level history.Level, t history.TxnID) history.Level {
+	if levels != nil && int(t) < len(levels) {
+		return levels[t]
+	}
+	return level
+}
+
+// levelWords names levels as a DBA knows them.
+var levelWords = map[history.Level]string{
+	history.RC: "READ COMMITTED", history.RA: "READ ATOMIC", history.CC: "CAUSAL",
+	history.PC: "PREFIX CONSISTENCY", history.PSI: "PARALLEL SNAPSHOT ISOLATION",
+	history.SI: "SNAPSHOT ISOLATION", history.SER: "SERIALIZABLE",
+}
+
+// blameWords says in plain words whose axiom a mixed-level refutation
+// breaks and why; levels are the transactions' levels.
+func blameWords(h *history.History, levels []history.Level, b *hyperpolygraph.Blame) string {
+	name := func(t history.TxnID) string { return h.TxnString(t) }
+	who := fmt.Sprintf("%s ran at %s", name(b.Txn), levelWords[b.Level])
+	key := ""
+	if b.Key >= 0 {
+		key = " of key " + h.KeyString(b.Key)
+	}
+	via := ""
+	if len(b.Via) > 0 {
+		var vs []string
+		for _, v := range b.Via {
+			vs = append(vs, name(v))
+		}
+		via = " (through " + strings.Join(vs, ", ") + ")"
+	}
+	// overwrite names the seen writer whose write hides the version read.
+	overwrite := func() string {
+		if b.Saw == b.Missed {
+			return fmt.Sprintf("%s%s, whose write%s overwrote the version it read", name(b.Saw), via, key)
+		}
+		return fmt.Sprintf("%s%s, whose write%s came after %s overwrote the version it read", name(b.Saw), via, key, name(b.Missed))
+	}
+	var why string
+	switch {
+	case b.Axiom == "INT":
+		why = "but its own reads disagree with its own earlier operations"
+	case b.Axiom == "TOTALVis" || b.Axiom == "PREFIX":
+		what := "sees everything before it"
+		if b.Axiom == "PREFIX" {
+			what = "sees everything before what it sees"
+		}
+		if b.Saw >= 0 {
+			why = fmt.Sprintf("so it %s; it saw %s without %s, which every order consistent with the history puts before %s, and read the version%s that %s overwrote", what, name(b.Saw), name(b.Missed), name(b.Saw), key, name(b.Missed))
+		} else {
+			why = fmt.Sprintf("so it %s, yet it read the version%s that %s overwrote, which every order consistent with the history puts before it", what, key, name(b.Missed))
+		}
+	case b.Axiom == "TRANSVis" && b.Saw >= 0 && b.Saw != b.Missed && prefixLevel(levels, b.Saw):
+		why = fmt.Sprintf("so it sees what the transactions it sees saw; it saw %s%s, which ran at %s and so saw %s, yet it read the version%s that %s overwrote", name(b.Saw), via, levelWords[levels[b.Saw]], name(b.Missed), key, name(b.Missed))
+	case b.Axiom == "TRANSVis":
+		why = fmt.Sprintf("so it sees what the transactions it sees saw; it saw %s", overwrite())
+	case b.Axiom == "SESSION":
+		why = fmt.Sprintf("so it sees its session predecessor %s", overwrite())
+	case b.Axiom == "NoConflict" && b.Missed >= 0:
+		why = fmt.Sprintf("so it sees every earlier writer of the keys it writes, among them %s", overwrite())
+	case b.Axiom == "NoConflict":
+		why = fmt.Sprintf("so it must see %s, which wrote%s before it, but no order lets it", name(b.Saw), key)
+	case b.Missed >= 0: // EXT
+		why = fmt.Sprintf("and read from %s (a fractured read)", overwrite())
+	default:
+		why = "but what it read and its session order go round in a circle, which no order of the transactions explains"
+	}
+	return fmt.Sprintf("%s, %s (%s)", who, why, b.Axiom)
+}
+
+func prefixLevel(levels []history.Level, t history.TxnID) bool {
+	l := levels[t]
+	return l == history.PC || l == history.SI || l == history.SER
+}

@@ -1,0 +1,195 @@
+package strong
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/hyperiso/hyperiso/encode"
+	"github.com/hyperiso/hyperiso/history"
+	"github.com/hyperiso/hyperiso/hyperpolygraph"
+)
+
+// Levels returns each transaction's level in a mixed-level history: the
+// one it declares, or def when it declares none (T⊥ counts as SER). It
+// fails for a transaction that may have committed and has no level when
+// def is LevelNone, and for one that declares strict SER or mixed, which
+// are no transaction levels MixIso defines.
+func Levels(h *history.History, def history.Level) ([]history.Level, error) {
+	out := make([]history.Level, len(h.Txns))
+	out[history.InitTxn] = history.SER
+	for t := 1; t < len(h.Txns); t++ {
+		tx := &h.Txns[t]
+		l := tx.Level
+		if l == history.LevelNone {
+			l = def
+		}
+		switch l {
+		case history.RC, history.RA, history.CC, history.PC, history.PSI, history.SI, history.SER:
+		case history.LevelNone:
+			if tx.Status == history.Aborted {
+				continue // takes no part
+			}
+			return nil, fmt.Errorf("%s declares no level and no default level is given", h.TxnString(history.TxnID(t)))
+		default:
+			return nil, fmt.Errorf("%s declares level %s; a mixed check takes rc, ra, cc, pc, psi, si and ser", h.TxnString(history.TxnID(t)), l)
+		}
+		out[t] = l
+	}
+	return out, nil
+}
+
+// prepareMixed prunes g as far as every mix allows (hyperpolygraph.
+// PruneMixed, on the certain part: call it after SplitOptional) and readies
+// it for the per-model test (hyperpolygraph.NewMixed). An unknown-status
+// transaction inconsistent at its own level was left out by the plan.
+func (r *run) prepareMixed(g *hyperpolygraph.Graph, out *Outcome) *Violation {
+	t := time.Now()
+	r.enter(out, "prune")
+	pairs, reads := hyperpolygraph.PruneMixed(g)
+	out.TimingsMS["prune"] = ms(time.Since(t))
+	out.Counters["ww_constraints_pruned"] = int64(len(g.WW))
+	out.Counters["wr_constraints_pruned"] = int64(len(g.WR))
+	out.Counters["mixed_pruned_pairs"], out.Counters["mixed_pruned_reads"] = int64(pairs), int64(reads)
+	m, viol := hyperpolygraph.NewMixed(g, r.levels)
+	if viol != nil {
+		return &Violation{Kind: UnwrittenRead, Reader: viol.Reader, Read: viol.Read}
+	}
+	r.mixed = m
+	return nil
+}
+
+// mixedStrategy decides a mixed-level history like PSI and PC: the lazy
+// search on gini, each model's compatible graph tested by
+// Compatible.FindMixedCycles (a state graph of snapshots, commits and
+// joins, and what non-prefix transactions see). The blame of the last
+// structure ruled out goes with the refutation.
+func mixedStrategy(r *run) Strategy {
+	return Strategy{Name: "lazy-gini-mixed", solve: func(ctx context.Context, enc *encode.Encoding, out *solveOutcome) error {
+		var blames []hyperpolygraph.Blame
+		var cycles [][]int
+		var comp *hyperpolygraph.Compatible
+		find := func(c *hyperpolygraph.Compatible, max int) [][]int {
+			comp = c
+			cycles, blames = c.FindMixedCycles(r.mixed.For(c.G), max)
+			return cycles
+		}
+		err := lazySolve(ctx, enc, newGini(enc.NumVars), find, out)
+		r.blame = nil
+		if err == nil && !out.sat && len(blames) > 0 {
+			// lazySolve reports the first structure of the last model, or
+			// the one of certain edges alone that ended the search.
+			r.blame = &blames[0]
+			for i, cyc := range cycles {
+				if slices.Equal(cycleEdges(comp, cyc), out.lastCycle) {
+					r.blame = &blames[i]
+					break
+				}
+			}
+		}
+		return err
+	}}
+}
+
+// mixedWitness is the arbitration order of an accepted model, T⊥ left
+// out, with each prefix-level transaction's snapshot (how many of the
+// order it sees; -1 for the others).
+func mixedWitness(c *hyperpolygraph.Compatible, m *hyperpolygraph.Mixed) (order []history.TxnID, snaps []int) {
+	all, snap, _ := c.MixedOrder(m.For(c.G))
+	for i, t := range all {
+		if t == history.InitTxn {
+			continue
+		}
+		order = append(order, t)
+		if snap[i] > 0 {
+			snap[i]-- // T⊥ comes first and is not listed
+		}
+		snaps = append(snaps, snap[i])
+	}
+	return order, snaps
+}
+
+// rcOptional makes optional the unknown-status transactions that only the
+// re-reads of RC transactions can use (planUnknown looks at first reads)
+// and, as planUnknown does, the unknown candidates of those transactions'
+// reads. An optional transaction is decided by the solver, so making more
+// of them optional is exact; those that cannot have committed stay out.
+func rcOptional(h *history.History, levels []history.Level, p *unknownPlan) {
+	ix := h.Index()
+	var queue []history.TxnID
+	add := func(w history.TxnID) {
+		if h.Txns[w].Status == history.Unknown && !p.forced[w] && !p.optional[w] && !p.bad[w] {
+			p.optional[w] = true
+			p.nOpt++
+			queue = append(queue, w)
+		}
+	}
+	for t := 1; t < len(h.Txns); t++ {
+		if levels[t] != history.RC || h.Txns[t].Status == history.Aborted {
+			continue
+		}
+		touched := map[history.KeyID]bool{}
+		for _, op := range h.Txns[t].Ops {
+			if op.Kind.IsRead() && touched[op.Key] {
+				for _, w := range ix.Writers(op.Key, op.Value) {
+					if w != history.TxnID(t) {
+						add(w)
+					}
+				}
+			}
+			touched[op.Key] = true
+		}
+	}
+	for len(queue) > 0 {
+		u := queue[len(queue)-1]
+		queue = queue[:len(queue)-1]
+		for _, r := range ix.Reads(u) {
+			for _, w := range ix.Candidates(u, r) {
+				add(w)
+			}
+		}
+	}
+}
+
+// MixedSERFirst lets a mixed check first try the whole history at SER;
+// tests turn it off to put every history through the mixed search.
+var MixedSERFirst = true
+
+// serFirst decides a mixed history satisfied when the whole history is
+// serializable: SER(T) implies every other level of T in the same
+// execution (MixIso, Theorem 3.4; RC too, its reads seeing all of VIS), so
+// a serial order is a witness for any mix. It needs the history to pass
+// validation at SER (an RC transaction's non-repeatable read does not),
+// and returns nil, to go on with the mixed search, when it does not or
+// when SER is violated.
+func serFirst(ctx context.Context, h *history.History, levels []history.Level, opt Options) (*Outcome, error) {
+	if !MixedSERFirst || len(h.Validate()) > 0 {
+		return nil, nil
+	}
+	start := time.Now()
+	ser := opt
+	ser.Strategy, ser.DefaultLevel = "", history.LevelNone
+	out, err := Decide(ctx, h, history.SER, ser)
+	if err != nil {
+		return out, err
+	}
+	if out.Verdict != Satisfied {
+		return nil, nil // the mixed search decides, and says why
+	}
+	out.Counters["mixed_ser_first"] = 1
+	out.TimingsMS["ser_first"] = ms(time.Since(start))
+	// A serial order: a prefix-level transaction sees everything before it.
+	out.Snapshots = make([]int, len(out.Order))
+	for i, t := range out.Order {
+		out.Snapshots[i] = -1
+		if prefixLevel(levels[t]) {
+			out.Snapshots[i] = i
+		}
+	}
+	return out, nil
+}
+
+func prefixLevel(l history.Level) bool {
+	return l == history.PC || l == history.SI || l == history.SER
+}
