@@ -67,18 +67,19 @@ const naiveTwoWidthLimit = 20000
 // The width-two clauses are an optimisation, so their search has budgets:
 // candidate pairs tested (a few seconds' work; the 10k bench histories need
 // about 10⁸) and clauses added (about 130 MB of clauses), both also bounded
-// in proportion to the variables, so that the search costs no more than
-// the solver it helps: the 10k bench histories need at most 3,500 tests
-// and 9 clauses a variable, while 36k transactions of 1,000 concurrent
-// sessions at SI offered 57 clauses a variable that cost 50 s to find and
-// saved the solver a few hundred conflicts. Past a budget the search stops
-// and sets Encoding.TwoWidthTruncated. Variables so that tests can lower
-// them.
+// in proportion to the search's size, so that it costs no more than the
+// solver it helps: tests per literal edge, clauses per variable. The 10k
+// bench histories need at most 170 tests an edge and 9 clauses a variable;
+// 8,000 transactions over 54 keys in 1,100 sessions offered 20 clauses a
+// variable, 36k transactions of 1,000 concurrent sessions 57, and finding
+// them took longer than solving without them. Past a budget the search
+// stops and sets Encoding.TwoWidthTruncated. Variables so that tests can
+// lower them.
 var (
 	maxTwoWidthWork    int64 = 1 << 30
 	maxTwoWidthClauses       = 1 << 22
-	// Per variable, and a floor for small encodings.
-	twoWidthWorkPerVar    int64 = 8192
+	// Per literal edge and per variable, and a floor for small searches.
+	twoWidthWorkPerEdge   int64 = 512
 	twoWidthClausesPerVar int64 = 16
 	twoWidthFloor         int64 = 1 << 22
 )
@@ -186,9 +187,7 @@ func (e *Encoding) newTwoWidth(ctx context.Context, fit func(int64, string) erro
 	g := e.G
 	w := &twoWidth{e: e, ctx: ctx, fit: fit, layers: layers, node: node, reach: reach, seen: map[uint64]struct{}{},
 		readers: map[uint64][]history.TxnID{}}
-	nv := int64(e.NumVars)
-	w.workCap = min(maxTwoWidthWork, twoWidthWorkPerVar*nv+twoWidthFloor)
-	w.clauseCap = int(min(int64(maxTwoWidthClauses), twoWidthClausesPerVar*nv+twoWidthFloor/64))
+	w.clauseCap = int(min(int64(maxTwoWidthClauses), twoWidthClausesPerVar*int64(e.NumVars)+twoWidthFloor/64))
 	for k, rs := range g.Reads {
 		for _, rd := range rs {
 			if rd.Writer >= 0 {
@@ -213,6 +212,7 @@ func (e *Encoding) newTwoWidth(ctx context.Context, fit func(int64, string) erro
 	}
 	w.edges = make([]litEdge, 0, w.nEdges)
 	w.collect()
+	w.workCap = min(maxTwoWidthWork, twoWidthWorkPerEdge*int64(len(w.edges))+twoWidthFloor)
 	return w
 }
 

@@ -244,7 +244,7 @@ func TestTwoWidthBudget(t *testing.T) {
 			require.Contains(t, all, c)
 		}
 	}
-	// The budgets per variable: a clause a variable, or ten tests.
+	// The proportional budgets: a clause a variable, or ten tests an edge.
 	for _, b := range []struct{ work, clauses int64 }{{1 << 40, 1}, {10, 1 << 40}} {
 		restore := encode.SetTwoWidthPerVar(b.work, b.clauses, 0)
 		part := encode.Encode(g, reach, encode.Options{TwoWidth: true})
