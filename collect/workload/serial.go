@@ -33,7 +33,15 @@ func (w *Workload) WriteSerial(ctx context.Context, out io.Writer, meta map[stri
 		buf = append(buf, ':')
 		buf = strconv.AppendQuote(buf, meta[k])
 	}
-	buf = append(buf, "}}\n"...)
+	// Sessions in their numbers' order, not in the order they first run.
+	buf = append(buf, `},"sessions":[`...)
+	for i := range c.Sessions {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = strconv.AppendInt(buf, int64(i)+1, 10)
+	}
+	buf = append(buf, "]}\n"...)
 	store := make([]int64, c.Keys+1) // keys are 1…Keys
 	sessions := make([]*Session, c.Sessions)
 	left := make([]int, c.Sessions) // transactions left per session
