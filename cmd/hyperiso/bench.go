@@ -69,7 +69,7 @@ func newBench(stdout io.Writer) *cobra.Command {
 		markdown    string
 	)
 	c := &cobra.Command{
-		Use:   "bench [--strategy a,b,...] [--level ser,si] [--repeat N] [--timeout D] [--csv F] [--plot F] PATH...",
+		Use:   "bench [--strategy a,b,...] [--level ser,si] [--repeat N] [--timeout D] [--max-memory SIZE] [--csv F] [--plot F] PATH... | --scale [--scale-sizes N,...]",
 		Short: "Measure solver strategies on histories: verdict, time, memory, counters",
 		Long:  benchLong,
 		RunE: func(c *cobra.Command, args []string) error {
