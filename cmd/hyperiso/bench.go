@@ -66,6 +66,7 @@ func newBench(stdout io.Writer) *cobra.Command {
 		scale       bool
 		scaleSizes  []int
 		scaleDir    string
+		scaleVars   []string
 		markdown    string
 	)
 	c := &cobra.Command{
@@ -102,6 +103,11 @@ func newBench(stdout io.Writer) *cobra.Command {
 					return fail(exitBadInput, "--scale-sizes: each size must be a positive multiple of %d (the sessions)", scaleSessions)
 				}
 				slices.Sort(scaleSizes)
+				for _, v := range scaleVars {
+					if !slices.ContainsFunc(scaleVariants(), func(sv bench.ScaleVariant) bool { return sv.Name == v }) {
+						return fail(exitBadInput, "--scale-variants: %q is not one of unique, zipf", v)
+					}
+				}
 			}
 			if from != "" {
 				if len(args) > 0 {
@@ -166,8 +172,9 @@ func newBench(stdout io.Writer) *cobra.Command {
 					cfg.Command = []string{exe, "bench", "--worker", "--max-memory", mm}
 				}
 				runs := len(targets)
+				variants := slices.DeleteFunc(scaleVariants(), func(sv bench.ScaleVariant) bool { return !slices.Contains(scaleVars, sv.Name) })
 				if scale {
-					runs = len(scaleSizes) * len(scaleVariants())
+					runs = len(scaleSizes) * len(variants)
 				}
 				stderr := c.ErrOrStderr()
 				bar := newBenchBar(stderr, runs*len(levels)*len(strategies)*repeat)
@@ -184,7 +191,7 @@ func newBench(stdout io.Writer) *cobra.Command {
 						defer os.RemoveAll(d)
 						dir = d
 					}
-					rep, runErr = bench.RunScale(ctx, bench.ScaleConfig{Sizes: scaleSizes, Variants: scaleVariants(), Dir: dir}, cfg)
+					rep, runErr = bench.RunScale(ctx, bench.ScaleConfig{Sizes: scaleSizes, Variants: variants, Dir: dir}, cfg)
 				} else {
 					rep, runErr = bench.Run(ctx, targets, cfg)
 				}
@@ -235,6 +242,7 @@ func newBench(stdout io.Writer) *cobra.Command {
 	f.BoolVar(&scale, "scale", false, "write and check synthetic histories of growing size instead of PATHs (below)")
 	f.IntSliceVar(&scaleSizes, "scale-sizes", []int{10_000, 30_000, 100_000, 300_000, 1_000_000}, "with --scale: numbers of transactions")
 	f.StringVar(&scaleDir, "scale-dir", "", "with --scale: directory that keeps the histories, reused when present (default: a temporary one, removed)")
+	f.StringSliceVar(&scaleVars, "scale-variants", []string{"unique", "zipf"}, "with --scale: the histories, unique and/or zipf")
 	f.StringVar(&markdown, "markdown", "", "with --scale: also write the Markdown table to this file")
 	f.BoolVarP(&verbose, "verbose", "v", false, "print one line per run on standard error")
 	f.BoolVar(&worker, "worker", false, "internal: run one job read as JSON from standard input")

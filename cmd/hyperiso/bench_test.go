@@ -189,7 +189,7 @@ func TestBenchScale(t *testing.T) {
 	dir := t.TempDir()
 	md, csvPath := filepath.Join(dir, "s.md"), filepath.Join(dir, "s.csv")
 	code, out, errs := runWithBench(t, "bench", "--scale", "--scale-sizes", "100,50", "--scale-dir", dir,
-		"--level", "ser,rc", "--timeout", "1m", "--max-memory", "2GiB", "--markdown", md, "--csv", csvPath, "-v")
+		"--level", "ser,rc", "--timeout", "1m", "--max-memory", "2GiB", "--scale-variants", "unique,zipf", "--markdown", md, "--csv", csvPath, "-v")
 	require.Equal(t, 0, code, out+errs)
 	assert.Contains(t, out, "**unique**")
 	assert.Contains(t, out, "**zipf**")
@@ -212,4 +212,21 @@ func TestBenchScale(t *testing.T) {
 	code, _, errs = runWithBench(t, "bench", "--scale", "x.jsonl")
 	assert.Equal(t, exitBadInput, code)
 	assert.Contains(t, errs, "give no PATH")
+}
+
+func TestBenchScaleVariantsAndFrom(t *testing.T) {
+	t.Setenv(benchWorkerEnv, "1")
+	dir := t.TempDir()
+	js := filepath.Join(dir, "s.json")
+	code, out, errs := runWithBench(t, "bench", "--scale", "--scale-sizes", "50", "--scale-variants", "zipf", "--scale-dir", dir,
+		"--level", "cc", "--json", js)
+	require.Equal(t, 0, code, out+errs)
+	assert.NotContains(t, out, "**unique**")
+	assert.Contains(t, out, "**zipf**")
+	code, again, errs := runWithBench(t, "bench", "--scale", "--from", js)
+	require.Equal(t, 0, code, errs)
+	assert.Equal(t, out, again)
+	code, _, errs = runWithBench(t, "bench", "--scale", "--scale-variants", "hd")
+	assert.Equal(t, exitBadInput, code)
+	assert.Contains(t, errs, "not one of unique, zipf")
 }
