@@ -222,8 +222,8 @@ func WriteScaleCSV(w io.Writer, r *Report) error {
 }
 
 // WriteScaleMarkdown writes one Markdown table per variant: a row per size
-// with the reading time (the floor) and each level's wall time and peak
-// memory, then a row extrapolating each level to ten times the largest
+// with the reading time (the floor) and each level's wall time (CPU time in
+// parentheses) and peak memory, then a row extrapolating each level to ten times the largest
 // size along the power law of the two largest sizes (time ∝ n^b).
 func WriteScaleMarkdown(w io.Writer, r *Report) error {
 	points := ScalePoints(r)
@@ -252,7 +252,7 @@ func WriteScaleMarkdown(w io.Writer, r *Report) error {
 		case m.Verdict != "satisfied" && m.Verdict != "violated":
 			return m.Verdict, FormatBytes(m.PeakRSS)
 		}
-		return FormatMS(m.WallMedianMS), FormatBytes(m.PeakRSS)
+		return FormatMS(m.WallMedianMS) + " (" + FormatMS(m.CPUMedianMS()) + ")", FormatBytes(m.PeakRSS)
 	}
 	for vi, v := range variants {
 		if vi > 0 {
@@ -286,7 +286,7 @@ func WriteScaleMarkdown(w io.Writer, r *Report) error {
 				fmt.Fprint(w, " | |")
 				continue
 			}
-			fmt.Fprintf(w, " %s | %s |", extrapolate(ma.WallMedianMS, mb.WallMedianMS, a, b, FormatMS),
+			fmt.Fprintf(w, " %s | %s |", extrapolate(ma.CPUMedianMS(), mb.CPUMedianMS(), a, b, FormatMS)+" cpu",
 				extrapolate(float64(ma.PeakRSS), float64(mb.PeakRSS), a, b, func(x float64) string { return FormatBytes(int64(x)) }))
 		}
 		fmt.Fprintln(w)

@@ -18,7 +18,8 @@ import (
 )
 
 // WriteScalePlot draws the scale bench: for each variant (a column), the
-// median wall time (top) and the peak memory (bottom) of each level against
+// median wall time (top), the CPU time (middle, less disturbed by other
+// work on the machine) and the peak memory (bottom) of each level against
 // the number of transactions, both axes logarithmic, with the reading time
 // as a dashed floor line under the times. Runs that timed out or stopped
 // without a verdict are left out. The extension of path picks the format.
@@ -50,19 +51,23 @@ func DrawScalePlot(w io.Writer, format string, r *Report) error {
 			variants = append(variants, p.Variant)
 		}
 	}
-	rows := [][]*plot.Plot{make([]*plot.Plot, len(variants)), make([]*plot.Plot, len(variants))}
+	rows := [][]*plot.Plot{make([]*plot.Plot, len(variants)), make([]*plot.Plot, len(variants)), make([]*plot.Plot, len(variants))}
 	for ci, v := range variants {
-		tp, mp := scalePanel(v+": wall time", "seconds"), scalePanel(v+": peak memory", "MB")
+		tp, cp, mp := scalePanel(v+": wall time", "seconds"), scalePanel(v+": CPU time (user + system)", "seconds"), scalePanel(v+": peak memory", "MB")
 		for li, l := range r.Levels {
-			var ts, ms plotter.XYs
+			var ts, cs, ms plotter.XYs
 			for _, p := range points {
 				if p.Variant != v || p.Level != l || !finished(p.M) {
 					continue
 				}
 				ts = append(ts, plotter.XY{X: float64(p.N), Y: p.M.WallMedianMS / 1000})
+				cs = append(cs, plotter.XY{X: float64(p.N), Y: p.M.CPUMedianMS() / 1000})
 				ms = append(ms, plotter.XY{X: float64(p.N), Y: float64(p.M.PeakRSS) / (1 << 20)})
 			}
 			if err := addLine(tp, ts, li, strings.ToUpper(l)); err != nil {
+				return err
+			}
+			if err := addLine(cp, cs, li, strings.ToUpper(l)); err != nil {
 				return err
 			}
 			if err := addLine(mp, ms, li, strings.ToUpper(l)); err != nil {
@@ -90,15 +95,15 @@ func DrawScalePlot(w io.Writer, format string, r *Report) error {
 			tp.Add(l)
 			tp.Legend.Add("read (floor)", l)
 		}
-		rows[0][ci], rows[1][ci] = tp, mp
+		rows[0][ci], rows[1][ci], rows[2][ci] = tp, cp, mp
 	}
 	width := vg.Length(len(variants)) * 5 * vg.Inch
-	height := 8 * vg.Inch
+	height := 12 * vg.Inch
 	c, err := draw.NewFormattedCanvas(width, height, format)
 	if err != nil {
 		return err
 	}
-	tiles := draw.Tiles{Rows: 2, Cols: len(variants), PadTop: vg.Points(4), PadBottom: vg.Points(4), PadX: vg.Points(16), PadY: vg.Points(12), PadLeft: vg.Points(4), PadRight: vg.Points(8)}
+	tiles := draw.Tiles{Rows: 3, Cols: len(variants), PadTop: vg.Points(4), PadBottom: vg.Points(4), PadX: vg.Points(16), PadY: vg.Points(12), PadLeft: vg.Points(4), PadRight: vg.Points(8)}
 	canvases := plot.Align(rows, tiles, draw.New(c))
 	for i := range rows {
 		for j := range rows[i] {
