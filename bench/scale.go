@@ -279,15 +279,19 @@ func WriteScaleMarkdown(w io.Writer, r *Report) error {
 			continue
 		}
 		a, b := ns[len(ns)-2], ns[len(ns)-1]
-		fmt.Fprintf(w, "| %s (extrapolated) | %s |", formatCount(10*b), extrapolate(readFloor(r, ScaleName(v, a)), readFloor(r, ScaleName(v, b)), a, b, FormatMS))
+		to := extrapolateTo
+		if b >= to {
+			to = 10 * b
+		}
+		fmt.Fprintf(w, "| %s (extrapolated) | %s |", formatCount(to), extrapolate(readFloor(r, ScaleName(v, a)), readFloor(r, ScaleName(v, b)), a, b, to, FormatMS))
 		for _, l := range r.Levels {
 			ma, mb := cell[fmt.Sprint(v, a, l)], cell[fmt.Sprint(v, b, l)]
 			if !finished(ma) || !finished(mb) {
 				fmt.Fprint(w, " | |")
 				continue
 			}
-			fmt.Fprintf(w, " %s | %s |", extrapolate(ma.CPUMedianMS(), mb.CPUMedianMS(), a, b, FormatMS)+" cpu",
-				extrapolate(float64(ma.PeakRSS), float64(mb.PeakRSS), a, b, func(x float64) string { return FormatBytes(int64(x)) }))
+			fmt.Fprintf(w, " %s | %s |", extrapolate(ma.CPUMedianMS(), mb.CPUMedianMS(), a, b, to, FormatMS)+" cpu",
+				extrapolate(float64(ma.PeakRSS), float64(mb.PeakRSS), a, b, to, func(x float64) string { return FormatBytes(int64(x)) }))
 		}
 		fmt.Fprintln(w)
 	}
@@ -299,14 +303,19 @@ func finished(m *Measurement) bool {
 	return m != nil && (m.Verdict == "satisfied" || m.Verdict == "violated")
 }
 
-// extrapolate fits y = c·n^b through (a, ya) and (b, yb) and formats it at
-// 10·b, with the exponent.
-func extrapolate(ya, yb float64, a, b int, format func(float64) string) string {
+// extrapolateTo is the size the Markdown table extrapolates to (the
+// issue's largest), or ten times the largest size measured if that is
+// already as large.
+const extrapolateTo = 1_000_000
+
+// extrapolate fits y = c·n^e through (a, ya) and (b, yb) and formats it at
+// n = to, with the exponent.
+func extrapolate(ya, yb float64, a, b, to int, format func(float64) string) string {
 	if !(ya > 0 && yb > 0) {
 		return ""
 	}
 	exp := math.Log(yb/ya) / math.Log(float64(b)/float64(a))
-	return fmt.Sprintf("~%s (n^%.2f)", format(yb*math.Pow(10, exp)), exp)
+	return fmt.Sprintf("~%s (n^%.2f)", format(yb*math.Pow(float64(to)/float64(b), exp)), exp)
 }
 
 // formatCount writes 10000 as 10k and 1000000 as 1M.

@@ -58,7 +58,7 @@ func TestRunScale(t *testing.T) {
 	require.True(t, strings.HasPrefix(lines[1], "chain,20,ser,veristrong,satisfied,"), lines[1])
 	require.NoError(t, WriteScaleMarkdown(&md, rep))
 	require.Contains(t, md.String(), "**two-chain**")
-	require.Contains(t, md.String(), "| 600 (extrapolated) |")
+	require.Contains(t, md.String(), "| 1M (extrapolated) |")
 	require.NoError(t, DrawScalePlot(&svg, "svg", rep))
 	require.Contains(t, svg.String(), "<svg")
 

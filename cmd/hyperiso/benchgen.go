@@ -105,7 +105,7 @@ streamed to --scale-dir as VARIANT-N.jsonl (kept, and reused by the next
 run) and checked at each --level (default ser,si,rc,ra,cc) with the
 default strategy. The table printed is Markdown, a row per size with the
 reading time (the floor) and each level's wall time and peak memory, and
-a last row extrapolated to 10× the largest size; --csv, --json and --plot
+a last row extrapolated to 1M transactions (CPU time and memory); --csv, --json and --plot
 write the CSV, the report and a plot of time and memory against n.`,
 	scaleSessions, scaleOps, scaleReads, scaleKeys)
 
