@@ -98,15 +98,17 @@ var scaleHelp = fmt.Sprintf(`--scale writes and checks synthetic histories of gr
 PATHs: collect's general workload in the VeriStrong paper's scalability
 setting (%d sessions, %d operations a transaction, %g reads, %d keys),
 executed by a serial store (one transaction at a time, sessions drawn at
-random, seed 1), so that every level is satisfied. Two variants: unique
-(every written value unique) and zipf (the HD preset: half of the keys
-repeat values drawn from Zipf θ 1.5 over 100 values). Each history is
-streamed to --scale-dir as VARIANT-N.jsonl (kept, and reused by the next
-run) and checked at each --level (default ser,si,rc,ra,cc) with the
-default strategy. The table printed is Markdown, a row per size with the
-reading time (the floor) and each level's wall time and peak memory, and
-a last row extrapolated to 1M transactions (CPU time and memory); --csv, --json and --plot
-write the CSV, the report and a plot of time and memory against n.`,
+random, seed 1), so that every level is satisfied. Two variants
+(--scale-variants): unique (every written value unique) and zipf (the HD
+preset: half of the keys repeat values drawn from Zipf θ 1.5 over 100
+values). Each history is streamed to --scale-dir as VARIANT-N.jsonl
+(kept, and reused by the next run) and checked at each --level (default
+ser,si,rc,ra,cc) with the default strategy. The table printed is
+Markdown: a row per size with the reading time (the floor) and each
+level's wall time, CPU time and peak memory, and a last row extrapolated
+to 1M transactions (CPU time and memory). --csv, --json and --plot write
+the CSV, the report and a plot of time and memory against n; --from
+REPORT.json prints and plots a saved scale report again.`,
 	scaleSessions, scaleOps, scaleReads, scaleKeys)
 
 // scaleVariants returns the histories of the scale bench.
