@@ -193,7 +193,7 @@ func TestBenchScale(t *testing.T) {
 	require.Equal(t, 0, code, out+errs)
 	assert.Contains(t, out, "**unique**")
 	assert.Contains(t, out, "**zipf**")
-	assert.Regexp(t, `(?m)^\| 100 \| [0-9.]+ms \| [0-9.]+m?s \|`, out)
+	assert.Regexp(t, `(?m)^\| 100 \| [0-9.]+ms \| [0-9.]+m?s \([0-9.]+m?s\) \| [0-9]+MB \|`, out)
 	assert.Contains(t, errs, "[8/8] zipf-100 rc veristrong #1: satisfied in")
 	written, err := os.ReadFile(md)
 	require.NoError(t, err)
