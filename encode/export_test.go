@@ -17,3 +17,11 @@ func SetTwoWidthBudget(work int64, clauses int) (restore func()) {
 	maxTwoWidthWork, maxTwoWidthClauses = work, clauses
 	return func() { maxTwoWidthWork, maxTwoWidthClauses = w, c }
 }
+
+// SetTwoWidthPerVar sets the budgets per literal edge and per variable and their floor and
+// returns a function that restores them.
+func SetTwoWidthPerVar(work, clauses, floor int64) (restore func()) {
+	w, c, f := twoWidthWorkPerEdge, twoWidthClausesPerVar, twoWidthFloor
+	twoWidthWorkPerEdge, twoWidthClausesPerVar, twoWidthFloor = work, clauses, floor
+	return func() { twoWidthWorkPerEdge, twoWidthClausesPerVar, twoWidthFloor = w, c, f }
+}

@@ -66,12 +66,35 @@ const naiveTwoWidthLimit = 20000
 
 // The width-two clauses are an optimisation, so their search has budgets:
 // candidate pairs tested (a few seconds' work; the 10k bench histories need
-// about 10⁸) and clauses added (about 130 MB of clauses). Past either the
-// search stops and sets Encoding.TwoWidthTruncated. Variables so that
-// tests can lower them.
+// about 10⁸) and clauses added (about 130 MB of clauses), both also bounded
+// in proportion to the search's size, so that it costs no more than the
+// solver it helps: tests per literal edge, clauses per variable. The 10k
+// bench histories need at most 170 tests an edge and 9 clauses a variable;
+// 8,000 transactions over 54 keys in 1,100 sessions offered 20 clauses a
+// variable, 36k transactions of 1,000 concurrent sessions 57, and finding
+// them took longer than solving without them. Past a budget the search
+// stops and sets Encoding.TwoWidthTruncated. Variables so that tests can
+// lower them.
 var (
 	maxTwoWidthWork    int64 = 1 << 30
 	maxTwoWidthClauses       = 1 << 22
+	// Per literal edge and per variable, and a floor for small searches.
+	twoWidthWorkPerEdge   int64 = 512
+	twoWidthClausesPerVar int64 = 16
+	twoWidthFloor         int64 = 1 << 22
+)
+
+// Each backward edge may spend at most shareFactor times its fair share of
+// what is left of its loop's budget, so that the first edges in rank order
+// cannot starve the rest of the history.
+const shareFactor = 16
+
+// The forward-in-span loop stops once it has spent minYieldWork tests and
+// found fewer than one clause per yieldTests of them: with many concurrent
+// sessions its windows are wide and it can test 10⁸ pairs and find none.
+const (
+	minYieldWork int64 = 1 << 22
+	yieldTests   int64 = 1 << 14
 )
 
 // litEdge is one state edge a literal asserts when true.
@@ -105,6 +128,9 @@ type twoWidth struct {
 	full  bool
 	err   error
 	polls int
+	// workCap and clauseCap are this encoding's budgets.
+	workCap   int64
+	clauseCap int
 }
 
 func kt(k history.KeyID, t history.TxnID) uint64 { return hyperpolygraph.KeyTxn(k, t) }
@@ -161,6 +187,7 @@ func (e *Encoding) newTwoWidth(ctx context.Context, fit func(int64, string) erro
 	g := e.G
 	w := &twoWidth{e: e, ctx: ctx, fit: fit, layers: layers, node: node, reach: reach, seen: map[uint64]struct{}{},
 		readers: map[uint64][]history.TxnID{}}
+	w.clauseCap = int(min(int64(maxTwoWidthClauses), twoWidthClausesPerVar*int64(e.NumVars)+twoWidthFloor/64))
 	for k, rs := range g.Reads {
 		for _, rd := range rs {
 			if rd.Writer >= 0 {
@@ -185,6 +212,7 @@ func (e *Encoding) newTwoWidth(ctx context.Context, fit func(int64, string) erro
 	}
 	w.edges = make([]litEdge, 0, w.nEdges)
 	w.collect()
+	w.workCap = min(maxTwoWidthWork, twoWidthWorkPerEdge*int64(len(w.edges))+twoWidthFloor)
 	return w
 }
 
@@ -273,7 +301,7 @@ func (w *twoWidth) spent(n int) bool {
 	if w.err != nil {
 		return true
 	}
-	if w.work > maxTwoWidthWork || w.e.TwoWidth >= maxTwoWidthClauses || w.full {
+	if w.work > w.workCap || w.e.TwoWidth >= w.clauseCap || w.full {
 		w.e.TwoWidthTruncated = true
 		return true
 	}
@@ -335,12 +363,42 @@ func (w *twoWidth) fast(br StateReacher) {
 	for i, ed := range fwd {
 		fu[i], fv[i] = rank[ed.u], rank[ed.v]
 	}
+	// Two backward edges with overlapping spans first: they are few and
+	// give most clauses for their tests. Each loop may use half of what is
+	// left of the work budget, each edge its share of that.
+	slices.SortFunc(bwd, func(x, y edge) int { return int(rank[x.v] - rank[y.v]) })
+	end := w.work + (w.workCap-w.work)/2
+	for i := range bwd {
+		e1 := &bwd[i]
+		ra := rank[e1.u]
+		row, vec := br.Source(e1.v)
+		last := min(len(bwd), i+1+w.share(end, len(bwd)-i))
+		j := i + 1
+		for ; j < last && rank[bwd[j].v] <= ra; j++ {
+			e2 := &bwd[j]
+			if hit(row, vec, &e2.pu) && e1.con != e2.con {
+				if r2, v2 := br.Source(e2.v); hit(r2, v2, &e1.pu) {
+					w.clause(e1.lit, e2.lit)
+				}
+			}
+		}
+		if j == last && j < len(bwd) && rank[bwd[j].v] <= ra {
+			w.e.TwoWidthTruncated = true
+		}
+		if w.spent(j - i) {
+			return
+		}
+	}
 	// A forward a→b inside the span of a backward c→d; d ⇝ a is tested
 	// first.
+	end, start, found := w.workCap, w.work, w.e.TwoWidth
 	for i := range bwd {
 		c, d := &bwd[i], rank[bwd[i].u]
 		lo, _ := slices.BinarySearch(fu, rank[c.v])
 		hi, _ := slices.BinarySearch(fu, d)
+		if s := w.share(end, len(bwd)-i); hi-lo > s {
+			hi, w.e.TwoWidthTruncated = lo+s, true
+		}
 		if w.spent(hi - lo) {
 			return
 		}
@@ -355,26 +413,17 @@ func (w *twoWidth) fast(br StateReacher) {
 				}
 			}
 		}
-	}
-	// Two backward edges with overlapping spans.
-	slices.SortFunc(bwd, func(x, y edge) int { return int(rank[x.v] - rank[y.v]) })
-	for i := range bwd {
-		e1 := &bwd[i]
-		ra := rank[e1.u]
-		row, vec := br.Source(e1.v)
-		j := i + 1
-		for ; j < len(bwd) && rank[bwd[j].v] <= ra; j++ {
-			e2 := &bwd[j]
-			if hit(row, vec, &e2.pu) && e1.con != e2.con {
-				if r2, v2 := br.Source(e2.v); hit(r2, v2, &e1.pu) {
-					w.clause(e1.lit, e2.lit)
-				}
-			}
-		}
-		if w.spent(j - i) {
+		if spent := w.work - start; spent > minYieldWork && int64(w.e.TwoWidth-found)*yieldTests < spent {
+			w.e.TwoWidthTruncated = true
 			return
 		}
 	}
+}
+
+// share returns how many tests one of n remaining edges may spend when
+// the loop must stop at work end.
+func (w *twoWidth) share(end int64, n int) int {
+	return int(max(1024, shareFactor*(end-w.work)/int64(n)))
 }
 
 // derived adds the clauses for a WW literal T→T' and a WR literal T→S of

@@ -244,6 +244,22 @@ func TestTwoWidthBudget(t *testing.T) {
 			require.Contains(t, all, c)
 		}
 	}
+	// The proportional budgets: a clause a variable, or ten tests an edge.
+	for _, b := range []struct{ work, clauses int64 }{{1 << 40, 1}, {10, 1 << 40}} {
+		restore := encode.SetTwoWidthPerVar(b.work, b.clauses, 0)
+		part := encode.Encode(g, reach, encode.Options{TwoWidth: true})
+		restore()
+		require.True(t, part.TwoWidthTruncated)
+		require.Less(t, part.TwoWidth, full.TwoWidth)
+		require.Positive(t, part.TwoWidth)
+		if b.clauses == 1 {
+			// The cap is checked after each edge's scan: a little over.
+			require.Less(t, part.TwoWidth, 2*part.NumVars)
+		}
+		for _, c := range twoWidth(part) {
+			require.Contains(t, all, c)
+		}
+	}
 }
 
 // TestMemoryBudget: a refusal of the base clauses stops the encoding before

@@ -39,13 +39,14 @@ generated history (below).
 The table goes to standard output; --csv, --json and --plot (.svg, .png or
 .pdf: time per strategy and history, log scale, one panel per level) write
 files ("-" sends CSV or JSON to standard output instead of the table).
+--max-memory bounds each run's memory (the worker's budget, as check's).
 --ablation BASE adds a table comparing BASE with the other strategies (each
 switching one optimisation off): conflicts and time, relative to BASE.
 --from REPORT.json prints, plots or compares a saved report again without
 running anything.
 A progress bar is shown when standard error is a terminal.
 
-` + benchGenHelp
+` + benchGenHelp + "\n\n" + scaleHelp
 
 func newBench(stdout io.Writer) *cobra.Command {
 	var (
@@ -62,9 +63,14 @@ func newBench(stdout io.Writer) *cobra.Command {
 		verbose     bool
 		worker      bool
 		from        string
+		scale       bool
+		scaleSizes  []int
+		scaleDir    string
+		scaleVars   []string
+		markdown    string
 	)
 	c := &cobra.Command{
-		Use:   "bench [--strategy a,b,...] [--level ser,si] [--repeat N] [--timeout D] [--csv F] [--plot F] PATH...",
+		Use:   "bench [--strategy a,b,...] [--level ser,si] [--repeat N] [--timeout D] [--max-memory SIZE] [--csv F] [--plot F] PATH... | --scale [--scale-sizes N,...]",
 		Short: "Measure solver strategies on histories: verdict, time, memory, counters",
 		Long:  benchLong,
 		RunE: func(c *cobra.Command, args []string) error {
@@ -83,6 +89,26 @@ func newBench(stdout io.Writer) *cobra.Command {
 				rep    *bench.Report
 				runErr error
 			)
+			if scale {
+				if len(args) > 0 {
+					return fail(exitBadInput, "--scale generates its histories: give no PATH")
+				}
+				if !c.Flags().Changed("level") {
+					levels = []string{"ser", "si", "rc", "ra", "cc"}
+				}
+				if !c.Flags().Changed("strategy") {
+					strategies = []string{check.StrategyNames()[0]}
+				}
+				if len(scaleSizes) == 0 || slices.ContainsFunc(scaleSizes, func(n int) bool { return n <= 0 || n%scaleSessions != 0 }) {
+					return fail(exitBadInput, "--scale-sizes: each size must be a positive multiple of %d (the sessions)", scaleSessions)
+				}
+				slices.Sort(scaleSizes)
+				for _, v := range scaleVars {
+					if !slices.ContainsFunc(scaleVariants(), func(sv bench.ScaleVariant) bool { return sv.Name == v }) {
+						return fail(exitBadInput, "--scale-variants: %q is not one of unique, zipf", v)
+					}
+				}
+			}
 			if from != "" {
 				if len(args) > 0 {
 					return fail(exitBadInput, "--from %s reads a saved report: give no PATH", from)
@@ -100,7 +126,7 @@ func newBench(stdout io.Writer) *cobra.Command {
 					strategies = rep.Strategies
 				}
 			} else {
-				if len(args) == 0 {
+				if len(args) == 0 && !scale {
 					return fail(exitBadInput, "bench needs at least one PATH (or --from REPORT.json)\n%s", c.UsageString())
 				}
 				known := check.StrategyNames()
@@ -126,20 +152,49 @@ func newBench(stdout io.Writer) *cobra.Command {
 			}
 			if rep == nil {
 				registerBenchGenerators()
-				targets, err := bench.Expand(args)
-				if err != nil {
-					return fail(exitBadInput, "%v", err)
+				var targets []bench.Target
+				if !scale {
+					var err error
+					if targets, err = bench.Expand(args); err != nil {
+						return fail(exitBadInput, "%v", err)
+					}
 				}
 				cfg := bench.Config{
 					Strategies: strategies, Levels: levels, Repeat: repeat, Timeout: timeout,
 					Format: rf.format, CobraFlavour: rf.flavour, Lenient: rf.lenient,
 				}
+				if mm, _ := c.Flags().GetString("max-memory"); mm != "" {
+					// The workers check: they get the budget.
+					exe, err := os.Executable()
+					if err != nil {
+						return fail(exitBadInput, "locating the hyperiso executable for the worker: %v", err)
+					}
+					cfg.Command = []string{exe, "bench", "--worker", "--max-memory", mm}
+				}
+				runs := len(targets)
+				variants := slices.DeleteFunc(scaleVariants(), func(sv bench.ScaleVariant) bool { return !slices.Contains(scaleVars, sv.Name) })
+				if scale {
+					runs = len(scaleSizes) * len(variants)
+				}
 				stderr := c.ErrOrStderr()
-				bar := newBenchBar(stderr, len(targets)*len(levels)*len(strategies)*repeat)
+				bar := newBenchBar(stderr, runs*len(levels)*len(strategies)*repeat)
 				cfg.Progress = benchProgress(bar, stderr, verbose)
 				ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 				defer stop()
-				rep, runErr = bench.Run(ctx, targets, cfg)
+				if scale {
+					dir := scaleDir
+					if dir == "" {
+						d, err := os.MkdirTemp("", "hyperiso-scale-")
+						if err != nil {
+							return fail(exitBadInput, "%v", err)
+						}
+						defer os.RemoveAll(d)
+						dir = d
+					}
+					rep, runErr = bench.RunScale(ctx, bench.ScaleConfig{Sizes: scaleSizes, Variants: variants, Dir: dir}, cfg)
+				} else {
+					rep, runErr = bench.Run(ctx, targets, cfg)
+				}
 				if bar != nil {
 					bar.stop()
 				}
@@ -147,7 +202,11 @@ func newBench(stdout io.Writer) *cobra.Command {
 					return fail(exitBadInput, "%v", runErr)
 				}
 			}
-			if err := writeBenchOutputs(stdout, rep, csvOut, jsonOut, plotOut); err != nil {
+			if scale {
+				if err := writeScaleOutputs(stdout, rep, csvOut, jsonOut, plotOut, markdown); err != nil {
+					return fail(exitBadInput, "%v", err)
+				}
+			} else if err := writeBenchOutputs(stdout, rep, csvOut, jsonOut, plotOut); err != nil {
 				return fail(exitBadInput, "%v", err)
 			}
 			if ablation != "" {
@@ -180,10 +239,56 @@ func newBench(stdout io.Writer) *cobra.Command {
 	f.StringVar(&ablation, "ablation", "", "base strategy of an ablation table against the other --strategy values")
 	f.StringVar(&ablationCtr, "ablation-counter", "conflicts", "counter shown in the ablation table")
 	f.StringVar(&from, "from", "", "print, plot or compare a report saved with --json instead of running")
+	f.BoolVar(&scale, "scale", false, "write and check synthetic histories of growing size instead of PATHs (below)")
+	f.IntSliceVar(&scaleSizes, "scale-sizes", []int{10_000, 30_000, 100_000, 300_000, 1_000_000}, "with --scale: numbers of transactions")
+	f.StringVar(&scaleDir, "scale-dir", "", "with --scale: directory that keeps the histories, reused when present (default: a temporary one, removed)")
+	f.StringSliceVar(&scaleVars, "scale-variants", []string{"unique", "zipf"}, "with --scale: the histories, unique and/or zipf")
+	f.StringVar(&markdown, "markdown", "", "with --scale: also write the Markdown table to this file")
 	f.BoolVarP(&verbose, "verbose", "v", false, "print one line per run on standard error")
 	f.BoolVar(&worker, "worker", false, "internal: run one job read as JSON from standard input")
 	_ = f.MarkHidden("worker")
 	return c
+}
+
+// writeScaleOutputs writes the scale bench's Markdown table to stdout
+// (unless CSV or JSON go there) and the requested files.
+func writeScaleOutputs(stdout io.Writer, rep *bench.Report, csvOut, jsonOut, plotOut, markdown string) error {
+	toFile := func(path string, write func(io.Writer, *bench.Report) error) error {
+		if path == "" {
+			return nil
+		}
+		if path == "-" {
+			return write(stdout, rep)
+		}
+		f, err := os.Create(path)
+		if err != nil {
+			return err
+		}
+		if err := write(f, rep); err != nil {
+			f.Close()
+			return fmt.Errorf("writing %s: %w", path, err)
+		}
+		return f.Close()
+	}
+	if csvOut != "-" && jsonOut != "-" {
+		if err := bench.WriteScaleMarkdown(stdout, rep); err != nil {
+			return err
+		}
+	}
+	for _, o := range []struct {
+		path  string
+		write func(io.Writer, *bench.Report) error
+	}{{csvOut, bench.WriteScaleCSV}, {jsonOut, bench.WriteJSON}, {markdown, bench.WriteScaleMarkdown}} {
+		if err := toFile(o.path, o.write); err != nil {
+			return err
+		}
+	}
+	if plotOut != "" {
+		if err := bench.WriteScalePlot(plotOut, rep); err != nil {
+			return fmt.Errorf("writing %s: %w", plotOut, err)
+		}
+	}
+	return nil
 }
 
 // writeBenchOutputs writes the table to stdout (unless CSV or JSON go

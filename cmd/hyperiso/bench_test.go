@@ -183,3 +183,50 @@ func TestBenchProgressBarOnlyOnATerminal(t *testing.T) {
 	require.Nil(t, newBenchBar(f, 10), "a file is not a terminal")
 	require.Nil(t, newBenchBar(&bytes.Buffer{}, 10))
 }
+
+func TestBenchScale(t *testing.T) {
+	t.Setenv(benchWorkerEnv, "1")
+	dir := t.TempDir()
+	md, csvPath := filepath.Join(dir, "s.md"), filepath.Join(dir, "s.csv")
+	code, out, errs := runWithBench(t, "bench", "--scale", "--scale-sizes", "100,50", "--scale-dir", dir,
+		"--level", "ser,rc", "--timeout", "1m", "--max-memory", "2GiB", "--scale-variants", "unique,zipf", "--markdown", md, "--csv", csvPath, "-v")
+	require.Equal(t, 0, code, out+errs)
+	assert.Contains(t, out, "**unique**")
+	assert.Contains(t, out, "**zipf**")
+	assert.Regexp(t, `(?m)^\| 100 \| [0-9.]+ms \| [0-9.]+m?s \([0-9.]+m?s\) \| [0-9]+MB \|`, out)
+	assert.Contains(t, errs, "[8/8] zipf-100 rc veristrong #1: satisfied in")
+	written, err := os.ReadFile(md)
+	require.NoError(t, err)
+	assert.Equal(t, out, string(written))
+	for _, f := range []string{"unique-50.jsonl", "unique-100.jsonl", "zipf-50.jsonl", "zipf-100.jsonl"} {
+		_, err := os.Stat(filepath.Join(dir, f))
+		require.NoError(t, err)
+	}
+	data, err := os.ReadFile(csvPath)
+	require.NoError(t, err)
+	assert.Contains(t, string(data), "zipf,100,rc,veristrong,satisfied,")
+
+	code, _, errs = runWithBench(t, "bench", "--scale", "--scale-sizes", "75")
+	assert.Equal(t, exitBadInput, code)
+	assert.Contains(t, errs, "multiple of 50")
+	code, _, errs = runWithBench(t, "bench", "--scale", "x.jsonl")
+	assert.Equal(t, exitBadInput, code)
+	assert.Contains(t, errs, "give no PATH")
+}
+
+func TestBenchScaleVariantsAndFrom(t *testing.T) {
+	t.Setenv(benchWorkerEnv, "1")
+	dir := t.TempDir()
+	js := filepath.Join(dir, "s.json")
+	code, out, errs := runWithBench(t, "bench", "--scale", "--scale-sizes", "50", "--scale-variants", "zipf", "--scale-dir", dir,
+		"--level", "cc", "--json", js)
+	require.Equal(t, 0, code, out+errs)
+	assert.NotContains(t, out, "**unique**")
+	assert.Contains(t, out, "**zipf**")
+	code, again, errs := runWithBench(t, "bench", "--scale", "--from", js)
+	require.Equal(t, 0, code, errs)
+	assert.Equal(t, out, again)
+	code, _, errs = runWithBench(t, "bench", "--scale", "--scale-variants", "hd")
+	assert.Equal(t, exitBadInput, code)
+	assert.Contains(t, errs, "not one of unique, zipf")
+}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"strings"
 	"sync"
 
@@ -80,4 +81,60 @@ func memoryGenerator(name, spec string) (bench.Generator, error) {
 		}
 		return h, nil
 	}), nil
+}
+
+// The scale bench's setting: the VeriStrong paper's scalability
+// experiment (50 sessions, 20 operations a transaction, half of them
+// reads, 50,000 keys).
+const (
+	scaleSessions = 50
+	scaleOps      = 20
+	scaleReads    = 0.5
+	scaleKeys     = 50_000
+)
+
+// scaleHelp describes the histories of "hyperiso bench --scale".
+var scaleHelp = fmt.Sprintf(`--scale writes and checks synthetic histories of growing size instead of
+PATHs: collect's general workload in the VeriStrong paper's scalability
+setting (%d sessions, %d operations a transaction, %g reads, %d keys),
+executed by a serial store (one transaction at a time, sessions drawn at
+random, seed 1), so that every level is satisfied. Two variants
+(--scale-variants): unique (every written value unique) and zipf (the HD
+preset: half of the keys repeat values drawn from Zipf θ 1.5 over 100
+values). Each history is streamed to --scale-dir as VARIANT-N.jsonl
+(kept, and reused by the next run) and checked at each --level (default
+ser,si,rc,ra,cc) with the default strategy. The table printed is
+Markdown: a row per size with the reading time (the floor) and each
+level's wall time, CPU time and peak memory, and a last row extrapolated
+to 1M transactions (CPU time and memory). --csv, --json and --plot write
+the CSV, the report and a plot of time and memory against n; --from
+REPORT.json prints and plots a saved scale report again.`,
+	scaleSessions, scaleOps, scaleReads, scaleKeys)
+
+// scaleVariants returns the histories of the scale bench.
+func scaleVariants() []bench.ScaleVariant {
+	mk := func(name string, set func(c *workload.Config) error) bench.ScaleVariant {
+		return bench.ScaleVariant{Name: name, Write: func(ctx context.Context, n int, out io.Writer) error {
+			if n%scaleSessions != 0 {
+				return fmt.Errorf("size %d is not a multiple of the %d sessions", n, scaleSessions)
+			}
+			c, err := workload.Defaults("general")
+			if err != nil {
+				return err
+			}
+			if err := set(&c); err != nil {
+				return err
+			}
+			c.Sessions, c.Txns, c.Ops, c.Reads, c.Keys = scaleSessions, n/scaleSessions, scaleOps, scaleReads, scaleKeys
+			w, err := workload.New("general", c)
+			if err != nil {
+				return err
+			}
+			return w.WriteSerial(ctx, out, map[string]string{"scale_variant": name})
+		}}
+	}
+	return []bench.ScaleVariant{
+		mk("unique", func(c *workload.Config) error { c.DupKeys = 0; return nil }),
+		mk("zipf", func(c *workload.Config) error { return workload.ApplyPreset(c, "HD") }),
+	}
 }

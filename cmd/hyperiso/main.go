@@ -149,7 +149,7 @@ func newRoot(stdout io.Writer, code *int) *cobra.Command {
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &exitError{code: exitBadInput, err: fmt.Errorf("%w\n%s", err, c.UsageString())}
 	})
-	root.AddCommand(stoppable(limitMemory(newCheck(stdout, code)), true), stoppable(newConvert(stdout), false), stoppable(newStats(stdout), false), newCollect(stdout), newBench(stdout), stoppable(limitMemory(newExplain(stdout)), true))
+	root.AddCommand(stoppable(limitMemory(newCheck(stdout, code)), true), stoppable(newConvert(stdout), false), stoppable(newStats(stdout), false), newCollect(stdout), limitMemory(newBench(stdout)), stoppable(limitMemory(newExplain(stdout)), true))
 	// A CPU profile of any command, for whoever tunes the solver (go tool pprof).
 	var cpuProfile string
 	root.PersistentFlags().StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the command to this file")
