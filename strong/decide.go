@@ -164,6 +164,17 @@ func Decide(ctx context.Context, h *history.History, level history.Level, opt Op
 		r.strat = mixedStrategy(r)
 		levelOf = func(t history.TxnID) history.Level { return r.levels[t] }
 	}
+	if level == history.PC || level == history.PSI {
+		// Their search has no pruning of SER's strength: a serializable
+		// history, the common case, is settled by SER's pipeline first.
+		uniform := make([]history.Level, len(h.Txns))
+		for t := range uniform {
+			uniform[t] = level
+		}
+		if ser, err := serFirst(ctx, h, uniform, opt); ser != nil || err != nil {
+			return ser, err
+		}
+	}
 	if r.fit == nil {
 		r.fit = func(int64, string) error { return nil }
 	}
@@ -195,6 +206,15 @@ func (r *run) once(ctx context.Context, h *history.History, plan *unknownPlan, o
 	if plan.nOpt > 0 {
 		g.SplitOptional(plan.optional, plan.needOne)
 		out.Counters["unknown_optional"] = int64(plan.nOpt)
+	}
+	if r.level == history.PC || r.level == history.PSI {
+		// SER/SI pruning would drop options whose cycles PC and PSI allow;
+		// the mixed pruning uses only edges inside the arbitration order.
+		t := time.Now()
+		r.enter(out, "prune")
+		pairs, reads := hyperpolygraph.PruneMixed(g)
+		out.TimingsMS["prune"] = ms(time.Since(t))
+		out.Counters["mixed_pruned_pairs"], out.Counters["mixed_pruned_reads"] = int64(pairs), int64(reads)
 	}
 	if r.level == history.Mixed {
 		if viol := r.prepareMixed(g, out); viol != nil {

@@ -152,19 +152,19 @@ func rcOptional(h *history.History, levels []history.Level, p *unknownPlan) {
 	}
 }
 
-// MixedSERFirst lets a mixed check first try the whole history at SER;
-// tests turn it off to put every history through the mixed search.
-var MixedSERFirst = true
+// SERFirst lets a mixed, PC or PSI check first try the whole history at
+// SER; tests turn it off to put every history through the search.
+var SERFirst = true
 
-// serFirst decides a mixed history satisfied when the whole history is
-// serializable: SER(T) implies every other level of T in the same
+// serFirst decides a mixed (or PC, or PSI) history satisfied when the
+// whole history is serializable: SER(T) implies every other level of T in the same
 // execution (MixIso, Theorem 3.4; RC too, its reads seeing all of VIS), so
 // a serial order is a witness for any mix. It needs the history to pass
 // validation at SER (an RC transaction's non-repeatable read does not),
 // and returns nil, to go on with the mixed search, when it does not or
 // when SER is violated.
 func serFirst(ctx context.Context, h *history.History, levels []history.Level, opt Options) (*Outcome, error) {
-	if !MixedSERFirst || len(h.Validate()) > 0 {
+	if !SERFirst || len(h.Validate()) > 0 {
 		return nil, nil
 	}
 	start := time.Now()
@@ -177,7 +177,7 @@ func serFirst(ctx context.Context, h *history.History, levels []history.Level, o
 	if out.Verdict != Satisfied {
 		return nil, nil // the mixed search decides, and says why
 	}
-	out.Counters["mixed_ser_first"] = 1
+	out.Counters["ser_first"] = 1
 	out.TimingsMS["ser_first"] = ms(time.Since(start))
 	// A serial order: a prefix-level transaction sees everything before it.
 	out.Snapshots = make([]int, len(out.Order))

@@ -79,9 +79,9 @@ func TestMixedAgreesWithOracleManyUnknown(t *testing.T) {
 // SER shortcut may decide satisfied ones (off, the mixed search decides
 // every one).
 func agreeWithOracle(t *testing.T, n int, opts oracle.GenOptions, seed uint64, serFirst bool) {
-	saved := strong.MixedSERFirst
-	strong.MixedSERFirst = serFirst
-	defer func() { strong.MixedSERFirst = saved }()
+	saved := strong.SERFirst
+	strong.SERFirst = serFirst
+	defer func() { strong.SERFirst = saved }()
 	rng := rand.New(rand.NewPCG(seed, 2))
 	counts := map[string]int{}
 	for i := range n {
@@ -134,8 +134,8 @@ func replayWitness(t *testing.T, h *history.History, what string) {
 // A uniform history checked as mixed (every transaction at the default
 // level) gets the verdict of the level's own check.
 func TestMixedUniformIsTheLevel(t *testing.T) {
-	strong.MixedSERFirst = false
-	defer func() { strong.MixedSERFirst = true }()
+	strong.SERFirst = false
+	defer func() { strong.SERFirst = true }()
 	rng := rand.New(rand.NewPCG(3, 16))
 	counts := map[string]int{}
 	for i := range 1500 {
@@ -181,8 +181,8 @@ func TestMixedUniformIsTheLevel(t *testing.T) {
 // Raising one transaction's level never turns a violated history into a
 // satisfied one (MixIso, Theorem 3.4, per transaction).
 func TestMixedRaisingALevel(t *testing.T) {
-	strong.MixedSERFirst = false
-	defer func() { strong.MixedSERFirst = true }()
+	strong.SERFirst = false
+	defer func() { strong.SERFirst = true }()
 	rng := rand.New(rand.NewPCG(4, 16))
 	raised := 0
 	for i := range 3000 {

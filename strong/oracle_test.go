@@ -154,7 +154,13 @@ func TestPSIAndPCAgreeWithOracle(t *testing.T) {
 	if testing.Short() {
 		n = 500
 	}
-	for _, level := range []history.Level{history.PSI, history.PC} {
+	for _, c := range []struct {
+		level    history.Level
+		serFirst bool
+	}{{history.PSI, false}, {history.PC, false}, {history.PSI, true}, {history.PC, true}} {
+		level := c.level
+		strong.SERFirst = c.serFirst
+		defer func() { strong.SERFirst = true }()
 		rng := rand.New(rand.NewPCG(3, 17))
 		opts := oracle.DupGenOptions()
 		opts.MinTxns, opts.Txns = 3, 5
@@ -176,7 +182,7 @@ func TestPSIAndPCAgreeWithOracle(t *testing.T) {
 		}
 		require.Positive(t, counts[true])
 		require.Positive(t, counts[false])
-		t.Logf("%s verdicts: %v", level, counts)
+		t.Logf("%s (SER first: %v) verdicts: %v", level, c.serFirst, counts)
 	}
 }
 
