@@ -438,27 +438,9 @@ func (m *Mixed) model(c *Compatible, disabled []bool, adj [][][2]int32) *mixedMo
 			}
 		}
 	}
-	indeg := make([]int32, len(adj))
-	for _, as := range adj {
-		for _, a := range as {
-			indeg[a[0]]++
-		}
-	}
-	var queue []int32
-	for v := range adj {
-		if indeg[v] == 0 {
-			queue = append(queue, int32(v))
-		}
-	}
-	for k := 0; k < len(queue); k++ {
-		v := queue[k]
+	for k, v := range topoOrder(adj) {
 		if v < 3*int32(n) && v%3 == 1 {
 			mm.ar[v/3] = int32(k)
-		}
-		for _, a := range adj[v] {
-			if indeg[a[0]]--; indeg[a[0]] == 0 {
-				queue = append(queue, a[0])
-			}
 		}
 	}
 	return mm
@@ -825,23 +807,11 @@ func (m *Mixed) blameCycle(c *Compatible, cyc []int) Blame {
 // state graph has a cycle.
 func (c *Compatible) MixedOrder(m *Mixed) (order []history.TxnID, snap []int, ok bool) {
 	adj := m.stateArcs(c).adj(nil)
-	indeg := make([]int32, len(adj))
-	for _, out := range adj {
-		for _, a := range out {
-			indeg[a[0]]++
-		}
-	}
-	var queue []int32
-	for v := range adj {
-		if indeg[v] == 0 {
-			queue = append(queue, int32(v))
-		}
-	}
+	queue := topoOrder(adj)
 	n := int32(c.G.N())
 	commits := 0
 	snapOf := make([]int, n)
-	for k := 0; k < len(queue); k++ {
-		v := queue[k]
+	for _, v := range queue {
 		if v < 3*n {
 			t := history.TxnID(v / 3)
 			if c.G.Included[t] {
@@ -860,11 +830,6 @@ func (c *Compatible) MixedOrder(m *Mixed) (order []history.TxnID, snap []int, ok
 					snap = append(snap, s)
 					commits++
 				}
-			}
-		}
-		for _, a := range adj[v] {
-			if indeg[a[0]]--; indeg[a[0]] == 0 {
-				queue = append(queue, a[0])
 			}
 		}
 	}

@@ -112,24 +112,10 @@ func pcCycle(adj [][][2]int32) []int {
 // order[i] sees. ok is false if the state graph has a cycle.
 func (c *Compatible) PCOrder() (order []history.TxnID, snap []int, ok bool) {
 	adj := c.pcGraph(nil)
-	indeg := make([]int32, len(adj))
-	for _, out := range adj {
-		for _, a := range out {
-			indeg[a[0]]++
-		}
-	}
-	var queue []int32
-	for v := range adj {
-		if indeg[v] == 0 {
-			queue = append(queue, int32(v))
-		}
-	}
-	seen := 0
+	queue := topoOrder(adj)
 	commits := 0
 	snapOf := make([]int, c.G.N())
-	for k := 0; k < len(queue); k++ {
-		v := queue[k]
-		seen++
+	for _, v := range queue {
 		t := history.TxnID(v / 2)
 		if c.G.Included[t] {
 			if v%2 == 0 {
@@ -140,11 +126,32 @@ func (c *Compatible) PCOrder() (order []history.TxnID, snap []int, ok bool) {
 				commits++
 			}
 		}
-		for _, a := range adj[v] {
+	}
+	return order, snap, len(queue) == len(adj)
+}
+
+// topoOrder returns the nodes of adj (arcs to a[0]) in a topological order
+// (Kahn's); on a cyclic graph it returns only the nodes before the cycles,
+// so len(result) == len(adj) says the graph is acyclic.
+func topoOrder(adj [][][2]int32) []int32 {
+	indeg := make([]int32, len(adj))
+	for _, out := range adj {
+		for _, a := range out {
+			indeg[a[0]]++
+		}
+	}
+	queue := make([]int32, 0, len(adj))
+	for v := range adj {
+		if indeg[v] == 0 {
+			queue = append(queue, int32(v))
+		}
+	}
+	for k := 0; k < len(queue); k++ {
+		for _, a := range adj[queue[k]] {
 			if indeg[a[0]]--; indeg[a[0]] == 0 {
 				queue = append(queue, a[0])
 			}
 		}
 	}
-	return order, snap, seen == len(adj)
+	return queue
 }

@@ -257,18 +257,7 @@ func writeScaleOutputs(stdout io.Writer, rep *bench.Report, csvOut, jsonOut, plo
 		if path == "" {
 			return nil
 		}
-		if path == "-" {
-			return write(stdout, rep)
-		}
-		f, err := os.Create(path)
-		if err != nil {
-			return err
-		}
-		if err := write(f, rep); err != nil {
-			f.Close()
-			return fmt.Errorf("writing %s: %w", path, err)
-		}
-		return f.Close()
+		return writeReport(stdout, path, rep, write)
 	}
 	if csvOut != "-" && jsonOut != "-" {
 		if err := bench.WriteScaleMarkdown(stdout, rep); err != nil {
@@ -291,22 +280,27 @@ func writeScaleOutputs(stdout io.Writer, rep *bench.Report, csvOut, jsonOut, plo
 	return nil
 }
 
+// writeReport writes rep with write to path, "-" meaning stdout.
+func writeReport(stdout io.Writer, path string, rep *bench.Report, write func(io.Writer, *bench.Report) error) error {
+	if path == "-" {
+		return write(stdout, rep)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := write(f, rep); err != nil {
+		f.Close()
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return f.Close()
+}
+
 // writeBenchOutputs writes the table to stdout (unless CSV or JSON go
 // there) and the requested files.
 func writeBenchOutputs(stdout io.Writer, rep *bench.Report, csvOut, jsonOut, plotOut string) error {
 	toFile := func(path string, write func(io.Writer, *bench.Report) error) error {
-		if path == "-" {
-			return write(stdout, rep)
-		}
-		f, err := os.Create(path)
-		if err != nil {
-			return err
-		}
-		if err := write(f, rep); err != nil {
-			f.Close()
-			return fmt.Errorf("writing %s: %w", path, err)
-		}
-		return f.Close()
+		return writeReport(stdout, path, rep, write)
 	}
 	if csvOut != "-" && jsonOut != "-" {
 		if err := bench.WriteTable(stdout, rep); err != nil {
