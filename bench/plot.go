@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -25,19 +26,20 @@ var PlotFormats = []string{"svg", "png", "pdf"}
 // timed out is drawn up to the timeout as a hollow bar marked "T/O"; a
 // failed run is left out. Each bar is labelled with its time.
 func WritePlot(path string, r *Report) error {
+	return savePlot(path, r, DrawPlot)
+}
+
+// savePlot draws r with draw into path, in the format its extension names.
+func savePlot(path string, r *Report, draw func(io.Writer, string, *Report) error) error {
 	ext := strings.TrimPrefix(strings.ToLower(filepath.Ext(path)), ".")
-	ok := false
-	for _, f := range PlotFormats {
-		ok = ok || f == ext
-	}
-	if !ok {
+	if !slices.Contains(PlotFormats, ext) {
 		return fmt.Errorf("%s: plot format must be one of .%s", path, strings.Join(PlotFormats, ", ."))
 	}
 	f, err := os.Create(path)
 	if err != nil {
 		return err
 	}
-	if err := DrawPlot(f, ext, r); err != nil {
+	if err := draw(f, ext, r); err != nil {
 		f.Close()
 		return err
 	}

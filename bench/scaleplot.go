@@ -5,8 +5,6 @@ import (
 	"image/color"
 	"io"
 	"math"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -24,19 +22,7 @@ import (
 // as a dashed floor line under the times. Runs that timed out or stopped
 // without a verdict are left out. The extension of path picks the format.
 func WriteScalePlot(path string, r *Report) error {
-	ext := strings.TrimPrefix(strings.ToLower(filepath.Ext(path)), ".")
-	if !slices.Contains(PlotFormats, ext) {
-		return fmt.Errorf("%s: plot format must be one of .%s", path, strings.Join(PlotFormats, ", ."))
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := DrawScalePlot(f, ext, r); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return savePlot(path, r, DrawScalePlot)
 }
 
 // DrawScalePlot writes the plot of WriteScalePlot in format to w.
