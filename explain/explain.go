@@ -82,6 +82,9 @@ func (b Budget) withDefaults() Budget {
 type Options struct {
 	// Strategy is the solver strategy of every check (see check.Options).
 	Strategy string
+	// DefaultLevel is the level of a transaction that declares none, for
+	// level mixed (see check.Options).
+	DefaultLevel history.Level
 	// Budget bounds the minimisation.
 	Budget Budget
 	// Max is how many of the report's anomalies get a counterexample, in
@@ -209,7 +212,7 @@ type Case struct {
 
 // Explain checks h at level and explains the violation, if any.
 func Explain(ctx context.Context, h *history.History, level history.Level, opt Options) (*Report, error) {
-	res, err := check.Check(ctx, h, level, check.Options{Strategy: opt.Strategy})
+	res, err := check.Check(ctx, h, level, opt.checkOptions())
 	if err != nil {
 		return &Report{Result: res}, err
 	}
@@ -247,6 +250,11 @@ func ExplainResult(ctx context.Context, h *history.History, level history.Level,
 		ex.Counterexamples = append(ex.Counterexamples, ce)
 	}
 	return ex, nil
+}
+
+// checkOptions are the options of the first check and of every re-check.
+func (o Options) checkOptions() check.Options {
+	return check.Options{Strategy: o.Strategy, DefaultLevel: o.DefaultLevel}
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
@@ -305,7 +313,7 @@ func (r *run) test(keep []bool, force map[OpRef]bool) outcome {
 	sub := NewSub(r.h, keep, force)
 	ctx, cancel := context.WithDeadline(r.ctx, r.deadline)
 	defer cancel()
-	res, err := check.Check(ctx, sub.H, r.level, check.Options{Strategy: r.opt.Strategy})
+	res, err := check.Check(ctx, sub.H, r.level, r.opt.checkOptions())
 	if err != nil || res == nil {
 		if ctx.Err() != nil {
 			r.exhausted = true

@@ -27,6 +27,7 @@ func newExplain(stdout io.Writer) *cobra.Command {
 		budget   string
 		output   string
 		max      int
+		deflevel string
 	)
 	c := &cobra.Command{
 		Use:   "explain [--level L] [--format F] [--output text|json|dot|html] [--json] [--html FILE] [--dot FILE] [--explain-budget N] PATH|-",
@@ -54,17 +55,16 @@ but not proven minimal.`,
 			if err != nil {
 				return fail(exitBadInput, "--explain-budget: %v", err)
 			}
-			if level == "mixed" {
-				// Minimising a mixed counterexample is not built yet; check's
-				// report already names the culprit, its axiom and the cycle.
-				return fail(exitBadInput, "explain does not take --level mixed yet; hyperiso check --level mixed names the transaction, the axiom and the cycle")
+			def, err := defaultLevel(level, deflevel)
+			if err != nil {
+				return err
 			}
 			in, err := loadCheckInput(c.Context(), &rf, args[0], level, strategy, timeout)
 			if err != nil {
 				return err
 			}
 			defer in.cancel()
-			rep, err := in.explain(args[0], explain.Options{Strategy: strategy, Budget: b, Max: max})
+			rep, err := in.explain(args[0], explain.Options{Strategy: strategy, DefaultLevel: def, Budget: b, Max: max})
 			if rep != nil && rep.Result != nil {
 				rep.TimingsMS["read"] = in.readMS
 			}
@@ -136,7 +136,8 @@ but not proven minimal.`,
 		},
 	}
 	rf.register(c)
-	c.Flags().StringVar(&level, "level", "ser", "isolation level: ser|si|cc|ra|rc|strict-ser")
+	c.Flags().StringVar(&level, "level", "ser", "isolation level: ser|si|psi|pc|cc|ra|rc|strict-ser|mixed")
+	c.Flags().StringVar(&deflevel, "default-level", "", "with --level mixed: the level of a transaction that declares none, rc|ra|cc|pc|psi|si|ser")
 	c.Flags().StringVar(&strategy, "strategy", "", "solver strategy for ser/si (default: the best available)")
 	c.Flags().DurationVar(&timeout, "timeout", 0, "give up after this long (exit status 3), e.g. 30s")
 	c.Flags().BoolVar(&asJSON, "json", false, "print the JSON report (the check report plus an \"explanation\" object)")

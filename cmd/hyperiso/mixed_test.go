@@ -73,6 +73,16 @@ func TestMixedThroughCLI(t *testing.T) {
 		require.Equal(t, exitBadInput, code, "%v: %s", args, errs)
 	}
 
+	// explain re-checks each smaller history at the same levels.
+	code, out, _ = runCLI(t, "explain", "--level", "mixed", "--default-level", "psi", noLevels)
+	require.Equal(t, exitViolated, code, out)
+	require.Contains(t, out, "proven minimal")
+	require.Contains(t, out, "ran at PARALLEL SNAPSHOT ISOLATION")
+	code, out, _ = runCLI(t, "explain", "--level", "mixed", filepath.Join(dir, "mixed", "postgres-ser-beside-rr.si-ser-ser-si-si.violated.jsonl"))
+	require.Equal(t, exitViolated, code, out)
+	require.Contains(t, out, "5 transactions of 5, minimal")
+	require.Contains(t, out, "(TOTALVis)")
+
 	code, out, _ = runCLI(t, "check", "--level", "mixed", "--edn", filepath.Join(dir, "mixed", "long-fork.ra-ra-pc-pc.violated.jsonl"))
 	require.Equal(t, exitViolated, code)
 	require.Contains(t, out, ":mixed")
