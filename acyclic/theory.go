@@ -4,7 +4,9 @@
 // topological order, explains each cycle as a conflict clause over the
 // literals behind its edges, and suggests decision polarities from the
 // order. For SI the graph is the doubled graph whose acyclicity is that of
-// the induced graph (SO ∪ WR ∪ WW) ; RW?. The variables of an encoding's
+// the induced graph (SO ∪ WR ∪ WW) ; RW?. For PC it is the graph of
+// snapshots and commits (hyperpolygraph.PCArc), whose arcs s(t)→c(t) are
+// certain and explain nothing. The variables of an encoding's
 // optional part (unknown-status transactions the solver decides) each put
 // their one edge in the graph when true, and derive RW edges with the
 // certain part's as the version-order and read-from variables do; their
@@ -29,7 +31,8 @@ import (
 
 // reason explains one edge: the literals (up to two) that put it in the
 // graph; 0 marks an unused slot. Certain edges have no reason record: the
-// pk reason -(i+1) stands for g.Known[i] (there can be tens of millions).
+// pk reason -(i+1) stands for Theory.certain[i] (there can be tens of
+// millions).
 type reason struct {
 	edge hyperpolygraph.Edge
 	l1   cnf.Lit
@@ -95,7 +98,7 @@ const (
 type Theory struct {
 	enc     *encode.Encoding
 	g       *hyperpolygraph.Graph
-	si      bool
+	si, pc  bool
 	layers  int // graph states per transaction (hyperpolygraph.StateArcs)
 	pk      *pk.Graph
 	writers map[writerKey]*writerInfo
@@ -112,6 +115,9 @@ type Theory struct {
 	// topological order of the known graph: inserting the known edges then
 	// never reorders (in arbitrary order it dominated solving time).
 	ids []int32
+	// certain is the known graph's edges, for PC with the RW edges they
+	// derive (knownRW); pk reason -(i+1) stands for certain[i].
+	certain []hyperpolygraph.Edge
 	// Cycle is the last cycle found, as edges, for reports.
 	Cycle []hyperpolygraph.Edge
 	// Conflicts counts the cycles reported.
@@ -121,13 +127,23 @@ type Theory struct {
 // New builds the theory for enc; the known graph must be acyclic (pruning
 // guarantees it; otherwise New returns the cycle).
 func New(enc *encode.Encoding, polarity Polarity) (*Theory, []hyperpolygraph.Edge) {
+	return newTheory(enc, polarity, false)
+}
+
+// NewPC builds the theory of PC's graph of snapshots and commits for enc,
+// whose graph has one state per transaction (it is built at level SER), or
+// returns a cycle of the known graph.
+func NewPC(enc *encode.Encoding, polarity Polarity) (*Theory, []hyperpolygraph.Edge) {
+	return newTheory(enc, polarity, true)
+}
+
+func newTheory(enc *encode.Encoding, polarity Polarity, pc bool) (*Theory, []hyperpolygraph.Edge) {
 	g := enc.G
-	t := &Theory{enc: enc, g: g, si: g.Level == history.SI, layers: g.Layers(), writers: map[writerKey]*writerInfo{},
-		value: make([]int8, enc.NumVars+1), Polarity: polarity}
-	n := t.layers * g.N()
-	t.pk = pk.New(n)
-	t.ids = t.knownOrder(n)
-	t.undo = append(t.undo, undoMark{})
+	t := &Theory{enc: enc, g: g, si: g.Level == history.SI && !pc, pc: pc, layers: g.Layers(),
+		writers: map[writerKey]*writerInfo{}, value: make([]int8, enc.NumVars+1), Polarity: polarity}
+	if t.pc {
+		t.layers = 2
+	}
 	info := func(k history.KeyID, w history.TxnID) *writerInfo {
 		wk := writerKey{k, w}
 		wi := t.writers[wk]
@@ -151,7 +167,7 @@ func New(enc *encode.Encoding, polarity Polarity) (*Theory, []hyperpolygraph.Edg
 			info(e.Key, e.From)
 		}
 	}
-	for i, e := range g.Known {
+	for _, e := range g.Known {
 		switch e.Rel {
 		case hyperpolygraph.WW:
 			wi := info(e.Key, e.From)
@@ -160,11 +176,47 @@ func New(enc *encode.Encoding, polarity Polarity) (*Theory, []hyperpolygraph.Edg
 			wi := info(e.Key, e.From)
 			wi.knownReaders = append(wi.knownReaders, e.To)
 		}
+	}
+	t.certain = g.Known
+	if t.pc {
+		t.certain = append(slices.Clip(g.Known), t.knownRW()...)
+	}
+	n := t.layers * g.N()
+	t.pk = pk.New(n)
+	t.ids = t.knownOrder(n)
+	t.undo = append(t.undo, undoMark{})
+	for i, e := range t.certain {
 		if cyc := t.insert(e, -int32(i)-1); cyc != nil {
 			return nil, t.Cycle
 		}
 	}
+	if t.pc {
+		// s(x)→c(x), with pk reason -(len(certain)+x+1): no edge, no literal.
+		for x := range int32(g.N()) {
+			if cyc := t.insertArc(2*x, 2*x+1, -int32(len(t.certain))-x-1); cyc != nil {
+				return nil, t.Cycle
+			}
+		}
+	}
 	return t, nil
+}
+
+// knownRW returns the RW edges that known WW and WR edges derive: a reader
+// of a version precedes every writer known to follow it. SER's and SI's
+// pruning puts them in the known graph; PC's (PruneMixed) does not.
+func (t *Theory) knownRW() []hyperpolygraph.Edge {
+	var out []hyperpolygraph.Edge
+	for _, e := range t.g.Known { // not the map: the same order every run
+		if e.Rel != hyperpolygraph.WR {
+			continue
+		}
+		for _, succ := range t.writers[writerKey{e.Key, e.From}].knownSucc {
+			if succ != e.To {
+				out = append(out, hyperpolygraph.Edge{From: e.To, To: succ, Rel: hyperpolygraph.RW, Key: e.Key})
+			}
+		}
+	}
+	return out
 }
 
 // addEdge inserts e, put there by literals l1 and l2, and returns the
@@ -178,6 +230,10 @@ func (t *Theory) addEdge(e hyperpolygraph.Edge, l1, l2 cnf.Lit) []cnf.Lit {
 // insert adds e with pk reason r and returns the conflict clause if it
 // closes a cycle.
 func (t *Theory) insert(e hyperpolygraph.Edge, r int32) []cnf.Lit {
+	if t.pc {
+		u, v := hyperpolygraph.PCArc(e.From, e.To, e.Rel)
+		return t.insertArc(u, v, r)
+	}
 	u1, v1, u2, v2, two := hyperpolygraph.StateArcs(e.From, e.To, e.Rel == hyperpolygraph.RW, t.layers)
 	if c := t.insertArc(u1, v1, r); c != nil || !two {
 		return c
@@ -203,7 +259,9 @@ func (t *Theory) explain(cyc []int32) []cnf.Lit {
 	seen := map[cnf.Lit]bool{}
 	for _, ri := range cyc {
 		if ri < 0 {
-			t.Cycle = append(t.Cycle, t.g.Known[-ri-1])
+			if k := -ri - 1; int(k) < len(t.certain) {
+				t.Cycle = append(t.Cycle, t.certain[k])
+			} // else PC's arc s(x)→c(x), which is no edge
 			continue
 		}
 		r := t.reasons[ri]
@@ -416,7 +474,7 @@ func (t *Theory) latestWriter(set, cand int) bool {
 }
 
 func (t *Theory) level(x history.TxnID) int32 {
-	if t.si {
+	if t.si || t.pc { // SI's "entered otherwise", PC's commit
 		return t.pk.Level(t.ids[2*x+1])
 	}
 	return t.pk.Level(t.ids[x])
@@ -484,6 +542,15 @@ func (t *Theory) knownOrder(n int) []int32 {
 // knownArcs calls arc for every arc (between graph states) of the known
 // edges, as insert adds them.
 func (t *Theory) knownArcs(arc func(u, v int32)) {
+	if t.pc {
+		for _, e := range t.certain {
+			arc(hyperpolygraph.PCArc(e.From, e.To, e.Rel))
+		}
+		for x := range int32(t.g.N()) {
+			arc(2*x, 2*x+1)
+		}
+		return
+	}
 	for _, e := range t.g.Known {
 		u1, v1, u2, v2, two := hyperpolygraph.StateArcs(e.From, e.To, e.Rel == hyperpolygraph.RW, t.layers)
 		arc(u1, v1)

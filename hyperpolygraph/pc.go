@@ -16,18 +16,6 @@ import "github.com/hyperiso/hyperiso/history"
 // SI adds NoConflict, which turns a ww edge into c(a) → s(b); without it a
 // lost update (a →ww b →rw a) is no cycle, while a long fork still is.
 
-// pcArc maps an edge to its arc between states.
-func pcArc(e Edge) (u, v int32) {
-	a, b := 2*int32(e.From), 2*int32(e.To)
-	switch e.Rel {
-	case WW:
-		return a + 1, b + 1
-	case RW:
-		return a, b + 1
-	}
-	return a + 1, b
-}
-
 // pcGraph is the state graph of c's edges not disabled, as adjacency lists
 // of (target state, edge index; -1 for s(t) → c(t)).
 func (c *Compatible) pcGraph(disabled []bool) [][][2]int32 {
@@ -40,7 +28,7 @@ func (c *Compatible) pcGraph(disabled []bool) [][][2]int32 {
 		if disabled != nil && disabled[i] {
 			continue
 		}
-		u, v := pcArc(e)
+		u, v := PCArc(e.From, e.To, e.Rel)
 		adj[u] = append(adj[u], [2]int32{v, int32(i)})
 	}
 	return adj

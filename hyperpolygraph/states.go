@@ -27,6 +27,21 @@ func StateArcs[N ~int32](from, to N, rw bool, layers int) (u1, v1, u2, v2 int32,
 	return 2 * a, 2*b + 1, 2*a + 1, 2*b + 1, true
 }
 
+// PCArc returns the arc between PC's states (pc.go: s(t) = 2t, c(t) =
+// 2t+1) that a dependency from→to of relation rel stands for: c→c for WW,
+// s→c for RW, c→s otherwise (SO, WR, RT). The arcs s(t)→c(t) of every
+// transaction are not edges' and are added by whoever builds the graph.
+func PCArc[N ~int32](from, to N, rel Rel) (u, v int32) {
+	a, b := 2*int32(from), 2*int32(to)
+	switch rel {
+	case WW:
+		return a + 1, b + 1
+	case RW:
+		return a, b + 1
+	}
+	return a + 1, b
+}
+
 // Layers is the number of states per transaction at level SI (2) or any
 // other strong level (1).
 func (g *Graph) Layers() int {

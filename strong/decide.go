@@ -134,14 +134,13 @@ func Decide(ctx context.Context, h *history.History, level history.Level, opt Op
 	switch level {
 	case history.SER, history.SI, history.StrictSER:
 		strat, err = Find(opt.Strategy)
-	case history.PSI, history.PC:
+	case history.PSI:
 		strat = psiStrategy
-		if level == history.PC {
-			strat = pcStrategy
-		}
 		if opt.Strategy != "" && opt.Strategy != strat.Name {
 			err = fmt.Errorf("%s is decided by one strategy, %s, not %s", level, strat.Name, opt.Strategy)
 		}
+	case history.PC:
+		strat, err = findPC(opt.Strategy)
 	case history.Mixed:
 		if opt.Strategy != "" || opt.RealTime {
 			err = fmt.Errorf("mixed is decided by one strategy, without real time")

@@ -33,12 +33,12 @@ type solveOutcome struct {
 // Strategies lists the selectable strategies for SER and SI; the first is
 // the default.
 var Strategies = []Strategy{
-	{Name: "veristrong", Prune: true, TwoWidth: true, solve: cdclSolve(acyclic.LatestWriterPolarity)},
-	{Name: "order-polarity", Prune: true, TwoWidth: true, solve: cdclSolve(acyclic.OrderPolarity)},
-	{Name: "no-polarity", Prune: true, TwoWidth: true, solve: cdclSolve(acyclic.NoPolarity)},
-	{Name: "no-2width", Prune: true, TwoWidth: false, solve: cdclSolve(acyclic.LatestWriterPolarity)},
+	{Name: "veristrong", Prune: true, TwoWidth: true, solve: cdclSolve(acyclic.LatestWriterPolarity, false)},
+	{Name: "order-polarity", Prune: true, TwoWidth: true, solve: cdclSolve(acyclic.OrderPolarity, false)},
+	{Name: "no-polarity", Prune: true, TwoWidth: true, solve: cdclSolve(acyclic.NoPolarity, false)},
+	{Name: "no-2width", Prune: true, TwoWidth: false, solve: cdclSolve(acyclic.LatestWriterPolarity, false)},
 	// Without pruning there is no reachability, hence no width-two clauses.
-	{Name: "no-prune", Prune: false, TwoWidth: false, solve: cdclSolve(acyclic.LatestWriterPolarity)},
+	{Name: "no-prune", Prune: false, TwoWidth: false, solve: cdclSolve(acyclic.LatestWriterPolarity, false)},
 	{Name: "lazy-gini", Prune: true, TwoWidth: true, solve: func(ctx context.Context, enc *encode.Encoding, out *solveOutcome) error {
 		return lazySolve(ctx, enc, newGini(enc.NumVars), (*hyperpolygraph.Compatible).FindCycles, out)
 	}},
@@ -65,11 +65,19 @@ var psiStrategy = Strategy{Name: "lazy-gini-psi", solve: func(ctx context.Contex
 	return lazySolve(ctx, enc, newGini(enc.NumVars), (*hyperpolygraph.Compatible).FindPSICycles, out)
 }}
 
-// pcStrategy decides PC the same way, each model's compatible graph tested
-// by Compatible.FindPCCycles (the state graph of snapshots and commits).
-var pcStrategy = Strategy{Name: "lazy-gini-pc", solve: func(ctx context.Context, enc *encode.Encoding, out *solveOutcome) error {
-	return lazySolve(ctx, enc, newGini(enc.NumVars), (*hyperpolygraph.Compatible).FindPCCycles, out)
-}}
+// PCStrategies lists the strategies for PC; the first is the default. PC's
+// forbidden cycles are those of its graph of snapshots and commits, which
+// the acyclicity theory keeps acyclic as it does SER's and SI's graphs
+// (cdcl-pc). Neither prunes as SER and SI do (that would drop options
+// whose cycles PC allows) nor adds their width-two clauses (derived from
+// their cycles): Decide prunes PC with PruneMixed instead. lazy-gini-pc is
+// the lazy search on gini, each model tested by Compatible.FindPCCycles.
+var PCStrategies = []Strategy{
+	{Name: "cdcl-pc", solve: cdclSolve(acyclic.LatestWriterPolarity, true)},
+	{Name: "lazy-gini-pc", solve: func(ctx context.Context, enc *encode.Encoding, out *solveOutcome) error {
+		return lazySolve(ctx, enc, newGini(enc.NumVars), (*hyperpolygraph.Compatible).FindPCCycles, out)
+	}},
+}
 
 // Find returns the strategy called name ("" = the default).
 func Find(name string) (Strategy, error) {
@@ -89,10 +97,15 @@ func Find(name string) (Strategy, error) {
 var errTheory = errors.New("internal error: the solver's model has a cycle")
 
 // cdclSolve solves enc with hyperiso's own CDCL(T) solver, whose theory
-// keeps the chosen graph acyclic and, as polarity says, guides decisions.
-func cdclSolve(polarity acyclic.Polarity) func(ctx context.Context, enc *encode.Encoding, out *solveOutcome) error {
+// keeps the chosen graph (PC's graph of snapshots and commits when pc is
+// set) acyclic and, as polarity says, guides decisions.
+func cdclSolve(polarity acyclic.Polarity, pc bool) func(ctx context.Context, enc *encode.Encoding, out *solveOutcome) error {
 	return func(ctx context.Context, enc *encode.Encoding, out *solveOutcome) error {
-		th, cyc := acyclic.New(enc, polarity)
+		newTheory := acyclic.New
+		if pc {
+			newTheory = acyclic.NewPC
+		}
+		th, cyc := newTheory(enc, polarity)
 		if cyc != nil {
 			out.sat, out.lastCycle = false, cyc
 			return nil
@@ -132,7 +145,11 @@ func cdclSolve(polarity acyclic.Polarity) func(ctx context.Context, enc *encode.
 		}
 		// The graph of the model, resolved independently of the theory.
 		comp := m.G.Resolve(m.A)
-		if len(comp.FindCycles(1)) > 0 {
+		find := comp.FindCycles
+		if pc {
+			find = comp.FindPCCycles
+		}
+		if len(find(1)) > 0 {
 			return errTheory
 		}
 		out.sat, out.compatible = true, comp
@@ -150,4 +167,19 @@ func solverBytes(enc *encode.Encoding) int64 {
 		words += 3 + int64(len(c))
 	}
 	return 8*words + 64*int64(enc.NumVars)
+}
+
+// findPC returns the PC strategy called name ("" = the default).
+func findPC(name string) (Strategy, error) {
+	if name == "" {
+		return PCStrategies[0], nil
+	}
+	var names []string
+	for _, s := range PCStrategies {
+		if s.Name == name {
+			return s, nil
+		}
+		names = append(names, s.Name)
+	}
+	return Strategy{}, fmt.Errorf("pc is decided by the strategies %s, not %q", strings.Join(names, ", "), name)
 }
