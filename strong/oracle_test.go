@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -144,8 +145,9 @@ func checkWitness(t *testing.T, h *history.History, level history.Level, res *ch
 	}
 }
 
-// PSI and PC, each decided by the lazy search with its own cycle test,
-// agree with MixIso's axioms (the mixed oracle at one level) on random
+// PSI and PC (by their default strategies: the lazy search with PSI's
+// cycle test, the CDCL(T) solver on PC's state graph) agree with MixIso's
+// axioms (the mixed oracle at one level) on random
 // histories, duplicate values and unknown-status transactions included; a
 // satisfied PC check's witness replays as SI's does, bar the no-conflict
 // rule PC lacks.
@@ -184,6 +186,43 @@ func TestPSIAndPCAgreeWithOracle(t *testing.T) {
 		require.Positive(t, counts[false])
 		t.Logf("%s (SER first: %v) verdicts: %v", level, c.serFirst, counts)
 	}
+}
+
+// PC's strategies, the CDCL(T) solver on the state graph and the lazy
+// search, agree with each other and with MixIso's axioms on histories with
+// duplicate values and unknown-status transactions, without the SER-first
+// shortcut so that each search runs; each witness replays.
+func TestPCStrategiesAgree(t *testing.T) {
+	strong.SERFirst = false
+	defer func() { strong.SERFirst = true }()
+	rng := rand.New(rand.NewPCG(5, 23))
+	opts := oracle.DupGenOptions()
+	opts.MinTxns, opts.Txns = 3, 6
+	counts := map[bool]int{}
+	for i := range 3000 {
+		h := oracle.Generate(rng, opts)
+		if !slices.ContainsFunc(h.Txns[1:], func(tx history.Txn) bool { return tx.Status != history.Aborted }) {
+			continue // nothing to check
+		}
+		want, err := oracle.Mixed(h, history.PC)
+		require.NoError(t, err)
+		for _, s := range strong.PCStrategies {
+			res, err := check.Check(context.Background(), h, history.PC, check.Options{Strategy: s.Name})
+			require.NoError(t, err)
+			if got := res.Verdict == check.Satisfied; got != want {
+				t.Fatalf("history %d, strategy %s: got %s, MixIso says satisfied=%v\n%s\nanomalies: %+v", i, s.Name, res.Verdict, want, oracle.Format(h), res.Anomalies)
+			}
+			if want {
+				checkPrefixWitness(t, h, res)
+			}
+		}
+		counts[want]++
+	}
+	require.Positive(t, counts[true])
+	require.Positive(t, counts[false])
+	t.Logf("verdicts: %v", counts)
+	_, err := strong.Decide(context.Background(), nil, history.PC, strong.Options{Strategy: "veristrong"})
+	require.ErrorContains(t, err, "pc is decided by the strategies cdcl-pc, lazy-gini-pc")
 }
 
 // checkPrefixWitness replays a PC witness: each transaction's external
