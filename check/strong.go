@@ -15,6 +15,10 @@ import (
 // first is the default.
 func StrategyNames() []string { return strong.StrategyNames() }
 
+// PCStrategyNames lists the solver strategies of PC; the first is the
+// default.
+func PCStrategyNames() []string { return strong.PCStrategyNames() }
+
 // strongLevel asks the engine (package strong) and reports its outcome.
 func strongLevel(ctx context.Context, h *history.History, level history.Level, opt Options, res *Result) error {
 	out, err := strong.Decide(ctx, h, level, strong.Options{

@@ -169,17 +169,24 @@ func solverBytes(enc *encode.Encoding) int64 {
 	return 8*words + 64*int64(enc.NumVars)
 }
 
+// PCStrategyNames lists the names of PCStrategies.
+func PCStrategyNames() []string {
+	var out []string
+	for _, s := range PCStrategies {
+		out = append(out, s.Name)
+	}
+	return out
+}
+
 // findPC returns the PC strategy called name ("" = the default).
 func findPC(name string) (Strategy, error) {
 	if name == "" {
 		return PCStrategies[0], nil
 	}
-	var names []string
 	for _, s := range PCStrategies {
 		if s.Name == name {
 			return s, nil
 		}
-		names = append(names, s.Name)
 	}
-	return Strategy{}, fmt.Errorf("pc is decided by the strategies %s, not %q", strings.Join(names, ", "), name)
+	return Strategy{}, fmt.Errorf("pc is decided by the strategies %s, not %q", strings.Join(PCStrategyNames(), ", "), name)
 }

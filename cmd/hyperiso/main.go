@@ -124,8 +124,12 @@ func loadCheckInput(ctx context.Context, rf *readFlags, path, level, strategy st
 	if !ok {
 		return nil, fail(exitBadInput, "--level must be one of ser, si, psi, pc, cc, ra, rc, strict-ser, mixed (got %q)", level)
 	}
-	if strategy != "" && !slices.Contains(check.StrategyNames(), strategy) {
-		return nil, fail(exitBadInput, "--strategy must be one of %s (got %q)", strings.Join(check.StrategyNames(), ", "), strategy)
+	names := check.StrategyNames()
+	if lv == history.PC {
+		names = check.PCStrategyNames()
+	}
+	if strategy != "" && !slices.Contains(names, strategy) {
+		return nil, fail(exitBadInput, "--strategy must be one of %s (got %q)", strings.Join(names, ", "), strategy)
 	}
 	in := &checkInput{level: lv}
 	in.ctx, in.cancel = withDeadline(ctx, timeout)

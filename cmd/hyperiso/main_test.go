@@ -80,6 +80,14 @@ func TestStrongLevelsOnTestdata(t *testing.T) {
 			code, out, errs = runCLI(t, "check", "--level", "si", "--strategy", s, c.file)
 			require.Equal(t, c.si, code, "%s SI %s\n%s%s", c.file, s, out, errs)
 		}
+		pc := exitSatisfied
+		if c.file == "../../testdata/strong/long-fork.jsonl" {
+			pc = exitViolated
+		}
+		for _, s := range check.PCStrategyNames() {
+			code, out, errs := runCLI(t, "check", "--level", "pc", "--strategy", s, c.file)
+			require.Equal(t, pc, code, "%s PC %s\n%s%s", c.file, s, out, errs)
+		}
 	}
 }
 
