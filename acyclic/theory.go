@@ -122,6 +122,8 @@ type Theory struct {
 	Cycle []hyperpolygraph.Edge
 	// Conflicts counts the cycles reported.
 	Conflicts int64
+	// KnownRW counts the RW edges derived from known edges (PC only).
+	KnownRW int64
 }
 
 // New builds the theory for enc; the known graph must be acyclic (pruning
@@ -179,7 +181,9 @@ func newTheory(enc *encode.Encoding, polarity Polarity, pc bool) (*Theory, []hyp
 	}
 	t.certain = g.Known
 	if t.pc {
-		t.certain = append(slices.Clip(g.Known), t.knownRW()...)
+		rw := t.knownRW()
+		t.KnownRW = int64(len(rw))
+		t.certain = append(slices.Clip(g.Known), rw...)
 	}
 	n := t.layers * g.N()
 	t.pk = pk.New(n)

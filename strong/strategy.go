@@ -127,6 +127,9 @@ func cdclSolve(polarity acyclic.Polarity, pc bool) func(ctx context.Context, enc
 			"restarts":         st.Restarts,
 			"theory_conflicts": th.Conflicts,
 		}
+		if pc {
+			out.counters["pc_known_rw_edges"] = th.KnownRW
+		}
 		switch r {
 		case cdcl.Unsat:
 			out.sat = false
