@@ -70,7 +70,7 @@
 // with the cycles of the first model and their choices (Violation.Choices).
 // The verdict stays Undecided when list elements have several possible
 // appenders, or after Options.MaxModels models.
-
+//
 // # Algorithms and the slips of the printed pseudocode
 //
 // RC (AWDIT Algorithm 1): per transaction, the first read event from each
