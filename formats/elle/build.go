@@ -378,25 +378,11 @@ func (p *parser) detectWorkload(keep []int) {
 		return
 	}
 	// Writes and appends tell first: a read of a vector may be a list or
-	// a register's vector value ([:anti 3]).
-	for _, i := range keep {
-		op := &p.ops[i]
-		p.scratch.reset()
-		v := p.opValue(op)
-		if v.k != vVec {
-			continue
-		}
-		for _, m := range v.elems {
-			switch f, _, _, _ := mopShape(m); f {
-			case "append":
-				p.workload, p.workloadLine = ListAppend, op.line
-				return
-			case "w":
-				p.workload, p.workloadLine = RWRegister, op.line
-				return
-			}
-		}
-	}
+	// a register's vector value ([:anti 3]). The first read that would
+	// tell is kept for a history without them, so that each operation's
+	// value is decoded once.
+	var byRead Workload
+	readLine, seen := 0, false
 	for _, i := range keep {
 		op := &p.ops[i]
 		p.scratch.reset()
@@ -406,18 +392,24 @@ func (p *parser) detectWorkload(keep []int) {
 		}
 		for _, m := range v.elems {
 			f, _, arg, ok := mopShape(m)
-			if !ok {
-				continue
-			}
 			switch {
-			case f == "r" && arg.k == vVec:
+			case f == "append":
 				p.workload, p.workloadLine = ListAppend, op.line
 				return
-			case f == "r" && arg.k != vNil:
+			case f == "w":
 				p.workload, p.workloadLine = RWRegister, op.line
 				return
+			case !ok || seen || f != "r":
+			case arg.k == vVec:
+				byRead, readLine, seen = ListAppend, op.line, true
+			case arg.k != vNil:
+				byRead, readLine, seen = RWRegister, op.line, true
 			}
 		}
+	}
+	if seen {
+		p.workload, p.workloadLine = byRead, readLine
+		return
 	}
 	p.workload = ListAppend
 }
