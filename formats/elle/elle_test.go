@@ -582,3 +582,24 @@ func TestDetection(t *testing.T) {
 		require.NoError(t, err)
 	}
 }
+
+// TestWorkloadDetection: a write or append decides the workload wherever it
+// stands; only a history without them falls back to its first telling read.
+func TestWorkloadDetection(t *testing.T) {
+	for _, c := range []struct{ src, want string }{
+		{`{:type :ok, :process 0, :value [[:r :x [1 2]]]}
+{:type :ok, :process 1, :value [[:w :x 3]]}`, elle.RWRegister.String()},
+		{`{:type :ok, :process 0, :value [[:r :x 5]]}
+{:type :ok, :process 1, :value [[:append :x 3]]}`, elle.ListAppend.String()},
+		{`{:type :ok, :process 0, :value [[:r :x nil]]}
+{:type :ok, :process 1, :value [[:r :x 4]] }
+{:type :ok, :process 2, :value [[:r :x [4]]]}`, elle.RWRegister.String()},
+		{`{:type :ok, :process 0, :value [[:r :x nil]]}
+{:type :ok, :process 1, :value [[:r :x [4]]]}
+{:type :ok, :process 2, :value [[:r :x 4]]}`, elle.ListAppend.String()},
+	} {
+		h, err := elle.Parse(strings.NewReader(c.src), "w.edn", elle.Options{Lenient: true})
+		require.NoError(t, err, c.src)
+		require.Equal(t, c.want, h.Meta["workload"], c.src)
+	}
+}
