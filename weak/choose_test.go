@@ -34,14 +34,7 @@ func TestDuplicatesAgreeWithOracle(t *testing.T) {
 			rng := rand.New(rand.NewPCG(uint64(level)+40, uint64(si)))
 			for i := range src.n {
 				h := oracle.Generate(rng, src.opt)
-				res, err := Check(context.Background(), h, level, Options{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				want, err := oracle.Check(h, level)
-				if err != nil {
-					t.Fatal(err)
-				}
+				res, want := checkAndOracle(t, h, level)
 				dup := res.Duplicates != nil && res.Duplicates.Reads > 0
 				if dup {
 					// Pruning only drops candidates no acyclic choice uses.
@@ -99,14 +92,7 @@ func TestUnknownAgreesWithOracle(t *testing.T) {
 		rng := rand.New(rand.NewPCG(uint64(level)+90, 5))
 		for i := range n {
 			h := oracle.Generate(rng, opt)
-			res, err := Check(context.Background(), h, level, Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			want, err := oracle.Check(h, level)
-			if err != nil {
-				t.Fatal(err)
-			}
+			res, want := checkAndOracle(t, h, level)
 			if res.Verdict == Undecided {
 				t.Fatalf("%s #%d: undecided (%q)\n%s", level, i, res.Reason, oracle.Format(h))
 			}

@@ -57,14 +57,7 @@ func TestAgreesWithOracle(t *testing.T) {
 			rng := rand.New(rand.NewPCG(uint64(level), uint64(si)+1))
 			for i := range src.n {
 				h := oracle.Generate(rng, src.opt)
-				res, err := Check(context.Background(), h, level, Options{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				want, err := oracle.Check(h, level)
-				if err != nil {
-					t.Fatal(err)
-				}
+				res, want := checkAndOracle(t, h, level)
 				if res.Verdict == Undecided {
 					counts["undecided"]++
 					if res.Duplicates == nil || res.Duplicates.Reads == 0 {
@@ -149,4 +142,19 @@ func checkResult(t *testing.T, h *history.History, res *Result) {
 		}
 		_ = v.Describe(h)
 	}
+}
+
+// checkAndOracle returns Check's result on h at level and the brute-force
+// oracle's verdict, failing t on an error of either.
+func checkAndOracle(t *testing.T, h *history.History, level history.Level) (*Result, bool) {
+	t.Helper()
+	res, err := Check(context.Background(), h, level, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := oracle.Check(h, level)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, want
 }
