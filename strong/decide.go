@@ -209,11 +209,7 @@ func (r *run) once(ctx context.Context, h *history.History, plan *unknownPlan, o
 	if r.level == history.PC || r.level == history.PSI {
 		// SER/SI pruning would drop options whose cycles PC and PSI allow;
 		// the mixed pruning uses only edges inside the arbitration order.
-		t := time.Now()
-		r.enter(out, "prune")
-		pairs, reads := hyperpolygraph.PruneMixed(g)
-		out.TimingsMS["prune"] = ms(time.Since(t))
-		out.Counters["mixed_pruned_pairs"], out.Counters["mixed_pruned_reads"] = int64(pairs), int64(reads)
+		r.pruneMixed(g, out)
 	}
 	if r.level == history.Mixed {
 		if viol := r.prepareMixed(g, out); viol != nil {

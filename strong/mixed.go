@@ -40,11 +40,9 @@ func Levels(h *history.History, def history.Level) ([]history.Level, error) {
 	return out, nil
 }
 
-// prepareMixed prunes g as far as every mix allows (hyperpolygraph.
-// PruneMixed, on the certain part: call it after SplitOptional) and readies
-// it for the per-model test (hyperpolygraph.NewMixed). An unknown-status
-// transaction inconsistent at its own level was left out by the plan.
-func (r *run) prepareMixed(g *hyperpolygraph.Graph, out *Outcome) *Violation {
+// pruneMixed runs hyperpolygraph.PruneMixed on g as the prune stage, with
+// its timing and counters.
+func (r *run) pruneMixed(g *hyperpolygraph.Graph, out *Outcome) {
 	t := time.Now()
 	r.enter(out, "prune")
 	pairs, reads := hyperpolygraph.PruneMixed(g)
@@ -52,6 +50,14 @@ func (r *run) prepareMixed(g *hyperpolygraph.Graph, out *Outcome) *Violation {
 	out.Counters["ww_constraints_pruned"] = int64(len(g.WW))
 	out.Counters["wr_constraints_pruned"] = int64(len(g.WR))
 	out.Counters["mixed_pruned_pairs"], out.Counters["mixed_pruned_reads"] = int64(pairs), int64(reads)
+}
+
+// prepareMixed prunes g as far as every mix allows (hyperpolygraph.
+// PruneMixed, on the certain part: call it after SplitOptional) and readies
+// it for the per-model test (hyperpolygraph.NewMixed). An unknown-status
+// transaction inconsistent at its own level was left out by the plan.
+func (r *run) prepareMixed(g *hyperpolygraph.Graph, out *Outcome) *Violation {
+	r.pruneMixed(g, out)
 	m, viol := hyperpolygraph.NewMixed(g, r.levels)
 	if viol != nil {
 		return &Violation{Kind: UnwrittenRead, Reader: viol.Reader, Read: viol.Read}
