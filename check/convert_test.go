@@ -102,13 +102,21 @@ func checkHierarchy(t *testing.T, name string, res map[history.Level]*Result) {
 }
 
 // levelsOf are the levels h can be checked at: all of them, strict-ser
-// only with timing, PC and PSI (a search without pruning, seconds on a
-// thousand transactions) only on histories of at most 60 transactions that
-// may have committed (a count every writer keeps).
+// only with timing, PC and PSI (PSI's lazy search can take seconds on a
+// thousand transactions that are not serializable) only on histories of
+// at most 60 transactions that may have committed (a count every writer
+// keeps), and mixed on those when every transaction declares its level.
 func levelsOf(h *history.History) []history.Level {
 	ls := []history.Level{history.SER, history.SI, history.CC, history.RA, history.RC}
 	if s := h.Stats(); s.Committed+s.Unknown <= 60 {
 		ls = append(ls, history.PC, history.PSI)
+		declared := true
+		for t := 1; t < len(h.Txns); t++ {
+			declared = declared && h.Txns[t].Level != history.LevelNone
+		}
+		if declared && len(h.Txns) > 1 {
+			ls = append(ls, history.Mixed)
+		}
 	}
 	for t := 1; t < len(h.Txns); t++ {
 		if h.Txns[t].Timed {
