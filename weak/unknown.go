@@ -124,6 +124,13 @@ func (ch *chooser) readInclusion() {
 			}
 		}
 	}
+	ch.includedSessions()
+}
+
+// includedSessions keeps in each session list the transactions included
+// now, and fills prevIn from them.
+func (ch *chooser) includedSessions() {
+	c := ch.c
 	for s, ss := range c.h.Sessions {
 		c.sess[s] = c.sess[s][:0]
 		for _, t := range ss.Txns {
@@ -191,15 +198,7 @@ func (ch *chooser) preferredInclusion() bool {
 			}
 		}
 	}
-	for s, ss := range c.h.Sessions {
-		c.sess[s] = c.sess[s][:0]
-		for _, t := range ss.Txns {
-			if c.in[t] {
-				c.sess[s] = append(c.sess[s], t)
-			}
-		}
-	}
-	ch.setSessions()
+	ch.includedSessions()
 	for _, a := range c.amb {
 		if c.in[a.txn] && len(a.cands) == 0 {
 			return false

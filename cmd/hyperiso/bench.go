@@ -285,15 +285,7 @@ func writeReport(stdout io.Writer, path string, rep *bench.Report, write func(io
 	if path == "-" {
 		return write(stdout, rep)
 	}
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := write(f, rep); err != nil {
-		f.Close()
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return f.Close()
+	return writeFile(path, rep, write)
 }
 
 // writeBenchOutputs writes the table to stdout (unless CSV or JSON go

@@ -149,7 +149,8 @@ but not proven minimal.`,
 	return c
 }
 
-func writeFile(path string, rep *explain.Report, write func(io.Writer, *explain.Report) error) error {
+// writeFile writes rep with write to a new file at path.
+func writeFile[R any](path string, rep R, write func(io.Writer, R) error) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err
