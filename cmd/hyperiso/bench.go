@@ -105,7 +105,7 @@ func newBench(stdout io.Writer) *cobra.Command {
 				slices.Sort(scaleSizes)
 				for _, v := range scaleVars {
 					if !slices.ContainsFunc(scaleVariants(), func(sv bench.ScaleVariant) bool { return sv.Name == v }) {
-						return fail(exitBadInput, "--scale-variants: %q is not one of unique, zipf", v)
+						return fail(exitBadInput, "--scale-variants: %q is not one of unique, zipf, unique-growing, zipf-growing", v)
 					}
 				}
 			}
@@ -242,7 +242,7 @@ func newBench(stdout io.Writer) *cobra.Command {
 	f.BoolVar(&scale, "scale", false, "write and check synthetic histories of growing size instead of PATHs (below)")
 	f.IntSliceVar(&scaleSizes, "scale-sizes", []int{10_000, 30_000, 100_000, 300_000, 1_000_000}, "with --scale: numbers of transactions")
 	f.StringVar(&scaleDir, "scale-dir", "", "with --scale: directory that keeps the histories, reused when present (default: a temporary one, removed)")
-	f.StringSliceVar(&scaleVars, "scale-variants", []string{"unique", "zipf"}, "with --scale: the histories, unique and/or zipf")
+	f.StringSliceVar(&scaleVars, "scale-variants", []string{"unique", "zipf"}, "with --scale: the histories, among unique, zipf, unique-growing, zipf-growing")
 	f.StringVar(&markdown, "markdown", "", "with --scale: also write the Markdown table to this file")
 	f.BoolVarP(&verbose, "verbose", "v", false, "print one line per run on standard error")
 	f.BoolVar(&worker, "worker", false, "internal: run one job read as JSON from standard input")

@@ -218,15 +218,17 @@ func TestBenchScaleVariantsAndFrom(t *testing.T) {
 	t.Setenv(benchWorkerEnv, "1")
 	dir := t.TempDir()
 	js := filepath.Join(dir, "s.json")
-	code, out, errs := runWithBench(t, "bench", "--scale", "--scale-sizes", "50", "--scale-variants", "zipf", "--scale-dir", dir,
+	code, out, errs := runWithBench(t, "bench", "--scale", "--scale-sizes", "50", "--scale-variants", "zipf,unique-growing", "--scale-dir", dir,
 		"--level", "cc", "--json", js)
 	require.Equal(t, 0, code, out+errs)
 	assert.NotContains(t, out, "**unique**")
 	assert.Contains(t, out, "**zipf**")
+	assert.Contains(t, out, "**unique-growing**")
+	assert.FileExists(t, filepath.Join(dir, "unique-growing-50.jsonl"))
 	code, again, errs := runWithBench(t, "bench", "--scale", "--from", js)
 	require.Equal(t, 0, code, errs)
 	assert.Equal(t, out, again)
 	code, _, errs = runWithBench(t, "bench", "--scale", "--scale-variants", "hd")
 	assert.Equal(t, exitBadInput, code)
-	assert.Contains(t, errs, "not one of unique, zipf")
+	assert.Contains(t, errs, "not one of unique, zipf, unique-growing, zipf-growing")
 }

@@ -85,7 +85,9 @@ func memoryGenerator(name, spec string) (bench.Generator, error) {
 
 // The scale bench's setting: the VeriStrong paper's scalability
 // experiment (50 sessions, 20 operations a transaction, half of them
-// reads, 50,000 keys).
+// reads, 50,000 keys). With 50,000 keys fixed, each key's writers grow with
+// n and their version-order pairs with n²: the -growing variants keep the
+// paper's density at 100k (two transactions per key) as n grows.
 const (
 	scaleSessions = 50
 	scaleOps      = 20
@@ -98,22 +100,25 @@ var scaleHelp = fmt.Sprintf(`--scale writes and checks synthetic histories of gr
 PATHs: collect's general workload in the VeriStrong paper's scalability
 setting (%d sessions, %d operations a transaction, %g reads, %d keys),
 executed by a serial store (one transaction at a time, sessions drawn at
-random, seed 1), so that every level is satisfied. Two variants
-(--scale-variants): unique (every written value unique) and zipf (the HD
+random, seed 1), so that every level is satisfied. Variants
+(--scale-variants, default the first two): unique (every written value unique) and zipf (the HD
 preset: half of the keys repeat values drawn from Zipf θ 1.5 over 100
-values). Each history is streamed to --scale-dir as VARIANT-N.jsonl
-(kept, and reused by the next run) and checked at each --level (default
+values), over %d keys at every size; unique-growing and zipf-growing use
+max(%d, n/2) keys instead, the paper's two transactions per key at 100k
+kept as n grows (with the keys fixed, each key's writers, and their
+version-order pairs, grow with n). Each history is streamed to
+--scale-dir as VARIANT-N.jsonl (kept, and reused by the next run) and checked at each --level (default
 ser,si,rc,ra,cc) with the default strategy. The table printed is
 Markdown: a row per size with the reading time (the floor) and each
 level's wall time, CPU time and peak memory, and a last row extrapolated
 to 1M transactions (CPU time and memory). --csv, --json and --plot write
 the CSV, the report and a plot of time and memory against n; --from
 REPORT.json prints and plots a saved scale report again.`,
-	scaleSessions, scaleOps, scaleReads, scaleKeys)
+	scaleSessions, scaleOps, scaleReads, scaleKeys, scaleKeys, scaleKeys)
 
 // scaleVariants returns the histories of the scale bench.
 func scaleVariants() []bench.ScaleVariant {
-	mk := func(name string, set func(c *workload.Config) error) bench.ScaleVariant {
+	mk := func(name string, growing bool, set func(c *workload.Config) error) bench.ScaleVariant {
 		return bench.ScaleVariant{Name: name, Write: func(ctx context.Context, n int, out io.Writer) error {
 			if n%scaleSessions != 0 {
 				return fmt.Errorf("size %d is not a multiple of the %d sessions", n, scaleSessions)
@@ -126,6 +131,9 @@ func scaleVariants() []bench.ScaleVariant {
 				return err
 			}
 			c.Sessions, c.Txns, c.Ops, c.Reads, c.Keys = scaleSessions, n/scaleSessions, scaleOps, scaleReads, scaleKeys
+			if growing {
+				c.Keys = int64(max(scaleKeys, n/2))
+			}
 			w, err := workload.New("general", c)
 			if err != nil {
 				return err
@@ -133,8 +141,12 @@ func scaleVariants() []bench.ScaleVariant {
 			return w.WriteSerial(ctx, out, map[string]string{"scale_variant": name})
 		}}
 	}
+	unique := func(c *workload.Config) error { c.DupKeys = 0; return nil }
+	zipf := func(c *workload.Config) error { return workload.ApplyPreset(c, "HD") }
 	return []bench.ScaleVariant{
-		mk("unique", func(c *workload.Config) error { c.DupKeys = 0; return nil }),
-		mk("zipf", func(c *workload.Config) error { return workload.ApplyPreset(c, "HD") }),
+		mk("unique", false, unique),
+		mk("zipf", false, zipf),
+		mk("unique-growing", true, unique),
+		mk("zipf-growing", true, zipf),
 	}
 }
