@@ -13,19 +13,12 @@ import (
 	"github.com/hyperiso/hyperiso/history"
 )
 
-func mix(t *testing.T, spec string) collect.Mix {
-	t.Helper()
-	m, err := collect.ParseMix(spec)
-	require.NoError(t, err)
-	return m
-}
-
 // TestMixedLevelsRecorded collects a mixed history (4 sessions × 30
 // transactions on 10 keys) with every level InnoDB runs: each transaction
 // carries the level its seed drew (none for rr and ru), through a JSONL
 // round trip.
 func TestMixedLevelsRecorded(t *testing.T) {
-	m := mix(t, "ser=0.3,rc=0.3,rr=0.25,ru=0.15")
+	m := dbtest.Mix(t, "ser=0.3,rc=0.3,rr=0.25,ru=0.15")
 	w := dbtest.Workload(t, "general", func(c *workload.Config) {
 		c.Sessions, c.Txns, c.Ops, c.Keys, c.DupKeys, c.Seed = 4, 30, 6, 10, 0, 11
 	})
@@ -35,12 +28,7 @@ func TestMixedLevelsRecorded(t *testing.T) {
 	for _, l := range sum.ByLevel {
 		require.Positive(t, l.Transactions, "level %s drawn", l.Level)
 	}
-	committed := map[history.Level]int{}
-	for _, tx := range h.Txns[1:] {
-		if tx.Status == history.Committed {
-			committed[tx.Level]++
-		}
-	}
+	committed := dbtest.Committed(h)
 	require.Positive(t, committed[history.SER])
 	require.Positive(t, committed[history.RC])
 	require.Positive(t, committed[history.LevelNone])
@@ -101,10 +89,10 @@ func TestMixedLevelsOnOneConnection(t *testing.T) {
 	}
 	want := map[string]string{"ser": "SERIALIZABLE", "rc": "READ COMMITTED", "rr": "REPEATABLE READ", "ru": "READ UNCOMMITTED"}
 	for _, name := range []string{"ser", "rc", "rr", "rr", "ru", "ser", "ru", "rc", "ser", "rr"} {
-		require.Equal(t, want[name], probe(mix(t, name).Entries[0].Iso), name)
+		require.Equal(t, want[name], probe(dbtest.Mix(t, name).Entries[0].Iso), name)
 	}
 	for _, name := range []string{"si", "psi", "pc", "cc", "ra"} {
-		_, _, err = collect.Run(ctx, open(t), dbtest.Workload(t, "lost-update", nil), collect.Options{Mix: mix(t, "ser,"+name)})
+		_, _, err = collect.Run(ctx, open(t), dbtest.Workload(t, "lost-update", nil), collect.Options{Mix: dbtest.Mix(t, "ser,"+name)})
 		require.ErrorContains(t, err, "mix level "+name+" runs at the store's snapshot level, the weakest meant to give it: mariadb: no snapshot isolation level")
 	}
 }

@@ -15,18 +15,11 @@ import (
 	"github.com/hyperiso/hyperiso/history"
 )
 
-func mix(t *testing.T, spec string) collect.Mix {
-	t.Helper()
-	m, err := collect.ParseMix(spec)
-	require.NoError(t, err)
-	return m
-}
-
 // TestMixedLevelsRecorded collects a mixed history (4 sessions × 30
 // transactions on 10 keys) with every level PostgreSQL runs: each
 // transaction carries the level its seed drew, through a JSONL round trip.
 func TestMixedLevelsRecorded(t *testing.T) {
-	m := mix(t, "ser=0.3,si=0.2,cc=0.15,rc=0.2,rr=0.15")
+	m := dbtest.Mix(t, "ser=0.3,si=0.2,cc=0.15,rc=0.2,rr=0.15")
 	w := dbtest.Workload(t, "general", func(c *workload.Config) {
 		c.Sessions, c.Txns, c.Ops, c.Keys, c.DupKeys, c.Seed = 4, 30, 6, 10, 0, 11
 	})
@@ -36,12 +29,7 @@ func TestMixedLevelsRecorded(t *testing.T) {
 	for _, l := range sum.ByLevel {
 		require.Positive(t, l.Transactions, "level %s drawn", l.Level)
 	}
-	committed := map[history.Level]int{}
-	for _, tx := range h.Txns[1:] {
-		if tx.Status == history.Committed {
-			committed[tx.Level]++
-		}
-	}
+	committed := dbtest.Committed(h)
 	require.Positive(t, committed[history.SER]+committed[history.SI]+committed[history.CC]+committed[history.RC])
 }
 
@@ -106,7 +94,7 @@ func (t *conflictsTx) Commit(ctx context.Context) error { return t.note(t.Tx.Com
 // serialization failures, its READ COMMITTED ones (rc) never are, since
 // READ COMMITTED re-reads the row an UPDATE waited for.
 func TestMixedLevelsApplied(t *testing.T) {
-	m := mix(t, "si=0.5,rc=0.5")
+	m := dbtest.Mix(t, "si=0.5,rc=0.5")
 	w := dbtest.Workload(t, "lost-update", func(c *workload.Config) { c.Sessions, c.Txns, c.Seed = 8, 30, 3 })
 	st := &conflicts{Store: open(t), n: map[collect.Isolation]int{}}
 	h, sum := dbtest.RunMix(t, st, w, m)
@@ -133,7 +121,7 @@ func TestMixedLevelsOnOneConnection(t *testing.T) {
 	defer c.Close()
 	want := map[string]string{"ser": "serializable", "si": "repeatable read", "pc": "repeatable read", "rc": "read committed", "rr": "repeatable read"}
 	for _, name := range []string{"ser", "rc", "si", "si", "rr", "ser", "pc", "rc", "ser"} {
-		e := mix(t, name).Entries[0]
+		e := dbtest.Mix(t, name).Entries[0]
 		tx, err := c.Begin(ctx, e.Iso)
 		require.NoError(t, err)
 		_, _, err = tx.Read(ctx, 1)
@@ -143,6 +131,6 @@ func TestMixedLevelsOnOneConnection(t *testing.T) {
 		require.Equal(t, want[name], got, name)
 		require.NoError(t, tx.Abort(ctx))
 	}
-	_, _, err = collect.Run(ctx, open(t), dbtest.Workload(t, "lost-update", nil), collect.Options{Mix: mix(t, "ser,ru")})
+	_, _, err = collect.Run(ctx, open(t), dbtest.Workload(t, "lost-update", nil), collect.Options{Mix: dbtest.Mix(t, "ser,ru")})
 	require.ErrorContains(t, err, "mix level ru: postgres: READ UNCOMMITTED runs as READ COMMITTED in PostgreSQL")
 }

@@ -253,6 +253,25 @@ func RunMix(t testing.TB, st collect.Store, w *workload.Workload, mix collect.Mi
 	return back, sum
 }
 
+// Mix parses a --mix spec, failing t on error.
+func Mix(t testing.TB, spec string) collect.Mix {
+	t.Helper()
+	m, err := collect.ParseMix(spec)
+	require.NoError(t, err)
+	return m
+}
+
+// Committed counts h's committed transactions by recorded level.
+func Committed(h *history.History) map[history.Level]int {
+	n := map[history.Level]int{}
+	for _, tx := range h.Txns[1:] {
+		if tx.Status == history.Committed {
+			n[tx.Level]++
+		}
+	}
+	return n
+}
+
 // levels lists the level of every transaction but T⊥, in id order.
 func levels(h *history.History) []history.Level {
 	ls := make([]history.Level, 0, len(h.Txns)-1)
