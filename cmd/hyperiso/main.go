@@ -125,8 +125,11 @@ func loadCheckInput(ctx context.Context, rf *readFlags, path, level, strategy st
 		return nil, fail(exitBadInput, "--level must be one of ser, si, psi, pc, cc, ra, rc, strict-ser, mixed (got %q)", level)
 	}
 	names := check.StrategyNames()
-	if lv == history.PC {
+	switch lv {
+	case history.PC:
 		names = check.PCStrategyNames()
+	case history.PSI:
+		names = check.PSIStrategyNames()
 	}
 	if strategy != "" && !slices.Contains(names, strategy) {
 		return nil, fail(exitBadInput, "--strategy must be one of %s (got %q)", strings.Join(names, ", "), strategy)
