@@ -47,8 +47,8 @@ type undoMark struct {
 	// incomplete counts PSI's checks after G-edge insertions that ran out
 	// of budget: while any is undone, a full assignment is re-checked.
 	incomplete int32
-	reasons int32 // len(reasons) before the Assign
-	pushed  int32 // len(pushed) before the Assign
+	reasons    int32 // len(reasons) before the Assign
+	pushed     int32 // len(pushed) before the Assign
 }
 
 // pushRec records a literal added to a trueWR (or, with ww, trueWW) list.
@@ -106,7 +106,7 @@ type Theory struct {
 	g       *hyperpolygraph.Graph
 	si, pc  bool
 	psi     *psiState // PSI's RW edges and G adjacency; nil at other levels
-	layers  int // graph states per transaction (hyperpolygraph.StateArcs)
+	layers  int       // graph states per transaction (hyperpolygraph.StateArcs)
 	pk      *pk.Graph
 	writers map[writerKey]*writerInfo
 	// value[v] is 0 unassigned, 1 true, -1 false (as seen by the theory).
