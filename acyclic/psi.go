@@ -22,10 +22,10 @@ import (
 // A check that runs out of budget is counted, and a full assignment reached
 // while any is undone is re-checked edge by edge, so the theory is exact.
 
-// PSIBudget bounds the nodes the backward search after a G-edge insertion
-// visits, and so does the forward one; tests set it to 0 to leave every
-// such check to the full re-check.
-var PSIBudget = 512
+// PSIBudget bounds the work (nodes visited and edges looked at) of the
+// backward search after a G-edge insertion, and that of the forward one;
+// tests set it to 0 to leave every such check to the full re-check.
+var PSIBudget = 4096
 
 // psiArc is an entry of an adjacency list: the pk node at the other end
 // and the pk reason of the edge.
@@ -134,12 +134,13 @@ func (t *Theory) psiAfterG(u, v, r int32) (clause []cnf.Lit, complete bool) {
 	hi := int32(-1)
 	q := append(s.queue[:0], u)
 	s.bSeen[u], s.bNext[u] = st, -1
+	work := 0
 	for head := 0; head < len(q); head++ {
-		if head >= PSIBudget {
+		b := q[head]
+		if work += 1 + len(s.rwIn[b]) + len(s.gIn[b]); work > PSIBudget {
 			complete = false
 			break
 		}
-		b := q[head]
 		for _, a := range s.rwIn[b] {
 			if la := t.pk.Level(a.node); la >= lv && la > hi {
 				hi = la
@@ -160,12 +161,13 @@ func (t *Theory) psiAfterG(u, v, r int32) (clause []cnf.Lit, complete bool) {
 	// stays inside the order's window.
 	q = append(q[:0], v)
 	s.fSeen[v], s.fPrev[v] = st, -1
+	work = 0
 	for head := 0; head < len(q); head++ {
-		if head >= PSIBudget {
+		a := q[head]
+		if work += 1 + len(s.rwOut[a]) + len(s.gOut[a]); work > PSIBudget {
 			complete = false
 			break
 		}
-		a := q[head]
 		for _, w := range s.rwOut[a] {
 			if s.bSeen[w.node] == st && t.pk.Level(w.node) <= lu {
 				s.queue = q

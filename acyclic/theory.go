@@ -196,6 +196,9 @@ func newTheory(enc *encode.Encoding, polarity Polarity, pc, psi bool) (*Theory, 
 			wi.knownReaders = append(wi.knownReaders, e.To)
 		}
 	}
+	if t.pc || psi {
+		t.thinKnownSucc()
+	}
 	t.certain = g.Known
 	if t.pc || psi {
 		rw := t.knownRW()
@@ -248,6 +251,93 @@ func (t *Theory) knownRW() []hyperpolygraph.Edge {
 		}
 	}
 	return out
+}
+
+// thinKnownSucc drops from each writer's known successors those known to
+// follow another one it keeps: a reader r of w's version with r →RW s1 and
+// s1 →WW s known needs no r →RW s. In PC's state graph s(r) → c(s1) → c(s)
+// already holds (with r = s1, s(r) → c(r) → c(s)); for PSI, s ⇝ r would
+// give s1 ⇝ r (with r = s1, a cycle of G). Neither changes what is
+// reachable or forbidden, and on histories whose pruning orders every pair
+// it leaves one RW edge per read instead of one per later writer. SI's
+// doubled graph has no such arc chain, and SER's pruning puts its RW edges
+// in the known graph, so they keep every successor.
+func (t *Theory) thinKnownSucc() {
+	byKey := map[history.KeyID][]history.TxnID{}
+	for wk, wi := range t.writers {
+		if len(wi.knownSucc) > 0 {
+			byKey[wk.k] = append(byKey[wk.k], wk.t)
+		}
+	}
+	// Per transaction: its writerInfo on the key being thinned; stamps:
+	// inS marks the successors of the writer being thinned, seen those
+	// already kept or dropped.
+	n := t.g.N()
+	info := make([]*writerInfo, n)
+	inS, seen := make([]int32, n), make([]int32, n)
+	stamp := int32(0)
+	for k, ws := range byKey {
+		for _, w := range ws {
+			info[w] = t.writers[writerKey{k, w}]
+		}
+		succ := func(s history.TxnID) []history.TxnID {
+			if si := info[s]; si != nil {
+				return si.knownSucc
+			}
+			return nil
+		}
+		thin := make([][]history.TxnID, len(ws))
+		for i, w := range ws {
+			all := info[w].knownSucc
+			if len(all) < 2 {
+				thin[i] = all
+				continue
+			}
+			stamp++
+			for _, s := range all {
+				inS[s] = stamp
+			}
+			// Greedily keep the successor with the most known successors
+			// and drop those, until every one is kept or dropped: one round
+			// when the key's known version order is total. After a few
+			// rounds the rest is kept as it is (each costs len(all)).
+			left := len(all)
+			var keep []history.TxnID
+			for round := 0; left > 0; round++ {
+				if round == 4 {
+					for _, s := range all {
+						if seen[s] != stamp {
+							keep = append(keep, s)
+						}
+					}
+					break
+				}
+				best, bestN := history.TxnID(-1), -1
+				for _, s := range all {
+					if seen[s] != stamp && len(succ(s)) > bestN {
+						best, bestN = s, len(succ(s))
+					}
+				}
+				keep = append(keep, best)
+				seen[best] = stamp
+				left--
+				for _, s := range succ(best) {
+					if inS[s] == stamp && seen[s] != stamp {
+						seen[s] = stamp
+						left--
+					}
+				}
+			}
+			thin[i] = keep
+		}
+		// Every writer of the key thinned from the full lists: now replace.
+		for i, w := range ws {
+			info[w].knownSucc = thin[i]
+		}
+		for _, w := range ws {
+			info[w] = nil
+		}
+	}
 }
 
 // addEdge inserts e, put there by literals l1 and l2, and returns the
