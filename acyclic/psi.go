@@ -25,7 +25,7 @@ import (
 // PSIBudget bounds the work (nodes visited and edges looked at) of the
 // backward search after a G-edge insertion, and that of the forward one;
 // tests set it to 0 to leave every such check to the full re-check.
-var PSIBudget = 4096
+var PSIBudget = 64
 
 // psiArc is an entry of an adjacency list: the pk node at the other end
 // and the pk reason of the edge.
