@@ -6,7 +6,9 @@
 // order. For SI the graph is the doubled graph whose acyclicity is that of
 // the induced graph (SO ∪ WR ∪ WW) ; RW?. For PC it is the graph of
 // snapshots and commits (hyperpolygraph.PCArc), whose arcs s(t)→c(t) are
-// certain and explain nothing. The variables of an encoding's
+// certain and explain nothing. For PSI it is SO ∪ WR ∪ WW alone, kept
+// acyclic, with the RW edges beside it, none of which may have its head
+// reaching its tail (psi.go). The variables of an encoding's
 // optional part (unknown-status transactions the solver decides) each put
 // their one edge in the graph when true, and derive RW edges with the
 // certain part's as the version-order and read-from variables do; their
@@ -41,8 +43,12 @@ type reason struct {
 
 type undoMark struct {
 	pkEdges int32 // pk edges inserted
-	reasons int32 // len(reasons) before the Assign
-	pushed  int32 // len(pushed) before the Assign
+	rwEdges int32 // PSI: RW edges inserted beside pk
+	// incomplete counts PSI's checks after G-edge insertions that ran out
+	// of budget: while any is undone, a full assignment is re-checked.
+	incomplete int32
+	reasons    int32 // len(reasons) before the Assign
+	pushed     int32 // len(pushed) before the Assign
 }
 
 // pushRec records a literal added to a trueWR (or, with ww, trueWW) list.
@@ -99,7 +105,8 @@ type Theory struct {
 	enc     *encode.Encoding
 	g       *hyperpolygraph.Graph
 	si, pc  bool
-	layers  int // graph states per transaction (hyperpolygraph.StateArcs)
+	psi     *psiState // PSI's RW edges and G adjacency; nil at other levels
+	layers  int       // graph states per transaction (hyperpolygraph.StateArcs)
 	pk      *pk.Graph
 	writers map[writerKey]*writerInfo
 	// value[v] is 0 unassigned, 1 true, -1 false (as seen by the theory).
@@ -122,24 +129,34 @@ type Theory struct {
 	Cycle []hyperpolygraph.Edge
 	// Conflicts counts the cycles reported.
 	Conflicts int64
-	// KnownRW counts the RW edges derived from known edges (PC only).
+	// KnownRW counts the RW edges derived from known edges (PC, PSI).
 	KnownRW int64
+	// FullChecks counts PSI's re-checks of full assignments.
+	FullChecks int64
 }
 
 // New builds the theory for enc; the known graph must be acyclic (pruning
 // guarantees it; otherwise New returns the cycle).
 func New(enc *encode.Encoding, polarity Polarity) (*Theory, []hyperpolygraph.Edge) {
-	return newTheory(enc, polarity, false)
+	return newTheory(enc, polarity, false, false)
 }
 
 // NewPC builds the theory of PC's graph of snapshots and commits for enc,
 // whose graph has one state per transaction (it is built at level SER), or
 // returns a cycle of the known graph.
 func NewPC(enc *encode.Encoding, polarity Polarity) (*Theory, []hyperpolygraph.Edge) {
-	return newTheory(enc, polarity, true)
+	return newTheory(enc, polarity, true, false)
 }
 
-func newTheory(enc *encode.Encoding, polarity Polarity, pc bool) (*Theory, []hyperpolygraph.Edge) {
+// NewPSI builds the theory of PSI for enc, whose graph has one state per
+// transaction (it is built at level SER): SO ∪ WR ∪ WW stays acyclic and no
+// RW edge has its head reaching its tail through it. It returns instead a
+// forbidden cycle of the known graph.
+func NewPSI(enc *encode.Encoding, polarity Polarity) (*Theory, []hyperpolygraph.Edge) {
+	return newTheory(enc, polarity, false, true)
+}
+
+func newTheory(enc *encode.Encoding, polarity Polarity, pc, psi bool) (*Theory, []hyperpolygraph.Edge) {
 	g := enc.G
 	t := &Theory{enc: enc, g: g, si: g.Level == history.SI && !pc, pc: pc, layers: g.Layers(),
 		writers: map[writerKey]*writerInfo{}, value: make([]int8, enc.NumVars+1), Polarity: polarity}
@@ -179,18 +196,31 @@ func newTheory(enc *encode.Encoding, polarity Polarity, pc bool) (*Theory, []hyp
 			wi.knownReaders = append(wi.knownReaders, e.To)
 		}
 	}
+	if t.pc || psi {
+		t.thinKnownSucc()
+	}
 	t.certain = g.Known
-	if t.pc {
+	if t.pc || psi {
 		rw := t.knownRW()
 		t.KnownRW = int64(len(rw))
 		t.certain = append(slices.Clip(g.Known), rw...)
 	}
 	n := t.layers * g.N()
 	t.pk = pk.New(n)
+	if psi {
+		t.psi = newPSIState(n)
+	}
 	t.ids = t.knownOrder(n)
 	t.undo = append(t.undo, undoMark{})
 	for i, e := range t.certain {
 		if cyc := t.insert(e, -int32(i)-1); cyc != nil {
+			return nil, t.Cycle
+		}
+	}
+	if psi {
+		// The known edges went in unchecked against RW edges: check them all.
+		t.psi.setup = false
+		if c := t.psiFull(); c != nil {
 			return nil, t.Cycle
 		}
 	}
@@ -223,6 +253,93 @@ func (t *Theory) knownRW() []hyperpolygraph.Edge {
 	return out
 }
 
+// thinKnownSucc drops from each writer's known successors those known to
+// follow another one it keeps: a reader r of w's version with r →RW s1 and
+// s1 →WW s known needs no r →RW s. In PC's state graph s(r) → c(s1) → c(s)
+// already holds (with r = s1, s(r) → c(r) → c(s)); for PSI, s ⇝ r would
+// give s1 ⇝ r (with r = s1, a cycle of G). Neither changes what is
+// reachable or forbidden, and on histories whose pruning orders every pair
+// it leaves one RW edge per read instead of one per later writer. SI's
+// doubled graph has no such arc chain, and SER's pruning puts its RW edges
+// in the known graph, so they keep every successor.
+func (t *Theory) thinKnownSucc() {
+	byKey := map[history.KeyID][]history.TxnID{}
+	for wk, wi := range t.writers {
+		if len(wi.knownSucc) > 0 {
+			byKey[wk.k] = append(byKey[wk.k], wk.t)
+		}
+	}
+	// Per transaction: its writerInfo on the key being thinned; stamps:
+	// inS marks the successors of the writer being thinned, seen those
+	// already kept or dropped.
+	n := t.g.N()
+	info := make([]*writerInfo, n)
+	inS, seen := make([]int32, n), make([]int32, n)
+	stamp := int32(0)
+	for k, ws := range byKey {
+		for _, w := range ws {
+			info[w] = t.writers[writerKey{k, w}]
+		}
+		succ := func(s history.TxnID) []history.TxnID {
+			if si := info[s]; si != nil {
+				return si.knownSucc
+			}
+			return nil
+		}
+		thin := make([][]history.TxnID, len(ws))
+		for i, w := range ws {
+			all := info[w].knownSucc
+			if len(all) < 2 {
+				thin[i] = all
+				continue
+			}
+			stamp++
+			for _, s := range all {
+				inS[s] = stamp
+			}
+			// Greedily keep the successor with the most known successors
+			// and drop those, until every one is kept or dropped: one round
+			// when the key's known version order is total. After a few
+			// rounds the rest is kept as it is (each costs len(all)).
+			left := len(all)
+			var keep []history.TxnID
+			for round := 0; left > 0; round++ {
+				if round == 4 {
+					for _, s := range all {
+						if seen[s] != stamp {
+							keep = append(keep, s)
+						}
+					}
+					break
+				}
+				best, bestN := history.TxnID(-1), -1
+				for _, s := range all {
+					if seen[s] != stamp && len(succ(s)) > bestN {
+						best, bestN = s, len(succ(s))
+					}
+				}
+				keep = append(keep, best)
+				seen[best] = stamp
+				left--
+				for _, s := range succ(best) {
+					if inS[s] == stamp && seen[s] != stamp {
+						seen[s] = stamp
+						left--
+					}
+				}
+			}
+			thin[i] = keep
+		}
+		// Every writer of the key thinned from the full lists: now replace.
+		for i, w := range ws {
+			info[w].knownSucc = thin[i]
+		}
+		for _, w := range ws {
+			info[w] = nil
+		}
+	}
+}
+
 // addEdge inserts e, put there by literals l1 and l2, and returns the
 // conflict clause if it closes a cycle.
 func (t *Theory) addEdge(e hyperpolygraph.Edge, l1, l2 cnf.Lit) []cnf.Lit {
@@ -234,6 +351,9 @@ func (t *Theory) addEdge(e hyperpolygraph.Edge, l1, l2 cnf.Lit) []cnf.Lit {
 // insert adds e with pk reason r and returns the conflict clause if it
 // closes a cycle.
 func (t *Theory) insert(e hyperpolygraph.Edge, r int32) []cnf.Lit {
+	if t.psi != nil {
+		return t.insertPSI(e, r)
+	}
 	if t.pc {
 		u, v := hyperpolygraph.PCArc(e.From, e.To, e.Rel)
 		return t.insertArc(u, v, r)
@@ -284,7 +404,17 @@ func (t *Theory) explain(cyc []int32) []cnf.Lit {
 }
 
 // Assign adds the edges literal l asserts, and the RW edges they derive.
+// For PSI, a full assignment that some bounded check left unproven is
+// re-checked in full.
 func (t *Theory) Assign(l cnf.Lit) []cnf.Lit {
+	c := t.assign(l)
+	if c == nil && t.psi != nil && t.psi.incomplete > 0 && len(t.undo)-1 == t.enc.NumVars {
+		c = t.psiFull()
+	}
+	return c
+}
+
+func (t *Theory) assign(l cnf.Lit) []cnf.Lit {
 	t.undo = append(t.undo, undoMark{reasons: int32(len(t.reasons)), pushed: int32(len(t.pushed))})
 	v := int32(l.Var())
 	if l > 0 {
@@ -405,6 +535,9 @@ func (t *Theory) afterWR(x history.KeyID, w, r history.TxnID, l cnf.Lit) []cnf.L
 func (t *Theory) Unassign(l cnf.Lit) {
 	m := t.undo[len(t.undo)-1]
 	t.undo = t.undo[:len(t.undo)-1]
+	if t.psi != nil {
+		t.psi.undo(t.pk, m)
+	}
 	for range m.pkEdges {
 		t.pk.RemoveLast()
 	}
@@ -546,6 +679,14 @@ func (t *Theory) knownOrder(n int) []int32 {
 // knownArcs calls arc for every arc (between graph states) of the known
 // edges, as insert adds them.
 func (t *Theory) knownArcs(arc func(u, v int32)) {
+	if t.psi != nil {
+		for _, e := range t.certain {
+			if e.Rel != hyperpolygraph.RW {
+				arc(int32(e.From), int32(e.To))
+			}
+		}
+		return
+	}
 	if t.pc {
 		for _, e := range t.certain {
 			arc(hyperpolygraph.PCArc(e.From, e.To, e.Rel))

@@ -19,6 +19,10 @@ func StrategyNames() []string { return strong.StrategyNames() }
 // default.
 func PCStrategyNames() []string { return strong.PCStrategyNames() }
 
+// PSIStrategyNames lists the solver strategies of PSI; the first is the
+// default.
+func PSIStrategyNames() []string { return strong.PSIStrategyNames() }
+
 // strongLevel asks the engine (package strong) and reports its outcome.
 func strongLevel(ctx context.Context, h *history.History, level history.Level, opt Options, res *Result) error {
 	out, err := strong.Decide(ctx, h, level, strong.Options{

@@ -135,10 +135,7 @@ func Decide(ctx context.Context, h *history.History, level history.Level, opt Op
 	case history.SER, history.SI, history.StrictSER:
 		strat, err = Find(opt.Strategy)
 	case history.PSI:
-		strat = psiStrategy
-		if opt.Strategy != "" && opt.Strategy != strat.Name {
-			err = fmt.Errorf("%s is decided by one strategy, %s, not %s", level, strat.Name, opt.Strategy)
-		}
+		strat, err = findPSI(opt.Strategy)
 	case history.PC:
 		strat, err = findPC(opt.Strategy)
 	case history.Mixed:

@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/hyperiso/hyperiso/acyclic"
 	"github.com/hyperiso/hyperiso/check"
 	"github.com/hyperiso/hyperiso/formats/jsonl"
 	"github.com/hyperiso/hyperiso/history"
@@ -301,5 +302,73 @@ func TestPSIAndPCOnShippedHistories(t *testing.T) {
 		}
 	}
 	_, err := strong.Decide(context.Background(), nil, history.PSI, strong.Options{Strategy: "veristrong"})
-	require.ErrorContains(t, err, "psi is decided by one strategy")
+	require.ErrorContains(t, err, "psi is decided by the strategies cdcl-psi, lazy-gini-psi")
+}
+
+// PSI's strategies, the CDCL(T) solver with PSI's theory and the lazy
+// search, agree with each other and with MixIso's axioms on histories with
+// duplicate values and unknown-status transactions, without the SER-first
+// shortcut so that each search runs; each witness (a commit order) replays
+// against the axioms, the visible sets found by brute force. The solver
+// runs twice: with the theory's bounded checks, and with their budget at 0
+// so that every G edge is left to the re-check of full assignments.
+func TestPSIStrategiesAgree(t *testing.T) {
+	strong.SERFirst = false
+	defer func() { strong.SERFirst = true }()
+	budget := acyclic.PSIBudget
+	defer func() { acyclic.PSIBudget = budget }()
+	rng := rand.New(rand.NewPCG(5, 29))
+	opts := oracle.DupGenOptions()
+	opts.MinTxns, opts.Txns = 3, 6
+	counts := map[bool]int{}
+	for i := range 3000 {
+		h := oracle.Generate(rng, opts)
+		if !slices.ContainsFunc(h.Txns[1:], func(tx history.Txn) bool { return tx.Status != history.Aborted }) {
+			continue // nothing to check
+		}
+		want, err := oracle.Mixed(h, history.PSI)
+		require.NoError(t, err)
+		for _, run := range []struct {
+			strategy string
+			budget   int
+		}{{"cdcl-psi", budget}, {"cdcl-psi", 0}, {"lazy-gini-psi", budget}} {
+			acyclic.PSIBudget = run.budget
+			res, err := check.Check(context.Background(), h, history.PSI, check.Options{Strategy: run.strategy})
+			require.NoError(t, err)
+			if got := res.Verdict == check.Satisfied; got != want {
+				t.Fatalf("history %d, strategy %s (budget %d): got %s, MixIso says satisfied=%v\n%s\nanomalies: %+v",
+					i, run.strategy, run.budget, res.Verdict, want, oracle.Format(h), res.Anomalies)
+			}
+			if want {
+				checkPSIWitness(t, h, res, fmt.Sprintf("history %d, strategy %s", i, run.strategy))
+			}
+		}
+		counts[want]++
+	}
+	require.Positive(t, counts[true])
+	require.Positive(t, counts[false])
+	t.Logf("verdicts: %v", counts)
+	_, err := strong.Decide(context.Background(), nil, history.PSI, strong.Options{Strategy: "cdcl-pc"})
+	require.ErrorContains(t, err, "psi is decided by the strategies cdcl-psi, lazy-gini-psi")
+}
+
+// checkPSIWitness replays a PSI witness against MixIso's axioms: the order
+// is AR, and each transaction's visible set is searched by brute force
+// (oracle.MixedWitness, every transaction held to PSI).
+func checkPSIWitness(t *testing.T, h *history.History, res *check.Result, what string) {
+	t.Helper()
+	byID := map[int64]history.TxnID{}
+	for tx := 1; tx < len(h.Txns); tx++ {
+		byID[h.Txns[tx].ID] = history.TxnID(tx)
+	}
+	order := make([]history.TxnID, len(res.Witness))
+	snaps := make([]int, len(res.Witness))
+	for i, r := range res.Witness {
+		tx, ok := byID[r.ID]
+		require.True(t, ok)
+		order[i], snaps[i] = tx, -1
+	}
+	ok, err := oracle.MixedWitness(h, history.PSI, order, snaps)
+	require.NoError(t, err)
+	require.True(t, ok, "%s: the witness %v breaks PSI's axioms\n%s", what, order, oracle.Format(h))
 }

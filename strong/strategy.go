@@ -33,12 +33,12 @@ type solveOutcome struct {
 // Strategies lists the selectable strategies for SER and SI; the first is
 // the default.
 var Strategies = []Strategy{
-	{Name: "veristrong", Prune: true, TwoWidth: true, solve: cdclSolve(acyclic.LatestWriterPolarity, false)},
-	{Name: "order-polarity", Prune: true, TwoWidth: true, solve: cdclSolve(acyclic.OrderPolarity, false)},
-	{Name: "no-polarity", Prune: true, TwoWidth: true, solve: cdclSolve(acyclic.NoPolarity, false)},
-	{Name: "no-2width", Prune: true, TwoWidth: false, solve: cdclSolve(acyclic.LatestWriterPolarity, false)},
+	{Name: "veristrong", Prune: true, TwoWidth: true, solve: cdclSolve(acyclic.LatestWriterPolarity, graphPlain)},
+	{Name: "order-polarity", Prune: true, TwoWidth: true, solve: cdclSolve(acyclic.OrderPolarity, graphPlain)},
+	{Name: "no-polarity", Prune: true, TwoWidth: true, solve: cdclSolve(acyclic.NoPolarity, graphPlain)},
+	{Name: "no-2width", Prune: true, TwoWidth: false, solve: cdclSolve(acyclic.LatestWriterPolarity, graphPlain)},
 	// Without pruning there is no reachability, hence no width-two clauses.
-	{Name: "no-prune", Prune: false, TwoWidth: false, solve: cdclSolve(acyclic.LatestWriterPolarity, false)},
+	{Name: "no-prune", Prune: false, TwoWidth: false, solve: cdclSolve(acyclic.LatestWriterPolarity, graphPlain)},
 	{Name: "lazy-gini", Prune: true, TwoWidth: true, solve: func(ctx context.Context, enc *encode.Encoding, out *solveOutcome) error {
 		return lazySolve(ctx, enc, newGini(enc.NumVars), (*hyperpolygraph.Compatible).FindCycles, out)
 	}},
@@ -56,14 +56,19 @@ func StrategyNames() []string {
 	return out
 }
 
-// psiStrategy decides PSI, whose forbidden cycles (at most one RW edge)
-// are not those of an acyclicity theory, and which pruning for SER and SI
-// would over-constrain (it removes options closing any cycle): the lazy
-// search on gini, each model's compatible graph tested by
-// Compatible.FindPSICycles.
-var psiStrategy = Strategy{Name: "lazy-gini-psi", solve: func(ctx context.Context, enc *encode.Encoding, out *solveOutcome) error {
-	return lazySolve(ctx, enc, newGini(enc.NumVars), (*hyperpolygraph.Compatible).FindPSICycles, out)
-}}
+// PSIStrategies lists the strategies for PSI; the first is the default.
+// PSI forbids the cycles with at most one RW edge, which pruning for SER
+// and SI would over-constrain (it removes options closing any cycle), so
+// neither prunes as they do (Decide prunes with PruneMixed). cdcl-psi is
+// hyperiso's CDCL(T) solver with PSI's theory (acyclic.NewPSI: SO ∪ WR ∪
+// WW acyclic, no RW edge whose head reaches its tail); lazy-gini-psi is the
+// lazy search on gini, each model tested by Compatible.FindPSICycles.
+var PSIStrategies = []Strategy{
+	{Name: "cdcl-psi", solve: cdclSolve(acyclic.LatestWriterPolarity, graphPSI)},
+	{Name: "lazy-gini-psi", solve: func(ctx context.Context, enc *encode.Encoding, out *solveOutcome) error {
+		return lazySolve(ctx, enc, newGini(enc.NumVars), (*hyperpolygraph.Compatible).FindPSICycles, out)
+	}},
+}
 
 // PCStrategies lists the strategies for PC; the first is the default. PC's
 // forbidden cycles are those of its graph of snapshots and commits, which
@@ -73,7 +78,7 @@ var psiStrategy = Strategy{Name: "lazy-gini-psi", solve: func(ctx context.Contex
 // their cycles): Decide prunes PC with PruneMixed instead. lazy-gini-pc is
 // the lazy search on gini, each model tested by Compatible.FindPCCycles.
 var PCStrategies = []Strategy{
-	{Name: "cdcl-pc", solve: cdclSolve(acyclic.LatestWriterPolarity, true)},
+	{Name: "cdcl-pc", solve: cdclSolve(acyclic.LatestWriterPolarity, graphPC)},
 	{Name: "lazy-gini-pc", solve: func(ctx context.Context, enc *encode.Encoding, out *solveOutcome) error {
 		return lazySolve(ctx, enc, newGini(enc.NumVars), (*hyperpolygraph.Compatible).FindPCCycles, out)
 	}},
@@ -96,14 +101,26 @@ func Find(name string) (Strategy, error) {
 // has a cycle: a bug, reported instead of a wrong verdict.
 var errTheory = errors.New("internal error: the solver's model has a cycle")
 
+// theoryGraph says which graph cdclSolve's theory keeps.
+type theoryGraph int
+
+const (
+	graphPlain theoryGraph = iota // the dependency graph (SER), or SI's doubled graph
+	graphPC                       // PC's graph of snapshots and commits
+	graphPSI                      // PSI's: SO ∪ WR ∪ WW acyclic, RW edges beside it
+)
+
 // cdclSolve solves enc with hyperiso's own CDCL(T) solver, whose theory
-// keeps the chosen graph (PC's graph of snapshots and commits when pc is
-// set) acyclic and, as polarity says, guides decisions.
-func cdclSolve(polarity acyclic.Polarity, pc bool) func(ctx context.Context, enc *encode.Encoding, out *solveOutcome) error {
+// keeps the graph kind says free of the level's forbidden cycles and, as
+// polarity says, guides decisions.
+func cdclSolve(polarity acyclic.Polarity, kind theoryGraph) func(ctx context.Context, enc *encode.Encoding, out *solveOutcome) error {
 	return func(ctx context.Context, enc *encode.Encoding, out *solveOutcome) error {
 		newTheory := acyclic.New
-		if pc {
+		switch kind {
+		case graphPC:
 			newTheory = acyclic.NewPC
+		case graphPSI:
+			newTheory = acyclic.NewPSI
 		}
 		th, cyc := newTheory(enc, polarity)
 		if cyc != nil {
@@ -127,8 +144,12 @@ func cdclSolve(polarity acyclic.Polarity, pc bool) func(ctx context.Context, enc
 			"restarts":         st.Restarts,
 			"theory_conflicts": th.Conflicts,
 		}
-		if pc {
+		switch kind {
+		case graphPC:
 			out.counters["pc_known_rw_edges"] = th.KnownRW
+		case graphPSI:
+			out.counters["psi_known_rw_edges"] = th.KnownRW
+			out.counters["psi_full_checks"] = th.FullChecks
 		}
 		switch r {
 		case cdcl.Unsat:
@@ -149,8 +170,11 @@ func cdclSolve(polarity acyclic.Polarity, pc bool) func(ctx context.Context, enc
 		// The graph of the model, resolved independently of the theory.
 		comp := m.G.Resolve(m.A)
 		find := comp.FindCycles
-		if pc {
+		switch kind {
+		case graphPC:
 			find = comp.FindPCCycles
+		case graphPSI:
+			find = comp.FindPSICycles
 		}
 		if len(find(1)) > 0 {
 			return errTheory
@@ -192,4 +216,26 @@ func findPC(name string) (Strategy, error) {
 		}
 	}
 	return Strategy{}, fmt.Errorf("pc is decided by the strategies %s, not %q", strings.Join(PCStrategyNames(), ", "), name)
+}
+
+// PSIStrategyNames lists the names of PSIStrategies.
+func PSIStrategyNames() []string {
+	var out []string
+	for _, s := range PSIStrategies {
+		out = append(out, s.Name)
+	}
+	return out
+}
+
+// findPSI returns the PSI strategy called name ("" = the default).
+func findPSI(name string) (Strategy, error) {
+	if name == "" {
+		return PSIStrategies[0], nil
+	}
+	for _, s := range PSIStrategies {
+		if s.Name == name {
+			return s, nil
+		}
+	}
+	return Strategy{}, fmt.Errorf("psi is decided by the strategies %s, not %q", strings.Join(PSIStrategyNames(), ", "), name)
 }

@@ -138,7 +138,7 @@ but not proven minimal.`,
 	rf.register(c)
 	c.Flags().StringVar(&level, "level", "ser", "isolation level: ser|si|psi|pc|cc|ra|rc|strict-ser|mixed")
 	c.Flags().StringVar(&deflevel, "default-level", "", "with --level mixed: the level of a transaction that declares none, rc|ra|cc|pc|psi|si|ser")
-	c.Flags().StringVar(&strategy, "strategy", "", "solver strategy for ser/si, or pc (cdcl-pc, lazy-gini-pc) (default: the best available)")
+	c.Flags().StringVar(&strategy, "strategy", "", "solver strategy for ser/si, or pc (cdcl-pc, lazy-gini-pc), or psi (cdcl-psi, lazy-gini-psi) (default: the best available)")
 	c.Flags().DurationVar(&timeout, "timeout", 0, "give up after this long (exit status 3), e.g. 30s")
 	c.Flags().BoolVar(&asJSON, "json", false, "print the JSON report (the check report plus an \"explanation\" object)")
 	c.Flags().StringVar(&output, "output", "", "what to write to standard output: text (default), json, dot or html")

@@ -37,5 +37,5 @@ func TestPSIAndPCThroughCLI(t *testing.T) {
 	}
 	code, _, errs := runCLI(t, "check", "--level", "psi", "--strategy", "veristrong", filepath.Join(dir, "long-fork.jsonl"))
 	require.NotEqual(t, exitSatisfied, code)
-	require.Contains(t, errs, "psi is decided by one strategy")
+	require.Contains(t, errs, "--strategy must be one of cdcl-psi, lazy-gini-psi")
 }

@@ -125,8 +125,11 @@ func loadCheckInput(ctx context.Context, rf *readFlags, path, level, strategy st
 		return nil, fail(exitBadInput, "--level must be one of ser, si, psi, pc, cc, ra, rc, strict-ser, mixed (got %q)", level)
 	}
 	names := check.StrategyNames()
-	if lv == history.PC {
+	switch lv {
+	case history.PC:
 		names = check.PCStrategyNames()
+	case history.PSI:
+		names = check.PSIStrategyNames()
 	}
 	if strategy != "" && !slices.Contains(names, strategy) {
 		return nil, fail(exitBadInput, "--strategy must be one of %s (got %q)", strings.Join(names, ", "), strategy)
@@ -206,9 +209,10 @@ const levelDefinitions = `Which definition each level follows, where checkers di
               (Cerone and Gotsman); long forks allowed, lost updates not
   pc          prefix consistency with session order: each transaction sees
               a prefix of one order (MixIso's PC); lost updates allowed,
-              long forks not. psi is decided by a lazy search without
-              SER's pruning (docs/mixed.md): slow on 10k histories; pc by
-              the CDCL(T) solver on a graph of snapshots and commits
+              long forks not. Both are decided by the CDCL(T) solver
+              without SER's pruning (docs/mixed.md): psi keeps so, wr and
+              ww acyclic with no rw edge whose head reaches its tail, pc
+              keeps a graph of snapshots and commits acyclic
   cc, ra, rc  the commit-order axioms of Biswas and Enea, as AWDIT and dbcop;
               rc includes monotonic reads inside a transaction, so it is
               stronger than Adya's PL-2, which forbids only G0 and G1
@@ -310,7 +314,7 @@ func newCheck(stdout io.Writer, code *int) *cobra.Command {
 	c.Flags().StringVar(&level, "level", "", "isolation level: ser|si|psi|pc|cc|ra|rc|strict-ser, or mixed: each transaction at its own level (required)")
 	c.Flags().StringVar(&deflevel, "default-level", "", "with --level mixed: the level of a transaction that declares none, rc|ra|cc|pc|psi|si|ser (default: every transaction must declare one)")
 	c.Flags().BoolVar(&realtime, "realtime", false, "for ser/si: a transaction that completed before another was invoked precedes it (strict-ser implies it)")
-	c.Flags().StringVar(&strategy, "strategy", "", "solver strategy for ser/si, or pc (cdcl-pc, lazy-gini-pc) (default: the best available)")
+	c.Flags().StringVar(&strategy, "strategy", "", "solver strategy for ser/si, or pc (cdcl-pc, lazy-gini-pc), or psi (cdcl-psi, lazy-gini-psi) (default: the best available)")
 	c.Flags().DurationVar(&timeout, "timeout", 0, "give up after this long (exit status 3), e.g. 30s")
 	c.Flags().BoolVar(&asJSON, "json", false, "print the JSON report instead of text")
 	c.Flags().BoolVar(&asEDN, "edn", false, "print an Elle-style EDN result map (:valid?, :anomaly-types, :anomalies, :not) instead of text")

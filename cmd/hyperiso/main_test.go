@@ -88,6 +88,14 @@ func TestStrongLevelsOnTestdata(t *testing.T) {
 			code, out, errs := runCLI(t, "check", "--level", "pc", "--strategy", s, c.file)
 			require.Equal(t, pc, code, "%s PC %s\n%s%s", c.file, s, out, errs)
 		}
+		psi := exitSatisfied
+		if c.file == "../../testdata/strong/lost-update.jsonl" {
+			psi = exitViolated
+		}
+		for _, s := range check.PSIStrategyNames() {
+			code, out, errs := runCLI(t, "check", "--level", "psi", "--strategy", s, c.file)
+			require.Equal(t, psi, code, "%s PSI %s\n%s%s", c.file, s, out, errs)
+		}
 	}
 }
 
