@@ -293,6 +293,19 @@ func (o origin) key(g *hyperpolygraph.Graph, fwd []bool, choice []int) string {
 			order[pk{p.Key, p.B, p.A}] = true
 		}
 	}
+	// Pruning keeps the known part of each version order as its
+	// transitive reduction: a pair it ordered may be a path.
+	for changed := true; changed; {
+		changed = false
+		for ab := range order {
+			for bc := range order {
+				if ab.k == bc.k && ab.b == bc.a && ab.a != bc.b && !order[pk{ab.k, ab.a, bc.b}] {
+					order[pk{ab.k, ab.a, bc.b}] = true
+					changed = true
+				}
+			}
+		}
+	}
 	type rk struct {
 		k history.KeyID
 		t history.TxnID

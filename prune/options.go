@@ -53,9 +53,33 @@ func (p *pruner) growKnown(n int) error {
 	}
 	grow := max(n, len(k)/4)
 	need := int64(len(k)+grow) * int64(unsafe.Sizeof(hyperpolygraph.Edge{}))
-	if err := p.fit(need, fmt.Sprintf("pruning's known edges (%d, growing by %d)", len(k), grow)); err != nil {
+	if err := p.ask(need, fmt.Sprintf("pruning's known edges (%d, growing by %d)", len(k), grow)); err != nil {
 		return err
 	}
 	p.g.Known = slices.Grow(k, grow)
 	return nil
+}
+
+// ask asks the memory budget whether need more bytes fit, before an
+// allocation that grows with the graph; its refusal is ErrTooLarge.
+func (p *pruner) ask(need int64, what string) error {
+	if err := p.fit(need, what); err != nil {
+		return budgetError{err}
+	}
+	return nil
+}
+
+// growFit returns s with room for n more elements. When the array must
+// move, it grows by a quarter at least, after asking the budget for the
+// new one.
+func growFit[T any](p *pruner, s []T, n int, what string) ([]T, error) {
+	if cap(s)-len(s) >= n {
+		return s, nil
+	}
+	var zero T
+	grow := max(n, len(s)/4)
+	if err := p.ask(int64(len(s)+grow)*int64(unsafe.Sizeof(zero)), what); err != nil {
+		return s, err
+	}
+	return slices.Grow(s, grow), nil
 }
