@@ -27,14 +27,18 @@ var (
 // genHistory makes a small random history with few values (so many
 // duplicates), several sessions, some aborted and unknown transactions, and
 // reads that mostly come from a serial, snapshot or arbitrary execution.
-func genHistory(rng *rand.Rand) *history.History {
+func genHistory(rng *rand.Rand) *history.History { return genSized(rng, 6, 3) }
+
+// genSized is genHistory with up to 1+maxTxn transactions and maxVals
+// values a key.
+func genSized(rng *rand.Rand, maxTxn, maxVals int) *history.History {
 	b := history.NewBuilder("gen", "test")
 	b.SetInit(history.InitImplicit, 0)
 	b.InitAllKeys(0)
 	nSess := 2 + rng.IntN(3)
-	nTxn := 2 + rng.IntN(6)
+	nTxn := 2 + rng.IntN(maxTxn)
 	nKeys := 1 + rng.IntN(3)
-	nVals := 1 + rng.IntN(3)
+	nVals := 1 + rng.IntN(maxVals)
 	mode := rng.IntN(3) // 0 serial, 1 snapshot, 2 per-read
 	// states[k] is the store after k commits.
 	states := [][]int64{make([]int64, nKeys)}
