@@ -298,7 +298,10 @@ func (p *pruner) passWW(ctx context.Context) (changed bool, c *Conflict, err err
 				c1 := p.optionCycle(p.wwOption(x, pr.A, pr.B))
 				c2 := p.optionCycle(p.wwOption(x, pr.B, pr.A))
 				stop(lo, hi)
-				return changed, &Conflict{Cycle: c1, Options: [][]hyperpolygraph.Edge{c1, c2}, WW: &pr}, nil
+				// A copy: taking pr's address would move every pair of
+				// the loop to the heap.
+				ww := pr
+				return changed, &Conflict{Cycle: c1, Options: [][]hyperpolygraph.Edge{c1, c2}, WW: &ww}, nil
 			case fwdBad || bwdBad:
 				a, b, ia, ib := pr.A, pr.B, ia, ib
 				if fwdBad {
