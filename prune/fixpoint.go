@@ -41,7 +41,9 @@ type Stats struct {
 //
 //   - I: a WW pair with an infeasible orientation leaves g.WW, and the other
 //     orientation joins g.Known with the RW edges it derives from known WR
-//     edges of its key;
+//     edges of its key, unless known WW edges of the key already order the
+//     pair (the known part of each version order is kept as its transitive
+//     reduction: see order.go);
 //   - II: a read-from candidate whose WR edge, or an RW edge it derives from
 //     known WW edges, closes a cycle leaves its set; a set left with one
 //     candidate leaves g.WR and that candidate joins g.Known with its RW
@@ -55,8 +57,8 @@ type Stats struct {
 //
 // It returns the final reachability (nil with a Conflict or an error), or a
 // Conflict when a constraint has no feasible option or the known graph is
-// cyclic, or ErrTooLarge (wrapping Fit's error when the budget refused the
-// matrix), or Fit's error, or the context's error.
+// cyclic, or ErrTooLarge (wrapping Fit's error when the budget refused an
+// allocation), or the context's error.
 func Prune(ctx context.Context, g *hyperpolygraph.Graph, opt Options) (Stats, *Reach, *Conflict, error) {
 	p := newPruner(g)
 	st := Stats{

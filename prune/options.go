@@ -13,7 +13,9 @@ import (
 )
 
 // ErrTooLarge is returned, before anything large is allocated, when the
-// reachability matrix would exceed Options.MaxBytes or the memory budget.
+// reachability matrix would exceed Options.MaxBytes, or when the memory
+// budget refuses the reachability or anything else pruning allocates as
+// the graph grows (the state graph, known edges, per-pass buffers).
 var ErrTooLarge = errors.New("prune: reachability matrix exceeds the memory limit")
 
 // budgetError is the memory budget's refusal of the matrix: its message,
@@ -35,10 +37,12 @@ type Options struct {
 	// about states/32), except that rows of 4 MiB or less (up to about
 	// 5,800 states), which are faster, stay Bitset.
 	Reach Strategy
-	// Fit is asked, before each allocation that grows faster than the
-	// graph (the matrix, the known edges pruning adds), whether need more
-	// bytes fit the memory budget; its error stops Prune. Nil means
-	// memlimit.Default().Fit: the limits of the environment.
+	// Fit is asked, before each allocation that grows with the graph (the
+	// reachability, the state graph in CSR form, the known edges pruning
+	// adds, the index of known edges by key, per-pass buffers), whether
+	// need more bytes fit the memory budget; its error stops Prune,
+	// wrapped with ErrTooLarge. Nil means memlimit.Default().Fit: the
+	// limits of the environment.
 	Fit func(need int64, what string) error
 }
 
