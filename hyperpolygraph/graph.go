@@ -84,7 +84,11 @@ type Graph struct {
 	// transactions taken as committed.
 	Included []bool
 	// Known holds the certain edges: SO, WR with one candidate. Pruning
-	// adds WW, WR and derived RW edges.
+	// adds WW, WR and derived RW edges. A key's known WW edges need not be
+	// closed transitively (pruning keeps them as a transitive reduction):
+	// two writers are known ordered when a path of known WW edges of the
+	// key joins them, and the RW edges of a reader of a version go to the
+	// version's direct known successors, which reach the later ones.
 	Known []Edge
 	WW    []WWPair
 	WR    []WRSet

@@ -31,7 +31,11 @@ type Compatible struct {
 	Prov  []Prov
 }
 
-// Resolve builds the compatible graph of a.
+// Resolve builds the compatible graph of a. Each key's version order is
+// its known WW edges and its ordered pairs: every pair of writers is one
+// or the other, or a path of known edges (pruning keeps the known part of
+// an order as its transitive reduction), so the order is total when it is
+// acyclic, and its chain is its only topological order.
 func (g *Graph) Resolve(a Assignment) *Compatible {
 	c := &Compatible{G: g}
 	none := Prov{-1, -1}
@@ -39,8 +43,6 @@ func (g *Graph) Resolve(a Assignment) *Compatible {
 		c.Edges = append(c.Edges, e)
 		c.Prov = append(c.Prov, p)
 	}
-	// Per key: out-degree in the version-order tournament and the pair index
-	// behind each ordered pair.
 	type wwEdge struct {
 		from, to history.TxnID
 		pair     int32
@@ -61,49 +63,78 @@ func (g *Graph) Resolve(a Assignment) *Compatible {
 			perKey[p.Key] = append(perKey[p.Key], wwEdge{p.B, p.A, int32(i)})
 		}
 	}
-	// writerOf[reader] for each key's reads, filled per key below.
-	next := make(map[history.TxnID]history.TxnID)
-	nextProv := make(map[history.TxnID]int32)
-	wins := make(map[history.TxnID]int)
+	// next[w] lists the versions that directly follow w's (one, on a
+	// chain), with the pair behind each edge.
+	type succ struct {
+		to   history.TxnID
+		pair int32
+	}
+	next := make(map[history.TxnID][]succ)
+	indeg := make(map[history.TxnID]int)
+	var queue, order []history.TxnID
 	for k, ws := range g.Writers {
 		edges := perKey[k]
 		clear(next)
-		clear(nextProv)
-		if len(ws) > 1 {
-			clear(wins)
+		if len(edges) > 0 {
+			clear(indeg)
 			for _, w := range ws {
-				wins[w] = 0
+				indeg[w] = 0
 			}
 			for _, e := range edges {
-				wins[e.from]++
+				indeg[e.to]++
+				next[e.from] = append(next[e.from], succ{e.to, e.pair})
 			}
-			order := slices.Clone(ws)
-			slices.SortFunc(order, func(x, y history.TxnID) int { return wins[y] - wins[x] })
-			transitive := true
-			for i, w := range order {
-				if wins[w] != len(order)-1-i {
-					transitive = false
-					break
+			// Kahn's sort; the order is a chain when each step has one
+			// writer to take.
+			queue, order = queue[:0], order[:0]
+			for _, w := range ws {
+				if indeg[w] == 0 {
+					queue = append(queue, w)
 				}
 			}
-			if transitive {
-				pos := make(map[history.TxnID]int, len(order))
-				for i, w := range order {
-					pos[w] = i
-				}
-				for _, e := range edges {
-					if pos[e.to] == pos[e.from]+1 {
-						add(Edge{From: e.from, To: e.to, Rel: WW, Key: history.KeyID(k)}, Prov{e.pair, -1})
-						next[e.from] = e.to
-						nextProv[e.from] = e.pair
+			chain := len(queue) <= 1
+			for len(queue) > 0 {
+				w := queue[len(queue)-1]
+				queue = queue[:len(queue)-1]
+				order = append(order, w)
+				for _, s := range next[w] {
+					if indeg[s.to]--; indeg[s.to] == 0 {
+						queue = append(queue, s.to)
 					}
 				}
-			} else {
-				// A cyclic version order: every pair goes in, the cycle search finds it.
+				chain = chain && len(queue) <= 1
+			}
+			switch {
+			case len(order) < len(indeg):
+				// A cyclic version order: every edge goes in, the cycle
+				// search finds it.
 				for _, e := range edges {
 					add(Edge{From: e.from, To: e.to, Rel: WW, Key: history.KeyID(k)}, Prov{e.pair, -1})
 				}
 				continue
+			case chain:
+				// Keep the edge between neighbours (a known one when there
+				// is one: it depends on nothing).
+				for i := 0; i+1 < len(order); i++ {
+					w, best := order[i], succ{-1, -1}
+					for _, s := range next[w] {
+						if s.to == order[i+1] && (best.to < 0 || s.pair < 0) {
+							best = s
+						}
+					}
+					next[w] = append(next[w][:0], best)
+					add(Edge{From: w, To: best.to, Rel: WW, Key: history.KeyID(k)}, Prov{best.pair, -1})
+				}
+				if len(order) > 0 {
+					delete(next, order[len(order)-1])
+				}
+			default:
+				// Not total (a graph whose pairs do not cover its
+				// writers): every edge, each read's RW edges to all
+				// direct successors of its version.
+				for _, e := range edges {
+					add(Edge{From: e.from, To: e.to, Rel: WW, Key: history.KeyID(k)}, Prov{e.pair, -1})
+				}
 			}
 		}
 		for _, r := range g.Reads[k] {
@@ -113,16 +144,14 @@ func (g *Graph) Resolve(a Assignment) *Compatible {
 				w, wrProv = s.Cands[a.Choice[r.Set]], r.Set
 				add(Edge{From: w, To: r.Reader, Rel: WR, Key: history.KeyID(k)}, Prov{-1, wrProv})
 			}
-			t2, ok := next[w]
-			if !ok {
-				continue
+			for _, s := range next[w] {
+				if s.to == r.Reader {
+					// The reader overwrote the version itself; its own WW
+					// edges order it before every later writer.
+					continue
+				}
+				add(Edge{From: r.Reader, To: s.to, Rel: RW, Key: history.KeyID(k)}, Prov{s.pair, wrProv})
 			}
-			if t2 == r.Reader {
-				// The reader overwrote the version itself; its own WW
-				// chain orders it before every later writer.
-				continue
-			}
-			add(Edge{From: r.Reader, To: t2, Rel: RW, Key: history.KeyID(k)}, Prov{nextProv[w], wrProv})
 		}
 	}
 	return c

@@ -41,7 +41,9 @@ type Stats struct {
 //
 //   - I: a WW pair with an infeasible orientation leaves g.WW, and the other
 //     orientation joins g.Known with the RW edges it derives from known WR
-//     edges of its key;
+//     edges of its key, unless known WW edges of the key already order the
+//     pair (the known part of each version order is kept as its transitive
+//     reduction: see order.go);
 //   - II: a read-from candidate whose WR edge, or an RW edge it derives from
 //     known WW edges, closes a cycle leaves its set; a set left with one
 //     candidate leaves g.WR and that candidate joins g.Known with its RW
@@ -55,8 +57,8 @@ type Stats struct {
 //
 // It returns the final reachability (nil with a Conflict or an error), or a
 // Conflict when a constraint has no feasible option or the known graph is
-// cyclic, or ErrTooLarge (wrapping Fit's error when the budget refused the
-// matrix), or Fit's error, or the context's error.
+// cyclic, or ErrTooLarge (wrapping Fit's error when the budget refused an
+// allocation), or the context's error.
 func Prune(ctx context.Context, g *hyperpolygraph.Graph, opt Options) (Stats, *Reach, *Conflict, error) {
 	p := newPruner(g)
 	st := Stats{
@@ -87,7 +89,17 @@ func Prune(ctx context.Context, g *hyperpolygraph.Graph, opt Options) (Stats, *R
 			return st, nil, nil, err
 		}
 		st.Passes++
-		p.buildCSR()
+		if p.addedWW && reduceKnown {
+			if err := p.compact(); err != nil {
+				finish()
+				return st, nil, nil, err
+			}
+			p.addedWW = false
+		}
+		if err := p.buildCSR(); err != nil {
+			finish()
+			return st, nil, nil, err
+		}
 		if cyc := p.topoSort(); cyc != nil {
 			finish()
 			return st, nil, &Conflict{Cycle: cyc}, nil
@@ -211,11 +223,29 @@ type pruner struct {
 	soPrev          []bool
 	maxChains       int
 	head, open, vec []int32
+	// The known version order of the key case I is at, the known WW (and
+	// for compact RW) edges by key, and whether a pass added WW edges
+	// since the last compaction.
+	ord        keyOrder
+	kOff, kIdx []int32
+	addedWW    bool
+	// The writer each reader of a key read from, for compact.
+	wrOf    []history.TxnID
+	wrStamp []int32
+	wrGen   int32
+	// Scratch of passWW and compact.
+	dropPair                      []bool
+	byRank, place, count, pairIdx []int32
+	gone                          []bool
+	// fixed is the size of the per-transaction indexes newPruner
+	// allocated, asked of the budget with the first state graph.
+	fixed int64
 	// Scratch.
-	stamp []int32
-	opt   []hyperpolygraph.Edge
-	drop  []history.TxnID
-	keys  []uint64
+	fillBuf, indeg []int32
+	stamp          []int32
+	opt            []hyperpolygraph.Edge
+	drop           []history.TxnID
+	keys           []uint64
 }
 
 func newPruner(g *hyperpolygraph.Graph) *pruner {
@@ -236,6 +266,8 @@ func newPruner(g *hyperpolygraph.Graph) *pruner {
 	p.rdHead = make([]int32, g.N())
 	p.rdStamp = make([]int32, g.N())
 	p.wwSucc = g.CandidateWWSuccessors()
+	// node, rdHead, rdStamp; txns; sessionLinks' four arrays.
+	p.fixed = 12*int64(g.N()) + 4*int64(len(p.r.txns)) + 13*int64(len(p.r.txns))
 	return p
 }
 
@@ -333,50 +365,16 @@ func (p *pruner) wrOption(x history.KeyID, t, s history.TxnID) []hyperpolygraph.
 // pass already derive RW edges from them; reachability catches up next pass.
 func (p *pruner) pass(ctx context.Context) (changed bool, c *Conflict, err error) {
 	g := p.g
-	// Case I and III. Most pairs get decided in the first pass: grow
-	// g.Known once rather than many times (the RW edges they derive come
-	// on top).
-	if err := p.growKnown(len(g.WW)); err != nil {
-		return false, nil, err
+	changed, c, err = p.passWW(ctx)
+	if err != nil || c != nil {
+		return changed, c, err
 	}
-	keep := g.WW[:0]
-	for i, pr := range g.WW {
-		if i&1023 == 0 {
-			if err := ctx.Err(); err != nil {
-				// Keep the rest; nothing is lost.
-				keep = append(keep, g.WW[i:]...)
-				g.WW = keep
-				return changed, nil, err
-			}
-		}
-		fwdBad := p.wwBad(pr.Key, pr.A, pr.B)
-		bwdBad := p.wwBad(pr.Key, pr.B, pr.A)
-		switch {
-		case fwdBad && bwdBad:
-			c1 := p.optionCycle(p.wwOption(pr.Key, pr.A, pr.B))
-			c2 := p.optionCycle(p.wwOption(pr.Key, pr.B, pr.A))
-			keep = append(keep, g.WW[i:]...)
-			g.WW = keep
-			return changed, &Conflict{Cycle: c1, Options: [][]hyperpolygraph.Edge{c1, c2}, WW: &pr}, nil
-		case fwdBad || bwdBad:
-			a, b := pr.A, pr.B
-			if fwdBad {
-				a, b = b, a
-			}
-			if err := p.addWW(pr.Key, a, b); err != nil {
-				keep = append(keep, g.WW[i:]...)
-				g.WW = keep
-				return changed, nil, err
-			}
-			changed = true
-		default:
-			keep = append(keep, pr)
-		}
-	}
-	g.WW = keep
 
 	// Case II. newSet[i] is the new index of set i, or -1 when it became
 	// known, with writer[i] its writer.
+	if err := p.ask(8*int64(len(g.WR)), "pruning's renumbering of read-from sets"); err != nil {
+		return changed, nil, err
+	}
 	newSet := make([]int32, len(g.WR))
 	writer := make([]history.TxnID, len(g.WR))
 	n := 0
@@ -477,6 +475,7 @@ func (p *pruner) addWW(x history.KeyID, a, b history.TxnID) error {
 	if l, ok := p.wwSucc[kt(x, a)]; ok {
 		p.wwSucc[kt(x, a)] = append(l, b)
 	}
+	p.addedWW = true
 	return nil
 }
 

@@ -27,14 +27,18 @@ var (
 // genHistory makes a small random history with few values (so many
 // duplicates), several sessions, some aborted and unknown transactions, and
 // reads that mostly come from a serial, snapshot or arbitrary execution.
-func genHistory(rng *rand.Rand) *history.History {
+func genHistory(rng *rand.Rand) *history.History { return genSized(rng, 6, 3) }
+
+// genSized is genHistory with up to 1+maxTxn transactions and maxVals
+// values a key.
+func genSized(rng *rand.Rand, maxTxn, maxVals int) *history.History {
 	b := history.NewBuilder("gen", "test")
 	b.SetInit(history.InitImplicit, 0)
 	b.InitAllKeys(0)
 	nSess := 2 + rng.IntN(3)
-	nTxn := 2 + rng.IntN(6)
+	nTxn := 2 + rng.IntN(maxTxn)
 	nKeys := 1 + rng.IntN(3)
-	nVals := 1 + rng.IntN(3)
+	nVals := 1 + rng.IntN(maxVals)
 	mode := rng.IntN(3) // 0 serial, 1 snapshot, 2 per-read
 	// states[k] is the store after k commits.
 	states := [][]int64{make([]int64, nKeys)}
@@ -291,6 +295,19 @@ func (o origin) key(g *hyperpolygraph.Graph, fwd []bool, choice []int) string {
 			order[pk{p.Key, p.A, p.B}] = true
 		} else {
 			order[pk{p.Key, p.B, p.A}] = true
+		}
+	}
+	// Pruning keeps the known part of each version order as its
+	// transitive reduction: a pair it ordered may be a path.
+	for changed := true; changed; {
+		changed = false
+		for ab := range order {
+			for bc := range order {
+				if ab.k == bc.k && ab.b == bc.a && ab.a != bc.b && !order[pk{ab.k, ab.a, bc.b}] {
+					order[pk{ab.k, ab.a, bc.b}] = true
+					changed = true
+				}
+			}
 		}
 	}
 	type rk struct {

@@ -13,7 +13,9 @@ import (
 )
 
 // ErrTooLarge is returned, before anything large is allocated, when the
-// reachability matrix would exceed Options.MaxBytes or the memory budget.
+// reachability matrix would exceed Options.MaxBytes, or when the memory
+// budget refuses the reachability or anything else pruning allocates as
+// the graph grows (the state graph, known edges, per-pass buffers).
 var ErrTooLarge = errors.New("prune: reachability matrix exceeds the memory limit")
 
 // budgetError is the memory budget's refusal of the matrix: its message,
@@ -35,10 +37,12 @@ type Options struct {
 	// about states/32), except that rows of 4 MiB or less (up to about
 	// 5,800 states), which are faster, stay Bitset.
 	Reach Strategy
-	// Fit is asked, before each allocation that grows faster than the
-	// graph (the matrix, the known edges pruning adds), whether need more
-	// bytes fit the memory budget; its error stops Prune. Nil means
-	// memlimit.Default().Fit: the limits of the environment.
+	// Fit is asked, before each allocation that grows with the graph (the
+	// reachability, the state graph in CSR form, the known edges pruning
+	// adds, the index of known edges by key, per-pass buffers), whether
+	// need more bytes fit the memory budget; its error stops Prune,
+	// wrapped with ErrTooLarge. Nil means memlimit.Default().Fit: the
+	// limits of the environment.
 	Fit func(need int64, what string) error
 }
 
@@ -53,9 +57,33 @@ func (p *pruner) growKnown(n int) error {
 	}
 	grow := max(n, len(k)/4)
 	need := int64(len(k)+grow) * int64(unsafe.Sizeof(hyperpolygraph.Edge{}))
-	if err := p.fit(need, fmt.Sprintf("pruning's known edges (%d, growing by %d)", len(k), grow)); err != nil {
+	if err := p.ask(need, fmt.Sprintf("pruning's known edges (%d, growing by %d)", len(k), grow)); err != nil {
 		return err
 	}
 	p.g.Known = slices.Grow(k, grow)
 	return nil
+}
+
+// ask asks the memory budget whether need more bytes fit, before an
+// allocation that grows with the graph; its refusal is ErrTooLarge.
+func (p *pruner) ask(need int64, what string) error {
+	if err := p.fit(need, what); err != nil {
+		return budgetError{err}
+	}
+	return nil
+}
+
+// growFit returns s with room for n more elements. When the array must
+// move, it grows by a quarter at least, after asking the budget for the
+// new one.
+func growFit[T any](p *pruner, s []T, n int, what string) ([]T, error) {
+	if cap(s)-len(s) >= n {
+		return s, nil
+	}
+	var zero T
+	grow := max(n, len(s)/4)
+	if err := p.ask(int64(len(s)+grow)*int64(unsafe.Sizeof(zero)), what); err != nil {
+		return s, err
+	}
+	return slices.Grow(s, grow), nil
 }

@@ -7,6 +7,7 @@ package prune
 
 import (
 	"context"
+	"fmt"
 	"slices"
 
 	"github.com/hyperiso/hyperiso/hyperpolygraph"
@@ -39,13 +40,35 @@ func (p *pruner) addCore(i int) {
 func (p *pruner) inherits(u int32) bool { return p.r.layers == 2 && u&1 == 1 }
 
 // buildCSR brings the core up to date with g.Known and lays it out by
-// source, dropping duplicates.
-func (p *pruner) buildCSR() {
+// source, dropping duplicates, after asking the budget for what it and
+// the topological sort allocate (on the first pass, also for the
+// pruner's per-transaction indexes, allocated before).
+func (p *pruner) buildCSR() error {
+	var err error
+	what := fmt.Sprintf("pruning's state graph (%d known edges, %d states)", len(p.g.Known), p.m)
+	if p.core, err = growFit(p, p.core, len(p.g.Known)-p.seen, what); err != nil {
+		return err
+	}
 	for i := p.seen; i < len(p.g.Known); i++ {
 		p.addCore(i)
 	}
 	p.seen = len(p.g.Known)
 	m := p.m
+	n := len(p.core)
+	// off, fill, stamp, indeg, order and rank: 6m int32; dst and edge.
+	need := p.fixed
+	p.fixed = 0
+	if cap(p.dst) < n {
+		need += 2 * 4 * int64(n)
+	}
+	if cap(p.off) < m+1 {
+		need += 6 * 4 * int64(m+1)
+	}
+	if need > 0 {
+		if err := p.ask(need, what); err != nil {
+			return err
+		}
+	}
 	p.off = slices.Grow(p.off[:0], m+1)[:m+1]
 	clear(p.off)
 	for _, se := range p.core {
@@ -54,10 +77,10 @@ func (p *pruner) buildCSR() {
 	for i := 1; i <= m; i++ {
 		p.off[i] += p.off[i-1]
 	}
-	n := len(p.core)
 	p.dst = slices.Grow(p.dst[:0], n)[:n]
 	p.edge = slices.Grow(p.edge[:0], n)[:n]
-	fill := make([]int32, m)
+	fill := fitLen(p.fillBuf, m)
+	p.fillBuf = fill
 	copy(fill, p.off[:m])
 	for _, se := range p.core {
 		p.dst[fill[se.u]] = se.v
@@ -85,12 +108,15 @@ func (p *pruner) buildCSR() {
 	}
 	p.off[m] = w
 	p.dst, p.edge = p.dst[:w], p.edge[:w]
+	return nil
 }
 
 // topoSort computes order and rank, or returns a cycle of known edges.
 func (p *pruner) topoSort() []hyperpolygraph.Edge {
 	m := p.m
-	indeg := make([]int32, m)
+	indeg := fitLen(p.indeg, m)
+	p.indeg = indeg
+	clear(indeg)
 	for _, v := range p.dst {
 		indeg[v]++
 	}

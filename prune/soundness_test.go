@@ -167,7 +167,15 @@ func checkSound(t *testing.T, h *history.History, level history.Level, c *tally)
 	c.twoWidth += enc.TwoWidth
 	val := make([]bool, enc.NumVars+1)
 	enumerate(g, func(fwd []bool, choice []int) {
-		if !acyclic(g.N(), compatEdges(g, fwd, choice), si) {
+		ok := acyclic(g.N(), compatEdges(g, fwd, choice), si)
+		// The compatible graph the solvers resolve (version order as a
+		// chain, over the reduced known order) agrees.
+		a := hyperpolygraph.Assignment{Forward: fwd, Choice: make([]int32, len(choice))}
+		for i, j := range choice {
+			a.Choice[i] = int32(j)
+		}
+		require.Equal(t, ok, len(g.Resolve(a).FindCycles(1)) == 0, "Resolve disagrees on %v %v", fwd, choice)
+		if !ok {
 			return
 		}
 		for i := range g.WW {
