@@ -90,8 +90,15 @@ type Graph struct {
 	// key joins them, and the RW edges of a reader of a version go to the
 	// version's direct known successors, which reach the later ones.
 	Known []Edge
-	WW    []WWPair
-	WR    []WRSet
+	// WW lists the uncertain version-order pairs, key by key. When Pending
+	// is set (BuildOptions.LazyPairs), the pairs of the keys from
+	// PendingFrom on are not listed yet: each pair of two of their writers
+	// other than T⊥ is uncertain unless known WW edges of the key order it
+	// (those pruning drops before it tests a pair). ListPairs lists them.
+	WW          []WWPair
+	Pending     bool
+	PendingFrom history.KeyID
+	WR          []WRSet
 	// Writers[k] lists the included final writers of key k, ascending.
 	Writers [][]history.TxnID
 	// Reads[k] lists the external reads of key k by included transactions.
@@ -126,6 +133,11 @@ type BuildOptions struct {
 	// edges with its writers times its readers), whether need more bytes
 	// fit the memory budget; its error stops the build. Nil: no bound.
 	Fit func(need int64, what string) error
+	// LazyPairs leaves the version-order pairs unlisted (Graph.Pending):
+	// for pruning, which lists each key's pairs while it decides them and
+	// keeps only those it cannot, so that the Θ(writers²) list is never
+	// held whole. Every other consumer needs them listed.
+	LazyPairs bool
 }
 
 // BuildContext is Build that gives up, with ctx's error or opt.Fit's, when
@@ -193,6 +205,7 @@ func BuildContext(ctx context.Context, h *history.History, level history.Level, 
 			}
 		}
 	}
+	g.Pending = opt.LazyPairs
 	if err := g.reserve(opt.Fit); err != nil {
 		return nil, nil, err
 	}
@@ -201,18 +214,13 @@ func BuildContext(ctx context.Context, h *history.History, level history.Level, 
 		if err := ctx.Err(); err != nil {
 			return nil, nil, err
 		}
-		for i, a := range ws {
-			if a == history.InitTxn {
-				for _, b := range ws {
-					if b != a {
-						g.Known = append(g.Known, Edge{From: a, To: b, Rel: WW, Key: history.KeyID(k)})
-					}
-				}
-				continue
+		if len(ws) > 0 && ws[0] == history.InitTxn {
+			for _, b := range ws[1:] {
+				g.Known = append(g.Known, Edge{From: ws[0], To: b, Rel: WW, Key: history.KeyID(k)})
 			}
-			for _, b := range ws[i+1:] {
-				g.WW = append(g.WW, WWPair{Key: history.KeyID(k), A: a, B: b})
-			}
+		}
+		if !g.Pending {
+			g.WW = g.KeyPairs(g.WW, history.KeyID(k))
 		}
 	}
 	g.Known = append(g.Known, g.DeriveRW(g.Known)...)
@@ -236,7 +244,9 @@ func (g *Graph) reserve(fit func(need int64, what string) error) error {
 				}
 			}
 		}
-		pairs += w * (w - 1) / 2
+		if !g.Pending {
+			pairs += w * (w - 1) / 2
+		}
 	}
 	if fit != nil {
 		edge, pair := int64(unsafe.Sizeof(Edge{})), int64(unsafe.Sizeof(WWPair{}))
@@ -251,6 +261,49 @@ func (g *Graph) reserve(fit func(need int64, what string) error) error {
 	}
 	g.Known = slices.Grow(g.Known, int(known+derived))
 	return nil
+}
+
+// KeyPairs appends to dst the pairs of key k's writers other than T⊥, in
+// the order Build lists them.
+func (g *Graph) KeyPairs(dst []WWPair, k history.KeyID) []WWPair {
+	ws := g.Writers[k]
+	if len(ws) > 0 && ws[0] == history.InitTxn {
+		ws = ws[1:]
+	}
+	for i, a := range ws {
+		for _, b := range ws[i+1:] {
+			dst = append(dst, WWPair{Key: k, A: a, B: b})
+		}
+	}
+	return dst
+}
+
+// NumPairs returns the number of uncertain version-order pairs, listed or
+// pending.
+func (g *Graph) NumPairs() int {
+	n := len(g.WW)
+	if g.Pending {
+		for _, ws := range g.Writers[g.PendingFrom:] {
+			w := len(ws)
+			if w > 0 && ws[0] == history.InitTxn {
+				w--
+			}
+			n += w * (w - 1) / 2
+		}
+	}
+	return n
+}
+
+// ListPairs lists the pending pairs in g.WW (after those listed, which
+// are of earlier keys), so that g.WW holds every uncertain pair.
+func (g *Graph) ListPairs() {
+	if !g.Pending {
+		return
+	}
+	for k := int(g.PendingFrom); k < len(g.Writers); k++ {
+		g.WW = g.KeyPairs(g.WW, history.KeyID(k))
+	}
+	g.Pending, g.PendingFrom = false, 0
 }
 
 // DeriveRW returns the RW edges that follow from the WR and WW edges among
