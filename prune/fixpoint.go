@@ -62,7 +62,7 @@ type Stats struct {
 func Prune(ctx context.Context, g *hyperpolygraph.Graph, opt Options) (Stats, *Reach, *Conflict, error) {
 	p := newPruner(g)
 	st := Stats{
-		WWBefore:      len(g.WW),
+		WWBefore:      g.NumPairs(),
 		WRBefore:      len(g.WR),
 		WRCandsBefore: countCands(g),
 		KnownBefore:   len(g.Known),
@@ -77,7 +77,7 @@ func Prune(ctx context.Context, g *hyperpolygraph.Graph, opt Options) (Stats, *R
 		return st, nil, nil, err
 	}
 	finish := func() {
-		st.WWAfter, st.WRAfter, st.WRCandsAfter, st.KnownAfter = len(g.WW), len(g.WR), countCands(g), len(g.Known)
+		st.WWAfter, st.WRAfter, st.WRCandsAfter, st.KnownAfter = g.NumPairs(), len(g.WR), countCands(g), len(g.Known)
 		st.ReachChains = p.r.chains
 		if p.filled {
 			st.ReachBytes = p.r.bytes()
@@ -235,6 +235,7 @@ type pruner struct {
 	wrGen   int32
 	// Scratch of passWW and compact.
 	dropPair                      []bool
+	pairs                         []hyperpolygraph.WWPair
 	byRank, place, count, pairIdx []int32
 	gone                          []bool
 	// fixed is the size of the per-transaction indexes newPruner

@@ -246,6 +246,9 @@ var reduceKnown = true
 // not k²/2. The pairs kept stay in their order.
 func (p *pruner) passWW(ctx context.Context) (changed bool, c *Conflict, err error) {
 	g := p.g
+	if g.Pending {
+		return p.passWWLazy(ctx)
+	}
 	if !slices.IsSortedFunc(g.WW, func(a, b hyperpolygraph.WWPair) int { return cmp.Compare(a.Key, b.Key) }) {
 		// Build lists pairs key by key; a graph made otherwise is grouped.
 		slices.SortStableFunc(g.WW, func(a, b hyperpolygraph.WWPair) int { return cmp.Compare(a.Key, b.Key) })
@@ -253,74 +256,28 @@ func (p *pruner) passWW(ctx context.Context) (changed bool, c *Conflict, err err
 	if err := p.indexWW(false); err != nil {
 		return false, nil, err
 	}
-	o := &p.ord
 	out, tested := 0, 0
-	// stop keeps the undecided pairs from lo on (the group being decided
-	// is [lo, hi), its decided pairs marked in drop) and truncates g.WW.
-	stop := func(lo, hi int) {
-		for i := lo; i < len(g.WW); i++ {
-			if i >= hi || !p.dropPair[i-lo] {
-				g.WW[out] = g.WW[i]
-				out++
-			}
-		}
-		clear(g.WW[out:])
-		g.WW = g.WW[:out]
-	}
 	for lo := 0; lo < len(g.WW); {
 		x := g.WW[lo].Key
 		hi := lo + 1
 		for hi < len(g.WW) && g.WW[hi].Key == x {
 			hi++
 		}
-		group := g.WW[lo:hi]
-		p.loadOrder(x, group)
-		p.dropPair = fitLen(p.dropPair, len(group))
-		clear(p.dropPair)
-		for _, i := range p.pairOrder(group) {
-			if tested++; tested&1023 == 0 {
-				if err := ctx.Err(); err != nil {
-					stop(lo, hi) // nothing is lost
-					return changed, nil, err
-				}
-			}
-			pr := group[i]
-			ia, ib := o.loc[pr.A], o.loc[pr.B]
-			if reduceKnown && (o.reaches(ia, ib) || o.reaches(ib, ia)) {
-				// Known already: the other orientation closes a WW cycle.
-				p.dropPair[i] = true
-				continue
-			}
-			fwdBad := p.wwBad(x, pr.A, pr.B)
-			bwdBad := p.wwBad(x, pr.B, pr.A)
-			switch {
-			case fwdBad && bwdBad:
-				c1 := p.optionCycle(p.wwOption(x, pr.A, pr.B))
-				c2 := p.optionCycle(p.wwOption(x, pr.B, pr.A))
-				stop(lo, hi)
-				// A copy: taking pr's address would move every pair of
-				// the loop to the heap.
-				ww := pr
-				return changed, &Conflict{Cycle: c1, Options: [][]hyperpolygraph.Edge{c1, c2}, WW: &ww}, nil
-			case fwdBad || bwdBad:
-				a, b, ia, ib := pr.A, pr.B, ia, ib
-				if fwdBad {
-					a, b, ia, ib = b, a, ib, ia
-				}
-				if err := p.addWW(x, a, b); err != nil {
-					stop(lo, hi)
-					return changed, nil, err
-				}
-				o.add(ia, ib)
-				p.dropPair[i] = true
-				changed = true
-			}
-		}
-		for i, pr := range group {
-			if !p.dropPair[i] {
-				g.WW[out] = pr
+		ch, c, err := p.decideKey(ctx, x, g.WW[lo:hi], &tested)
+		changed = changed || ch
+		// The group's undecided pairs are kept, and on a stop those of
+		// the groups after it: nothing is lost.
+		for i := lo; i < hi; i++ {
+			if !p.dropPair[i-lo] {
+				g.WW[out] = g.WW[i]
 				out++
 			}
+		}
+		if err != nil || c != nil {
+			out += copy(g.WW[out:], g.WW[hi:])
+			clear(g.WW[out:])
+			g.WW = g.WW[:out]
+			return changed, c, err
 		}
 		lo = hi
 	}
@@ -330,6 +287,107 @@ func (p *pruner) passWW(ctx context.Context) (changed bool, c *Conflict, err err
 		// Most pairs are decided in the first pass: let the rest of the
 		// check do without the room they took.
 		g.WW = slices.Clip(slices.Clone(g.WW))
+	}
+	return changed, nil, nil
+}
+
+// passWWLazy is passWW on a graph whose pairs are pending (the first
+// pass of a graph built with LazyPairs): it lists each key's pairs in
+// scratch, decides them, and lists in g.WW only those it cannot decide,
+// so the pairs of one key at a time are held, not those of all. On a stop
+// the keys not reached stay pending.
+func (p *pruner) passWWLazy(ctx context.Context) (changed bool, c *Conflict, err error) {
+	g := p.g
+	if err := p.indexWW(false); err != nil {
+		return false, nil, err
+	}
+	kept := g.WW // the pairs listed already, of keys before PendingFrom
+	tested := 0
+	for x := g.PendingFrom; int(x) < len(g.Writers); x++ {
+		ws := g.Writers[x]
+		n := len(ws)
+		if n > 0 && ws[0] == history.InitTxn {
+			n-- // T⊥ orders its writes: they make no pair
+		}
+		if n < 2 {
+			continue
+		}
+		// Room for the key's pairs, and for keeping them all, asked
+		// first: once decided, the undecided pairs must find a place.
+		if p.pairs, err = growFit(p, p.pairs[:0], n*(n-1)/2, "pruning's version-order pairs of one key"); err == nil {
+			kept, err = growFit(p, kept, n*(n-1)/2, "pruning's undecided version-order pairs")
+		}
+		if err != nil {
+			g.WW, g.PendingFrom = kept, x
+			return changed, nil, err
+		}
+		p.pairs = g.KeyPairs(p.pairs, x)
+		ch, c, err := p.decideKey(ctx, x, p.pairs, &tested)
+		changed = changed || ch
+		for i, pr := range p.pairs {
+			if !p.dropPair[i] {
+				kept = append(kept, pr)
+			}
+		}
+		if err != nil || c != nil {
+			g.WW, g.PendingFrom = kept, x+1
+			return changed, c, err
+		}
+	}
+	g.WW, g.Pending, g.PendingFrom = kept, false, 0
+	if len(kept) < cap(kept)/4 {
+		g.WW = slices.Clip(slices.Clone(kept))
+	}
+	if cap(p.pairs) > 1<<16 {
+		p.pairs = nil // a large key's scratch is not needed again
+	}
+	return changed, nil, nil
+}
+
+// decideKey is cases I and III for the pairs of key x, marking in
+// p.dropPair those it decides. It stops at a pair both of whose
+// orientations are infeasible (the Conflict), or when ctx is done or the
+// budget refuses a known edge; the pairs it has not reached stay unmarked.
+func (p *pruner) decideKey(ctx context.Context, x history.KeyID, group []hyperpolygraph.WWPair, tested *int) (changed bool, c *Conflict, err error) {
+	o := &p.ord
+	p.loadOrder(x, group)
+	p.dropPair = fitLen(p.dropPair, len(group))
+	clear(p.dropPair)
+	for _, i := range p.pairOrder(group) {
+		if *tested++; *tested&1023 == 0 {
+			if err := ctx.Err(); err != nil {
+				return changed, nil, err
+			}
+		}
+		pr := group[i]
+		ia, ib := o.loc[pr.A], o.loc[pr.B]
+		if reduceKnown && (o.reaches(ia, ib) || o.reaches(ib, ia)) {
+			// Known already: the other orientation closes a WW cycle.
+			p.dropPair[i] = true
+			continue
+		}
+		fwdBad := p.wwBad(x, pr.A, pr.B)
+		bwdBad := p.wwBad(x, pr.B, pr.A)
+		switch {
+		case fwdBad && bwdBad:
+			c1 := p.optionCycle(p.wwOption(x, pr.A, pr.B))
+			c2 := p.optionCycle(p.wwOption(x, pr.B, pr.A))
+			// A copy: taking pr's address would move every pair of the
+			// loop to the heap.
+			ww := pr
+			return changed, &Conflict{Cycle: c1, Options: [][]hyperpolygraph.Edge{c1, c2}, WW: &ww}, nil
+		case fwdBad || bwdBad:
+			a, b, ia, ib := pr.A, pr.B, ia, ib
+			if fwdBad {
+				a, b, ia, ib = b, a, ib, ia
+			}
+			if err := p.addWW(x, a, b); err != nil {
+				return changed, nil, err
+			}
+			o.add(ia, ib)
+			p.dropPair[i] = true
+			changed = true
+		}
 	}
 	return changed, nil, nil
 }
