@@ -115,6 +115,7 @@ type run struct {
 	levels []history.Level
 	mixed  *hyperpolygraph.Mixed
 	blame  *hyperpolygraph.Blame
+	lazy   bool // build with the pairs pending: only pruning reads them
 }
 
 func (r *run) enter(out *Outcome, stage string) {
@@ -195,6 +196,7 @@ func Decide(ctx context.Context, h *history.History, level history.Level, opt Op
 // once builds, prunes, encodes and solves the hyper-polygraph of the
 // transactions plan admits, its optional ones decided by the solver.
 func (r *run) once(ctx context.Context, h *history.History, plan *unknownPlan, out *Outcome) error {
+	r.lazy = r.strat.Prune && plan.nOpt == 0 && (r.level == history.SER || r.level == history.SI)
 	g, done, err := r.graph(ctx, h, plan.include, out)
 	if err != nil || done {
 		return err
@@ -238,7 +240,7 @@ func (r *run) graph(ctx context.Context, h *history.History, include func(histor
 	t := time.Now()
 	defer func() { out.TimingsMS["build"] = ms(time.Since(t)) }()
 	r.enter(out, "build")
-	g, viol, err := BuildGraph(ctx, h, r.level, include, false, r.fit)
+	g, viol, err := buildGraph(ctx, h, r.level, include, false, r.fit, r.lazy)
 	if err != nil {
 		return nil, true, err
 	}
@@ -249,7 +251,7 @@ func (r *run) graph(ctx context.Context, h *history.History, include func(histor
 	if r.level == history.StrictSER || r.opt.RealTime {
 		out.Counters["realtime_edges"] = int64(len(g.AddRealTime()))
 	}
-	out.Counters["ww_constraints"] = int64(len(g.WW))
+	out.Counters["ww_constraints"] = int64(g.NumPairs())
 	out.Counters["wr_constraints"] = int64(len(g.WR))
 	out.Counters["known_edges"] = int64(len(g.Known))
 	return g, false, nil

@@ -14,11 +14,17 @@ import (
 // transaction wrote, or a cycle of the stated version orders, is returned
 // as the Violation instead.
 func BuildGraph(ctx context.Context, h *history.History, level history.Level, include func(history.TxnID) bool, realTime bool, fit func(int64, string) error) (*hyperpolygraph.Graph, *Violation, error) {
+	return buildGraph(ctx, h, level, include, realTime, fit, false)
+}
+
+// buildGraph is BuildGraph, with the version-order pairs left pending
+// (BuildOptions.LazyPairs) when lazy is set: for a graph pruned next.
+func buildGraph(ctx context.Context, h *history.History, level history.Level, include func(history.TxnID) bool, realTime bool, fit func(int64, string) error, lazy bool) (*hyperpolygraph.Graph, *Violation, error) {
 	graphLevel := level
 	if level == history.StrictSER || level == history.PSI || level == history.PC {
 		graphLevel = history.SER // one state per transaction
 	}
-	g, viol, err := hyperpolygraph.BuildContext(ctx, h, graphLevel, include, hyperpolygraph.BuildOptions{Fit: fit})
+	g, viol, err := hyperpolygraph.BuildContext(ctx, h, graphLevel, include, hyperpolygraph.BuildOptions{Fit: fit, LazyPairs: lazy})
 	if err != nil {
 		return nil, nil, err
 	}
