@@ -295,7 +295,10 @@ func (g *Graph) NumPairs() int {
 }
 
 // ListPairs lists the pending pairs in g.WW (after those listed, which
-// are of earlier keys), so that g.WW holds every uncertain pair.
+// are of earlier keys), so that g.WW holds every uncertain pair. Pairs
+// that known WW edges added since Build order (version hints, pruning
+// stopped part way) are listed too: pruning drops them, and so must any
+// other consumer that needs g.WW disjoint from the known order.
 func (g *Graph) ListPairs() {
 	if !g.Pending {
 		return

@@ -24,7 +24,8 @@
 //	reach.go     the state graph (CSR), topological order, bitset rows
 //	chains.go    Reach, its strategies and queries, the chain cover and vectors
 //	order.go     each key's known version order as a transitive reduction:
-//	             cases I and III key by key, and the compaction between passes
+//	             cases I and III key by key (listing a key's pairs there when
+//	             Build left them pending), and the compaction between passes
 //	conflict.go  Conflict and the concrete cycles that prove it
 //	options.go   Options, ErrTooLarge, the memory budget of what pruning allocates
 package prune

@@ -55,6 +55,11 @@ type Stats struct {
 // option (they share their target, or their source, or would need a known
 // cycle), so edge-by-edge tests are complete.
 //
+// When g's pairs are pending (BuildOptions.LazyPairs), the first pass lists
+// each key's pairs as it reaches the key and keeps in g.WW those it cannot
+// decide, so that g.WW ends as it would from listed pairs; when Prune stops
+// early the keys not reached stay pending (Graph.ListPairs lists them).
+//
 // It returns the final reachability (nil with a Conflict or an error), or a
 // Conflict when a constraint has no feasible option or the known graph is
 // cyclic, or ErrTooLarge (wrapping Fit's error when the budget refused an
