@@ -180,6 +180,20 @@ func TestLazyPairsStopKeepsRest(t *testing.T) {
 		}
 		require.ErrorIs(t, err, refuse)
 		stopped++
+		// Pruning again, unbounded, reaches the fixpoint of the eager
+		// graph (the fixpoint is unique: deciding only adds known edges).
+		again := cloneGraph(g)
+		_, _, aconf, err := prune.Prune(context.Background(), again, prune.Options{})
+		require.NoError(t, err)
+		require.True(t, aconf != nil || !again.Pending)
+		eager, _ := hyperpolygraph.Build(h, history.SER, nil)
+		_, _, econf, err := prune.Prune(context.Background(), eager, prune.Options{})
+		require.NoError(t, err)
+		require.Equal(t, econf == nil, aconf == nil, "conflict")
+		if econf == nil {
+			require.ElementsMatch(t, eager.WW, again.WW, "uncertain pairs")
+			require.ElementsMatch(t, eager.WR, again.WR, "read-from sets")
+		}
 		g.ListPairs()
 		type pair struct {
 			k    history.KeyID

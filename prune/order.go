@@ -246,9 +246,12 @@ var reduceKnown = true
 // not k²/2. The pairs kept stay in their order.
 func (p *pruner) passWW(ctx context.Context) (changed bool, c *Conflict, err error) {
 	g := p.g
-	if g.Pending {
+	if g.Pending && len(g.WW) == 0 {
 		return p.passWWLazy(ctx)
 	}
+	// A graph a stopped pruning left partly listed is listed whole: its
+	// listed pairs must be tested in this pass too.
+	g.ListPairs()
 	if !slices.IsSortedFunc(g.WW, func(a, b hyperpolygraph.WWPair) int { return cmp.Compare(a.Key, b.Key) }) {
 		// Build lists pairs key by key; a graph made otherwise is grouped.
 		slices.SortStableFunc(g.WW, func(a, b hyperpolygraph.WWPair) int { return cmp.Compare(a.Key, b.Key) })
@@ -301,7 +304,7 @@ func (p *pruner) passWWLazy(ctx context.Context) (changed bool, c *Conflict, err
 	if err := p.indexWW(false); err != nil {
 		return false, nil, err
 	}
-	kept := g.WW // the pairs listed already, of keys before PendingFrom
+	var kept []hyperpolygraph.WWPair
 	tested := 0
 	for x := g.PendingFrom; int(x) < len(g.Writers); x++ {
 		ws := g.Writers[x]
