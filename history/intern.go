@@ -75,3 +75,14 @@ func (t *valTable) grow() {
 		}
 	}
 }
+
+// touch loads the slot where (k, val) would be probed first and returns a
+// word of it: a look-ahead load whose only purpose is to bring the slot
+// into the cache. Such loads, issued for many pairs before any is used,
+// overlap, where the dependent loads of one look-up after another do not.
+func (t *valTable) touch(k KeyID, val int64) uint64 {
+	if t.n == 0 {
+		return 0
+	}
+	return uint64(t.slots[t.hash(k, val)].id)
+}
