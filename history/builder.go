@@ -24,6 +24,7 @@ type Builder struct {
 	// cache-cold slice header and tail, and copy the slice as it grows,
 	// for every new value.
 	nvals  []int32 // values of each key so far
+	seeds  []int64 // where each key's values go in valByRaw
 	logKey []KeyID
 	logVal []int64
 	sink     uint64   // what AddRaw's look-ahead loads read, kept so that they stay
@@ -56,6 +57,7 @@ func NewBuilder(source, format string) *Builder {
 		promoted:  -1,
 		initHas:   make(map[KeyID]bool),
 	}
+	b.valByRaw.seeds = &b.seeds
 	b.h.Source = source
 	b.h.Format = format
 	b.h.Meta = map[string]string{}
@@ -164,6 +166,7 @@ func (b *Builder) KeyID(key int64) KeyID {
 	k := KeyID(len(b.h.Keys))
 	b.h.Keys = append(b.h.Keys, key)
 	b.nvals = append(b.nvals, 0)
+	b.seeds = append(b.seeds, key)
 	b.keyByRaw.put(0, key, ValueID(k))
 	return k
 }
@@ -217,6 +220,9 @@ func (b *Builder) KeyNamed(name string) KeyID {
 	k := KeyID(len(b.h.Keys))
 	b.h.Keys = append(b.h.Keys, 0)
 	b.nvals = append(b.nvals, 0)
+	// Named keys' values are spread by the key's index instead; a seed
+	// shared with an integer key costs probes, never a wrong answer.
+	b.seeds = append(b.seeds, ^int64(k))
 	b.keyByName[name] = k
 	b.namedKeys = append(b.namedKeys, k)
 	b.nameKey(k, name)
@@ -588,30 +594,21 @@ const rawGroup = 32
 // together, so that their cache misses overlap instead of following one
 // another.
 func (b *Builder) AddRaw(t TxnID, ops []RawOp) {
-	var kids [rawGroup]KeyID
 	sink := b.sink
 	for len(ops) > 0 {
 		g := ops[:min(rawGroup, len(ops))]
 		ops = ops[len(g):]
 		for i := range g {
-			sink += b.keyByRaw.touch(0, g[i].Key)
-		}
-		// Keys known before the group: their value slots and value
-		// lists are loaded ahead too. A key new to the history is
-		// interned in order below.
-		for i := range g {
-			kids[i] = -1
-			if k, ok := b.keyByRaw.get(0, g[i].Key); ok {
-				kids[i] = KeyID(k)
-				sink += b.valByRaw.touch(KeyID(k), g[i].Value) + uint64(b.nvals[k])
-			}
+			sink += b.keyByRaw.touch(0, g[i].Key) + b.valByRaw.touch(g[i].Key, g[i].Value)
 		}
 		for i := range g {
-			k := kids[i]
-			if k < 0 {
-				k = b.KeyID(g[i].Key)
+			k := b.KeyID(g[i].Key)
+			v, ok := b.valByRaw.getSeeded(k, g[i].Key, g[i].Value)
+			if !ok {
+				v = b.newValue(k, g[i].Value)
+				b.valByRaw.put(k, g[i].Value, v)
 			}
-			b.add(t, Op{Kind: g[i].Kind, Key: k, Value: b.ValueID(k, g[i].Value)})
+			b.add(t, Op{Kind: g[i].Kind, Key: k, Value: v})
 		}
 	}
 	b.sink = sink
