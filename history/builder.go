@@ -27,7 +27,7 @@ type Builder struct {
 	seeds  []int64 // where each key's values go in valByRaw
 	logKey []KeyID
 	logVal []int64
-	sink     uint64   // what AddRaw's look-ahead loads read, kept so that they stay
+	sink   uint64 // what AddRaw's look-ahead loads read, kept so that they stay
 	// Keys and values read as names; their stand-ins in Keys and Values
 	// are chosen by Finish, once every integer is known.
 	keyByName map[string]KeyID
