@@ -134,3 +134,19 @@ func BenchmarkReadFormats(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkReadFile reads the history named by HYPERISO_READ_BENCH_FILE
+// (skipped when unset), to profile a reader on a large real file, such as
+// a 1M-transaction scale history, without the generated inputs' setup.
+func BenchmarkReadFile(b *testing.B) {
+	path := os.Getenv("HYPERISO_READ_BENCH_FILE")
+	if path == "" {
+		b.Skip("HYPERISO_READ_BENCH_FILE not set")
+	}
+	b.SetBytes(size(b, path))
+	for b.Loop() {
+		if _, err := Read(path, Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -18,8 +18,16 @@ type Builder struct {
 	h        History
 	sessByID map[int64]int32
 	keyByRaw valTable // raw key -> KeyID, all filed under key 0
-	valByRaw valTable // integer values of keys with more than smallKey values, or all once allFiled
-	allFiled bool
+	valByRaw valTable // (KeyID, integer value) -> ValueID
+	// Values are logged in the order they are interned and laid out per
+	// key by Finish: appending to each key's own slice would touch a
+	// cache-cold slice header and tail, and copy the slice as it grows,
+	// for every new value.
+	nvals  []int32 // values of each key so far
+	seeds  []int64 // where each key's values go in valByRaw
+	logKey []KeyID
+	logVal []int64
+	sink   uint64 // what AddRaw's look-ahead loads read, kept so that they stay
 	// Keys and values read as names; their stand-ins in Keys and Values
 	// are chosen by Finish, once every integer is known.
 	keyByName map[string]KeyID
@@ -49,6 +57,7 @@ func NewBuilder(source, format string) *Builder {
 		promoted:  -1,
 		initHas:   make(map[KeyID]bool),
 	}
+	b.valByRaw.seeds = &b.seeds
 	b.h.Source = source
 	b.h.Format = format
 	b.h.Meta = map[string]string{}
@@ -156,66 +165,49 @@ func (b *Builder) KeyID(key int64) KeyID {
 	}
 	k := KeyID(len(b.h.Keys))
 	b.h.Keys = append(b.h.Keys, key)
-	b.h.Values = append(b.h.Values, nil)
+	b.nvals = append(b.nvals, 0)
+	b.seeds = append(b.seeds, key)
 	b.keyByRaw.put(0, key, ValueID(k))
 	return k
 }
 
 // ValueID interns value val of key k.
 func (b *Builder) ValueID(k KeyID, val int64) ValueID {
-	vals := b.h.Values[k]
-	n := len(vals)
-	if !b.allFiled {
-		// Reads mostly return the key's latest value, and most keys have
-		// few values: both are answered from the key's own values, which
-		// a write touches anyway, without a probe into the large,
-		// cache-cold table. Only while no value is named, as named values
-		// hold a stand-in in Values until Finish.
-		if n > 0 && vals[n-1] == val {
-			return ValueID(n - 1)
-		}
-		if n <= smallKey {
-			for i, x := range vals {
-				if x == val {
-					return ValueID(i)
-				}
-			}
-			b.h.Values[k] = append(vals, val)
-			if n+1 > smallKey {
-				// No longer small: from now on the table answers for k.
-				for i, x := range b.h.Values[k] {
-					b.valByRaw.put(k, x, ValueID(i))
-				}
-			}
-			return ValueID(n)
-		}
-	}
 	if v, ok := b.valByRaw.get(k, val); ok {
 		return v
 	}
-	b.h.Values[k] = append(vals, val)
-	b.valByRaw.put(k, val, ValueID(n))
-	return ValueID(n)
+	v := b.newValue(k, val)
+	b.valByRaw.put(k, val, v)
+	return v
 }
 
-// smallKey is how many values a key may have and still be looked up by
-// scanning them rather than in valByRaw.
-const smallKey = 16
+// newValue gives key k its next value, val.
+func (b *Builder) newValue(k KeyID, val int64) ValueID {
+	v := ValueID(b.nvals[k])
+	b.nvals[k]++
+	b.logKey = append(b.logKey, k)
+	b.logVal = append(b.logVal, val)
+	return v
+}
 
-// fileAll puts the values of small keys in valByRaw, which answers alone
-// from then on.
-func (b *Builder) fileAll() {
-	if b.allFiled {
-		return
-	}
-	b.allFiled = true
-	for k, vals := range b.h.Values {
-		if len(vals) <= smallKey {
-			for i, x := range vals {
-				b.valByRaw.put(KeyID(k), x, ValueID(i))
-			}
+// layValues builds History.Values from the log: each key's values, in
+// the order they were interned, in one array shared by all keys (each
+// key's slice capped, so that appending to one copies it).
+func (b *Builder) layValues() {
+	h := &b.h
+	all := make([]int64, len(b.logVal))
+	h.Values = make([][]int64, len(b.nvals))
+	off := 0
+	for k, n := range b.nvals {
+		if n > 0 {
+			h.Values[k] = all[off : off : off+int(n)]
 		}
+		off += int(n)
 	}
+	for i, k := range b.logKey {
+		h.Values[k] = append(h.Values[k], b.logVal[i])
+	}
+	b.logKey, b.logVal = nil, nil
 }
 
 // KeyNamed interns a key read as a name (a string, keyword or vector
@@ -227,7 +219,10 @@ func (b *Builder) KeyNamed(name string) KeyID {
 	}
 	k := KeyID(len(b.h.Keys))
 	b.h.Keys = append(b.h.Keys, 0)
-	b.h.Values = append(b.h.Values, nil)
+	b.nvals = append(b.nvals, 0)
+	// Named keys' values are spread by the key's index instead; a seed
+	// shared with an integer key costs probes, never a wrong answer.
+	b.seeds = append(b.seeds, ^int64(k))
 	b.keyByName[name] = k
 	b.namedKeys = append(b.namedKeys, k)
 	b.nameKey(k, name)
@@ -248,9 +243,7 @@ func (b *Builder) ValueNamed(k KeyID, name string) ValueID {
 	if v, ok := b.valByName[nv]; ok {
 		return v
 	}
-	b.fileAll() // before the stand-in joins k's values
-	v := ValueID(len(b.h.Values[k]))
-	b.h.Values[k] = append(b.h.Values[k], 0)
+	v := b.newValue(k, 0)
 	b.valByName[nv] = v
 	b.namedVals = append(b.namedVals, Version{k, v})
 	b.nameValue(k, v, name)
@@ -488,6 +481,7 @@ func (b *Builder) Finish() *History {
 			}
 		}
 	}
+	b.layValues()
 	b.standIns()
 	// Initial writes in ascending key order, as the formats specify.
 	slices.SortFunc(b.initOps, func(x, y Op) int {
@@ -579,4 +573,43 @@ func (b *Builder) promote() {
 			h.Txns[t].Index = int32(i)
 		}
 	}
+}
+
+// RawOp is an operation as a reader found it: a kind (OpRead, OpWrite or
+// OpAppend) and a raw key and value, not yet interned.
+type RawOp struct {
+	Kind       OpKind
+	Key, Value int64
+}
+
+// rawGroup is how many operations AddRaw looks up together: enough for
+// their memory accesses to overlap, few enough that what the look-ahead
+// brings into the cache is still there when it is used.
+const rawGroup = 32
+
+// AddRaw records ops for t, as calling Read, Write or Append for each in
+// order would: the same keys, values and identifiers. It is faster on
+// large histories, whose interning tables do not fit in the cache: the
+// slots every operation of a group will probe are loaded first, all
+// together, so that their cache misses overlap instead of following one
+// another.
+func (b *Builder) AddRaw(t TxnID, ops []RawOp) {
+	sink := b.sink
+	for len(ops) > 0 {
+		g := ops[:min(rawGroup, len(ops))]
+		ops = ops[len(g):]
+		for i := range g {
+			sink += b.keyByRaw.touch(0, g[i].Key) + b.valByRaw.touch(g[i].Key, g[i].Value)
+		}
+		for i := range g {
+			k := b.KeyID(g[i].Key)
+			v, ok := b.valByRaw.getSeeded(k, g[i].Key, g[i].Value)
+			if !ok {
+				v = b.newValue(k, g[i].Value)
+				b.valByRaw.put(k, g[i].Value, v)
+			}
+			b.add(t, Op{Kind: g[i].Kind, Key: k, Value: v})
+		}
+	}
+	b.sink = sink
 }

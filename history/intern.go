@@ -4,10 +4,15 @@ package history
 // by a padded struct, whose generic hashing dominated reading large
 // histories: an open-addressing table with linear probing over one flat
 // array hashes two integers with a multiply and probes adjacent slots.
+//
+// A pair is placed by its key's seed rather than its KeyID: the Builder
+// seeds an integer key with the key itself, so that where a raw operation
+// will be looked up is known before its key is interned (AddRaw).
 type valTable struct {
 	slots []valSlot // len is a power of two; key == 0 marks a free slot
 	n     int
 	shift uint
+	seeds *[]int64 // KeyID -> seed; nil: every seed is 0
 }
 
 type valSlot struct {
@@ -16,20 +21,33 @@ type valSlot struct {
 	id  ValueID
 }
 
-func (t *valTable) hash(k KeyID, val int64) uint64 {
-	h := (uint64(val) ^ uint64(uint32(k))<<32 ^ uint64(uint32(k))) * 0x9E3779B97F4A7C15
+func (t *valTable) hash(seed, val int64) uint64 {
+	h := uint64(val)*0x9E3779B97F4A7C15 ^ uint64(seed)*0xC2B2AE3D27D4EB4F
 	h ^= h >> 29
 	h *= 0xBF58476D1CE4E5B9
+	h ^= h >> 32
 	return h >> t.shift
+}
+
+func (t *valTable) seed(k KeyID) int64 {
+	if t.seeds == nil {
+		return 0
+	}
+	return (*t.seeds)[k]
 }
 
 // get returns the id of (k, val) and whether it is present.
 func (t *valTable) get(k KeyID, val int64) (ValueID, bool) {
+	return t.getSeeded(k, t.seed(k), val)
+}
+
+// getSeeded is get for a key whose seed the caller knows.
+func (t *valTable) getSeeded(k KeyID, seed, val int64) (ValueID, bool) {
 	if t.n == 0 {
 		return 0, false
 	}
 	mask := uint64(len(t.slots) - 1)
-	for i := t.hash(k, val); ; i = (i + 1) & mask {
+	for i := t.hash(seed, val); ; i = (i + 1) & mask {
 		s := &t.slots[i]
 		if s.key == 0 {
 			return 0, false
@@ -45,13 +63,13 @@ func (t *valTable) put(k KeyID, val int64, v ValueID) {
 	if 4*(t.n+1) > 3*len(t.slots) {
 		t.grow()
 	}
-	t.insert(k, val, v)
+	t.insert(k, t.seed(k), val, v)
 	t.n++
 }
 
-func (t *valTable) insert(k KeyID, val int64, v ValueID) {
+func (t *valTable) insert(k KeyID, seed, val int64, v ValueID) {
 	mask := uint64(len(t.slots) - 1)
-	i := t.hash(k, val)
+	i := t.hash(seed, val)
 	for t.slots[i].key != 0 {
 		i = (i + 1) & mask
 	}
@@ -71,7 +89,18 @@ func (t *valTable) grow() {
 	}
 	for _, s := range old {
 		if s.key != 0 {
-			t.insert(KeyID(s.key-1), s.val, s.id)
+			t.insert(KeyID(s.key-1), t.seed(KeyID(s.key-1)), s.val, s.id)
 		}
 	}
+}
+
+// touch loads the slot where (k, val) would be probed first and returns a
+// word of it: a look-ahead load whose only purpose is to bring the slot
+// into the cache. Such loads, issued for many pairs before any is used,
+// overlap, where the dependent loads of one look-up after another do not.
+func (t *valTable) touch(seed, val int64) uint64 {
+	if t.n == 0 {
+		return 0
+	}
+	return uint64(t.slots[t.hash(seed, val)].id)
 }

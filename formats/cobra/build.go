@@ -65,6 +65,15 @@ func (t *identTable) put(k ident, id int64) {
 	t.n++
 }
 
+// touch loads the slot where k is probed first: a look-ahead load (see
+// history.Builder.AddRaw).
+func (t *identTable) touch(k ident) int64 {
+	if t.n == 0 {
+		return 0
+	}
+	return t.slots[t.hash(k)].id
+}
+
 func (t *identTable) insert(k ident, id int64) {
 	mask := uint64(len(t.slots) - 1)
 	i := t.hash(k)
@@ -102,6 +111,33 @@ type builder struct {
 	initVal []int32   // by KeyID: 1 + ValueID of the key's initial value
 	initOps []history.Op
 	pending []pendingRead
+	recs    []record        // the current transaction's W and R records
+	raw     []history.RawOp // scratch for AddRaw
+	sink    int64           // what look-ahead loads read
+}
+
+// record is a W or R record of a log.
+type record struct {
+	off                int
+	write              bool
+	wt, wid, key, hash int64
+}
+
+// ident is the triple that gives r's value its identity; cur is the
+// transaction r is in.
+func (bd *builder) ident(r *record, cur int64) ident {
+	switch {
+	case r.write && bd.flavour == Universal:
+		return ident{r.wid, UniversalID, r.hash}
+	case r.write:
+		return ident{r.wid, cur, r.hash}
+	case isInitID(r.wt) && isInitID(r.wid):
+		if bd.flavour == Universal {
+			return ident{r.wid, InitID, r.hash}
+		}
+		return ident{r.key, InitID, r.hash}
+	}
+	return ident{r.wid, r.wt, r.hash}
 }
 
 // id returns the identity of a triple, assigning the next one on first use.
@@ -130,13 +166,6 @@ func (bd *builder) flags(ver history.Version) *uint8 {
 	return &vs[ver.Value]
 }
 
-// last returns the version of the operation just added to t.
-func (bd *builder) last(t history.TxnID) history.Version {
-	ops := bd.b.Ops(t)
-	op := ops[len(ops)-1]
-	return history.Version{Key: op.Key, Value: op.Value}
-}
-
 func isInitID(id int64) bool { return id == InitID || id == NullID }
 
 func (bd *builder) build(fi int32) {
@@ -152,49 +181,84 @@ func (bd *builder) build(fi int32) {
 	for off := 0; off < len(d); {
 		switch d[off] {
 		case 'S':
+			bd.records(fi, t, cur)
 			cur = be64(d[off+1:])
 			t = bd.b.Begin(s, cur, history.Committed, pos(off))
 			off += sizeS
 		case 'C':
 			off += sizeC
 		case 'W':
-			wid, key, hash := be64(d[off+1:]), be64(d[off+9:]), be64(d[off+17:])
-			writer := cur
-			if bd.flavour == Universal {
-				writer = UniversalID
-			}
-			bd.b.Write(t, key, bd.id(wid, writer, hash))
-			fl := bd.flags(bd.last(t))
-			// Reported once per (key, value), at its second write.
-			if *fl&(verWritten|verDup) == verWritten && bd.flavour == Universal {
-				*fl |= verDup
-				bd.w.add(kindDupValue, pos(off), "write of (key %d, value hash %#x) repeats an earlier write: universal-flavour values are not unique (informational)",
-					key, uint64(hash))
-			}
-			*fl |= verWritten
+			bd.recs = append(bd.recs, record{off: off, write: true, wid: be64(d[off+1:]), key: be64(d[off+9:]), hash: be64(d[off+17:])})
 			off += sizeW
 		case 'R':
-			wt, wid, key, hash := be64(d[off+1:]), be64(d[off+9:]), be64(d[off+17:]), be64(d[off+25:])
-			bd.read(t, cur, loc{fi, int64(off)}, wt, wid, key, hash)
+			bd.recs = append(bd.recs, record{off: off, wt: be64(d[off+1:]), wid: be64(d[off+9:]), key: be64(d[off+17:]), hash: be64(d[off+25:])})
 			off += sizeR
 		}
 	}
+	bd.records(fi, t, cur)
 	if f.openAt > 0 {
 		bd.b.SetStatus(t, history.Unknown)
 		bd.w.add(kindOpen, pos(int(f.openAt-1)), "transaction %s has no commit record when the file ends: kept with status unknown", hexID(cur))
 	}
 }
 
-func (bd *builder) read(t history.TxnID, cur int64, at loc, wt, wid, key, hash int64) {
+// records adds the held records of transaction t (native id cur) of file
+// fi: their values' identities, in order, then their operations at once
+// (Builder.AddRaw), then what each record implies.
+func (bd *builder) records(fi int32, t history.TxnID, cur int64) {
+	recs := bd.recs
+	if len(recs) == 0 {
+		return
+	}
+	sink := bd.sink
+	for i := range recs {
+		sink += bd.ids.touch(bd.ident(&recs[i], cur))
+	}
+	raw := bd.raw[:0]
+	for i := range recs {
+		r := &recs[i]
+		k := bd.ident(r, cur)
+		kind := history.OpRead
+		if r.write {
+			kind = history.OpWrite
+		}
+		raw = append(raw, history.RawOp{Kind: kind, Key: r.key, Value: bd.id(k.a, k.b, k.v)})
+	}
+	bd.raw = raw
+	bd.b.AddRaw(t, raw)
+	ops := bd.b.Ops(t)
+	ops = ops[len(ops)-len(raw):]
+	for _, op := range ops {
+		if int(op.Key) < len(bd.vers) && int(op.Value) < len(bd.vers[op.Key]) {
+			sink += int64(bd.vers[op.Key][op.Value])
+		}
+	}
+	bd.sink = sink
+	f := bd.files[fi]
+	for i := range recs {
+		r := &recs[i]
+		ver := history.Version{Key: ops[i].Key, Value: ops[i].Value}
+		if r.write {
+			fl := bd.flags(ver)
+			// Reported once per (key, value), at its second write.
+			if *fl&(verWritten|verDup) == verWritten && bd.flavour == Universal {
+				*fl |= verDup
+				bd.w.add(kindDupValue, history.Pos{File: f.name, Offset: int64(r.off)}, "write of (key %d, value hash %#x) repeats an earlier write: universal-flavour values are not unique (informational)",
+					r.key, uint64(r.hash))
+			}
+			*fl |= verWritten
+			continue
+		}
+		bd.read(ver, cur, loc{fi, int64(r.off)}, r.wt, r.wid, r.key, r.hash)
+	}
+	bd.recs = recs[:0]
+}
+
+// read goes on with a read of ver, already added.
+func (bd *builder) read(ver history.Version, cur int64, at loc, wt, wid, key, hash int64) {
 	if isInitID(wt) && isInitID(wid) {
 		// A read of the initial state: the first one of each key defines
 		// the key's initial value.
-		a := key
-		if bd.flavour == Universal {
-			a = wid
-		}
-		bd.b.Read(t, key, bd.id(a, InitID, hash))
-		ver := bd.last(t)
 		fl := bd.flags(ver)
 		switch iv := bd.initVal[ver.Key]; {
 		case iv == 0:
@@ -207,8 +271,6 @@ func (bd *builder) read(t history.TxnID, cur int64, at loc, wt, wid, key, hash i
 		}
 		return
 	}
-	bd.b.Read(t, key, bd.id(wid, wt, hash))
-	ver := bd.last(t)
 	switch {
 	case isInitID(wt) && (wid == GCTrue || wid == GCFalse):
 		bd.w.add(kindGC, bd.pos(at), "read issued by Cobra's garbage collector (write id %s); kept as a read of a write no log has", hexID(wid))

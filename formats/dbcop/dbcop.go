@@ -143,9 +143,11 @@ type parser struct {
 	txnID     int64   // last transaction id assigned
 	initKeys  []bool  // by KeyID: occurs in a successful event
 	initRaw   map[int64]struct{}
-	vers      [][]written   // by KeyID and ValueID, as the builder interns them
-	reads     []pendingRead // successful reads of non-zero values, checked at the end
-	allFailed bool          // every transaction and event so far has success 0
+	vers      [][]written     // by KeyID and ValueID, as the builder interns them
+	reads     []pendingRead   // successful reads of non-zero values, checked at the end
+	allFailed bool            // every transaction and event so far has success 0
+	raw       []history.RawOp // scratch for kept
+	sink      int64           // what kept's look-ahead loads read
 
 	params      [5]uint64
 	nSessions   uint64
@@ -426,8 +428,18 @@ func (p *parser) emit(s int32, id, start int64, committed bool) {
 		}
 		t = p.b.Begin(s, id, status, p.pos(start))
 	}
+	// Runs of kept events go to the builder together (AddRaw); the other
+	// events intern their versions one by one, between the runs, so that
+	// keys and values are interned in the order of the events.
+	run := 0
 	for i := range p.evs {
 		e := &p.evs[i]
+		if e.ok && !drop {
+			run++
+			continue
+		}
+		p.kept(t, id, committed, p.evs[i-run:i])
+		run = 0
 		switch {
 		case !e.ok && e.write:
 			p.b.AbortedWrite(e.key, e.value)
@@ -442,29 +454,52 @@ func (p *parser) emit(s int32, id, start int64, committed bool) {
 			// VeriStrong's initial transaction covers keys of dropped
 			// transactions too; keep that so DropAborted stays comparable.
 			p.initRaw[e.key] = struct{}{}
-		default:
-			if e.write {
-				p.b.Write(t, e.key, e.value)
-			} else {
-				p.b.Read(t, e.key, e.value)
-			}
-			ops := p.b.Ops(t)
-			ver := history.Version{Key: ops[len(ops)-1].Key, Value: ops[len(ops)-1].Value}
-			if e.write {
-				p.note(ver, e, id, true, committed)
-				if e.value == 0 {
-					p.w.add(kindZeroWrite, p.pos(e.off), "write of value 0 to key %d collides with the initial value", e.key)
-				}
-			} else if e.value != 0 && p.written(ver).lastTxn != id {
-				// Reads of 0 see the initial state; a read of the
-				// transaction's own earlier write is internal.
-				p.reads = append(p.reads, pendingRead{e.off, e.key, e.value, ver})
-			}
-			for int(ver.Key) >= len(p.initKeys) {
-				p.initKeys = append(p.initKeys, false)
-			}
-			p.initKeys[ver.Key] = true
 		}
+	}
+	p.kept(t, id, committed, p.evs[len(p.evs)-run:])
+}
+
+// kept adds the successful events evs of kept transaction t (native id)
+// to it, and notes their versions.
+func (p *parser) kept(t history.TxnID, id int64, committed bool, evs []event) {
+	if len(evs) == 0 {
+		return
+	}
+	raw := p.raw[:0]
+	for i := range evs {
+		kind := history.OpRead
+		if evs[i].write {
+			kind = history.OpWrite
+		}
+		raw = append(raw, history.RawOp{Kind: kind, Key: evs[i].key, Value: evs[i].value})
+	}
+	p.raw = raw
+	p.b.AddRaw(t, raw)
+	ops := p.b.Ops(t)
+	ops = ops[len(ops)-len(evs):]
+	// The versions' records, loaded ahead: see history.Builder.AddRaw.
+	for _, op := range ops {
+		if int(op.Key) < len(p.vers) && int(op.Value) < len(p.vers[op.Key]) {
+			p.sink += p.vers[op.Key][op.Value].lastTxn
+		}
+	}
+	for i := range evs {
+		e := &evs[i]
+		ver := history.Version{Key: ops[i].Key, Value: ops[i].Value}
+		if e.write {
+			p.note(ver, e, id, true, committed)
+			if e.value == 0 {
+				p.w.add(kindZeroWrite, p.pos(e.off), "write of value 0 to key %d collides with the initial value", e.key)
+			}
+		} else if e.value != 0 && p.written(ver).lastTxn != id {
+			// Reads of 0 see the initial state; a read of the
+			// transaction's own earlier write is internal.
+			p.reads = append(p.reads, pendingRead{e.off, e.key, e.value, ver})
+		}
+		for int(ver.Key) >= len(p.initKeys) {
+			p.initKeys = append(p.initKeys, false)
+		}
+		p.initKeys[ver.Key] = true
 	}
 }
 

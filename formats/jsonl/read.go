@@ -165,10 +165,11 @@ type parser struct {
 	initOps   []history.Version
 	initKeys  map[history.KeyID]bool
 	txns      int
-	ids       map[int64]int          // transaction id -> line
+	ids       idLines                // transaction id -> line
 	listish   map[history.KeyID]bool // keys whose initial value is EmptyList under "zero"
 	listOrder []history.KeyID
 	list      []history.ValueID // scratch for one list read
+	raw       []history.RawOp   // scratch for addRaw
 	emptyWarn bool
 
 	// parsed says the current line's object was read whole (so its kind
@@ -184,7 +185,6 @@ func Parse(r io.Reader, name string, opt Options) (*history.History, error) {
 		lineScanner: lineScanner{opt: opt},
 		name:        name,
 		b:           history.NewBuilder(name, Format),
-		ids:         make(map[int64]int),
 	}
 	var err error
 	if pipelined() {
@@ -547,14 +547,14 @@ func (p *parser) txn() *history.InputError {
 	if f.has&fID != 0 {
 		id = f.id
 	}
-	if prev, dup := p.ids[id]; dup {
+	if prev, dup := p.ids.get(id); dup {
 		return p.errorf(0, "transaction id %d already used on line %d", id, prev)
 	}
 	if p.kind == initUnset {
 		p.kind = initZero
 	}
 	p.txns++
-	p.ids[id] = p.pos.Line
+	p.ids.set(id, p.pos.Line)
 	b := p.b
 	t := b.Begin(b.Session(f.session), id, f.status, p.pos)
 	if f.level != history.LevelNone {
@@ -564,6 +564,9 @@ func (p *parser) txn() *history.InputError {
 		b.SetInterval(t, f.time[0], f.time[1])
 	}
 	track := p.kind == initZero
+	if p.addRaw(t, id, track) {
+		return nil
+	}
 	for _, op := range f.ops {
 		k := p.keyID(op.key, op.kname)
 		switch op.kind {
@@ -595,6 +598,70 @@ func (p *parser) txn() *history.InputError {
 		}
 	}
 	return nil
+}
+
+// addRaw adds the line's operations to t at once (Builder.AddRaw) when
+// they are all plain reads, writes and appends of integers, the common
+// case, with the same effects as txn's loop; otherwise it adds nothing
+// and says so.
+func (p *parser) addRaw(t history.TxnID, id int64, track bool) bool {
+	f := &p.f
+	raw := p.raw[:0]
+	for _, op := range f.ops {
+		if op.kname != 0 || op.vname != 0 || op.kind == history.OpReadList {
+			return false
+		}
+		raw = append(raw, history.RawOp{Kind: op.kind, Key: op.key, Value: op.val})
+	}
+	p.raw = raw
+	b := p.b
+	b.AddRaw(t, raw)
+	if !track && p.emptyWarn {
+		return true
+	}
+	ops := b.Ops(t)
+	ops = ops[len(ops)-len(raw):]
+	for i, op := range raw {
+		if track && (op.Kind == history.OpAppend || op.Kind == history.OpRead && op.Value == history.EmptyList) {
+			p.markListish(ops[i].Key)
+		}
+		if op.Kind.IsWrite() && op.Value == history.EmptyList && !p.emptyWarn {
+			p.emptyWarn = true
+			b.Warn(p.pos, "transaction %d writes %d, the value that stands for an empty list or a missing key", id, op.Value)
+		}
+	}
+	return true
+}
+
+// idLines maps transaction ids to the lines that gave them: in an array
+// while ids are small and dense, as they mostly are (1, 2, 3, …), in a
+// map otherwise.
+type idLines struct {
+	dense  []int // id -> line, 0 for none
+	sparse map[int64]int
+}
+
+func (m *idLines) get(id int64) (int, bool) {
+	if id >= 0 && id < int64(len(m.dense)) && m.dense[id] != 0 {
+		return m.dense[id], true
+	}
+	// An id may have gone to the map before the array grew to cover it.
+	l, ok := m.sparse[id]
+	return l, ok
+}
+
+func (m *idLines) set(id int64, line int) {
+	if id >= 0 && id < int64(2*len(m.dense)+1024) {
+		if id >= int64(len(m.dense)) {
+			m.dense = append(m.dense, make([]int, int(id)+1-len(m.dense))...)
+		}
+		m.dense[id] = line
+		return
+	}
+	if m.sparse == nil {
+		m.sparse = make(map[int64]int)
+	}
+	m.sparse[id] = line
 }
 
 // keyID interns a key: an integer, or a string (name > 0).
@@ -634,7 +701,7 @@ func (p *parser) finish() (*history.History, error) {
 		id = p.initID
 	}
 	if kind != initNone {
-		if line, ok := p.ids[id]; ok {
+		if line, ok := p.ids.get(id); ok {
 			return nil, history.Errorf(history.Pos{File: p.name, Line: line},
 				"transaction id %d is also the initial transaction's id (give the init line another \"id\")", id)
 		}

@@ -109,6 +109,22 @@ type parser struct {
 
 	abortedReads   int
 	abortedReadPos history.Pos
+
+	// Operations of transaction rawTxn not yet given to the builder: they
+	// go together (Builder.AddRaw) before anything else reaches it.
+	raw    []history.RawOp
+	rawTxn history.TxnID
+}
+
+// rawGroup is how many operations the parser holds before AddRaw.
+const rawGroup = 64
+
+// addRaw gives the held operations to the builder.
+func (p *parser) addRaw() {
+	if len(p.raw) > 0 {
+		p.b.AddRaw(p.rawTxn, p.raw)
+		p.raw = p.raw[:0]
+	}
 }
 
 // Syntax errors are classified as in FORMATS.md §4.5.
@@ -238,6 +254,7 @@ func (p *parser) line(s []byte, tooLong bool, lineNo int) error {
 	}
 	if l.txn == -1 {
 		if l.op == 'w' {
+			p.addRaw()
 			p.b.AbortedWrite(l.key, l.val)
 		} else if p.abortedReads++; p.abortedReads == 1 {
 			p.abortedReadPos = pos
@@ -247,6 +264,7 @@ func (p *parser) line(s []byte, tooLong bool, lineNo int) error {
 	st := p.last
 	if st == nil || st.raw != l.txn {
 		st = p.txns[l.txn]
+		p.addRaw()
 		if st == nil {
 			st = &txnState{raw: l.txn, sess: l.sess, pure: true}
 			st.id = p.b.Begin(p.b.Session(l.sess), l.txn, history.Committed, pos)
@@ -289,14 +307,19 @@ func (p *parser) op(st *txnState, op byte, key, val int64) {
 		}
 		p.flush(st)
 	}
-	if op == 'w' {
-		p.b.Write(st.id, key, val)
-	} else {
-		p.b.Read(st.id, key, val)
+	if len(p.raw) > 0 && p.rawTxn != st.id || len(p.raw) == rawGroup {
+		p.addRaw()
 	}
+	kind := history.OpRead
+	if op == 'w' {
+		kind = history.OpWrite
+	}
+	p.rawTxn = st.id
+	p.raw = append(p.raw, history.RawOp{Kind: kind, Key: key, Value: val})
 }
 
 func (p *parser) flush(st *txnState) {
+	p.addRaw()
 	for _, k := range st.pending {
 		p.b.Write(st.id, k, 0)
 	}
@@ -305,6 +328,7 @@ func (p *parser) flush(st *txnState) {
 
 // finish applies the initial-state rule of §4.4 and builds the history.
 func (p *parser) finish() *history.History {
+	p.addRaw()
 	var init *txnState
 	if p.zeroWriters == 1 && p.zeroFirst.pure {
 		init = p.zeroFirst
