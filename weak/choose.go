@@ -169,7 +169,16 @@ func (c *checker) choose(res *Result, opt Options) error {
 	refuted := false
 	if !opt.noPrune {
 		tp := time.Now()
-		pruned, err := c.prune()
+		c.likely = make([]history.TxnID, len(c.amb))
+		for i := range c.likely {
+			c.likely[i] = -1
+		}
+		pruned, err := c.pruneByClocks()
+		if err == nil {
+			var more int
+			more, err = c.prune()
+			pruned += more
+		}
 		res.Timings["prune"] = time.Since(tp)
 		res.Counters["candidates_pruned"] = int64(pruned)
 		if err != nil {
