@@ -174,7 +174,7 @@ func (c *checker) choose(res *Result, opt Options) error {
 			c.likely[i] = -1
 		}
 		pruned, err := c.pruneByClocks()
-		if err == nil {
+		if err == nil && !opt.clocksOnly {
 			var more int
 			more, err = c.prune()
 			pruned += more

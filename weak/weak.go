@@ -63,8 +63,10 @@ type Options struct {
 	// the solver theory (theory.go): each model is only re-saturated and
 	// its cycles blocked.
 	Resaturate bool
-	// noPrune, for tests, skips the pruning of candidate writers.
-	noPrune bool
+	// noPrune, for tests, skips the pruning of candidate writers;
+	// clocksOnly skips the reachability matrices (prune.go) but not the
+	// clocks (clockprune.go).
+	noPrune, clocksOnly bool
 }
 
 // Result is the outcome of Check.
