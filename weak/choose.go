@@ -364,11 +364,6 @@ func (ch *chooser) init(resaturate bool) error {
 	ch.off = make([]int32, len(c.amb))
 	ch.pref = make([]int32, len(c.amb))
 	ch.choice = make([]int32, len(c.amb))
-	for i, a := range c.amb {
-		ch.off[i] = -1
-		ch.pref[i] = int32(ch.preferred(i, a))
-		ch.choice[i] = ch.pref[i]
-	}
 	var copt cdcl.Options
 	if !resaturate {
 		th, err := ch.newTheory()
@@ -378,6 +373,14 @@ func (ch *chooser) init(resaturate bool) error {
 		if th != nil {
 			ch.th, copt.Theory = th, th
 		}
+	}
+	for i, a := range c.amb {
+		ch.off[i] = -1
+		ch.pref[i] = int32(ch.preferred(i, a))
+		ch.choice[i] = ch.pref[i]
+	}
+	if ch.th != nil {
+		ch.th.build()
 	}
 	ch.s = cdcl.New(0, copt)
 	ch.ambOf = c.ambAt
@@ -478,12 +481,28 @@ func (ch *chooser) atMostOne(lits []cnf.Lit) {
 	}
 }
 
-// preferred guesses the writer read i most likely saw: one in its causal
-// past (pruning finds them), else its latest session
-// predecessor among the candidates, else (with real time) the candidate
-// that ended last before the reader started, else the latest candidate
-// before the reader in the file.
+// preferred guesses the writer read i most likely saw: with the theory,
+// the latest candidate before the reader in its topological order of the
+// certain co′ (the one closest to the file's order), since the latest
+// version is what a read usually returns and every edge its choice forces
+// towards it then agrees with that order; else one in its causal past
+// (pruning finds them), else its latest session predecessor among the
+// candidates, else (with real time) the candidate that ended last before
+// the reader started, else the latest candidate before the reader in the
+// file.
 func (ch *chooser) preferred(i int, a ambRead) int {
+	if ch.th != nil {
+		ids := ch.th.ids
+		best, bestPos := -1, int32(-1)
+		for j, w := range a.cands {
+			if p := ids[w]; p < ids[a.txn] && p > bestPos {
+				best, bestPos = j, p
+			}
+		}
+		if best >= 0 {
+			return best
+		}
+	}
 	if ch.c.likely != nil && ch.c.likely[i] >= 0 {
 		if j := slices.Index(a.cands, ch.c.likely[i]); j >= 0 {
 			return j

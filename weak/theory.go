@@ -79,8 +79,9 @@ type theoryMark struct {
 	lit            cnf.Lit
 }
 
-// newTheory builds the theory over the certain part of co′; it returns
-// nil when that part is cyclic (the model loop then reports the cycle).
+// newTheory sets up the theory over the certain part of co′ (build then
+// fills its graph); it returns nil when that part is cyclic (the model
+// loop then reports the cycle).
 func (ch *chooser) newTheory() (*coTheory, error) {
 	c := ch.c
 	c.certainEvents()
@@ -101,7 +102,7 @@ func (ch *chooser) newTheory() (*coTheory, error) {
 	}
 	c.buildWriteKeys()
 	g := c.buildGraph(true)
-	order, ok := g.topo(c)
+	order, ok := g.topoStable(c)
 	if !ok {
 		return nil, nil
 	}
@@ -133,7 +134,6 @@ func (ch *chooser) newTheory() (*coTheory, error) {
 	for i, a := range c.amb {
 		th.ambOfTxn[a.txn] = append(th.ambOfTxn[a.txn], int32(i))
 	}
-	th.build()
 	return th, nil
 }
 
