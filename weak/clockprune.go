@@ -36,7 +36,7 @@ func (c *checker) pruneByClocks() (pruned int, err error) {
 	if c.level != history.CC {
 		c.buildWriteKeys()
 	}
-	kw := c.keyWriters()
+	kw := c.writersByKey()
 	var prem []history.TxnID
 	for round := 0; round < clockPruneRounds; round++ {
 		c.certainEvents()
@@ -110,14 +110,25 @@ func (c *checker) pruneByClocks() (pruned int, err error) {
 
 // keyWriters indexes the writers taken (T⊥ aside) of each key by session:
 // runs[runLo[x]:runLo[x+1]] are the sessions that write x, each with its
-// writers wtx[lo:hi] in session order.
+// writers wtx[lo:hi] in session order, with their Txn.Index in widx.
 type keyWriters struct {
 	runLo []int32
 	runs  []wrun
 	wtx   []history.TxnID
+	widx  []int32
 }
 
 type wrun struct{ sess, lo, hi int32 }
+
+// writersByKey returns the keyWriters of the transactions taken, built
+// once: choose changes c.in only after the pruning and the theory's
+// premises, which use it.
+func (c *checker) writersByKey() *keyWriters {
+	if c.kw == nil {
+		c.kw = c.keyWriters()
+	}
+	return c.kw
+}
 
 func (c *checker) keyWriters() *keyWriters {
 	nk := c.h.NumKeys()
@@ -141,6 +152,7 @@ func (c *checker) keyWriters() *keyWriters {
 	}
 	kw.runs = make([]wrun, kw.runLo[nk])
 	kw.wtx = make([]history.TxnID, count[nk])
+	kw.widx = make([]int32, count[nk])
 	fillR := slices.Clone(kw.runLo[:nk])
 	clear(last)
 	for s, txs := range c.sess {
@@ -152,7 +164,7 @@ func (c *checker) keyWriters() *keyWriters {
 					kw.runs[fillR[x]] = wrun{sess: int32(s), lo: count[x], hi: count[x]}
 					fillR[x]++
 				}
-				kw.wtx[count[x]] = t
+				kw.wtx[count[x]], kw.widx[count[x]] = t, c.h.Txns[t].Index
 				count[x]++
 				kw.runs[fillR[x]-1].hi++
 			}
@@ -163,23 +175,22 @@ func (c *checker) keyWriters() *keyWriters {
 
 // latest returns the last writer of x in session s with index at most
 // bound, or -1.
-func (kw *keyWriters) latest(h *history.History, x history.KeyID, s, bound int32) history.TxnID {
+func (kw *keyWriters) latest(x history.KeyID, s, bound int32) history.TxnID {
 	runs := kw.runs[kw.runLo[x]:kw.runLo[x+1]]
 	r, ok := slices.BinarySearchFunc(runs, s, func(r wrun, s int32) int { return int(r.sess - s) })
 	if !ok {
 		return -1
 	}
-	return kw.latestIn(h, runs[r], bound)
+	return kw.latestIn(runs[r], bound)
 }
 
 // latestIn returns the last writer of run r with index at most bound, or -1.
-func (kw *keyWriters) latestIn(h *history.History, r wrun, bound int32) history.TxnID {
-	ws := kw.wtx[r.lo:r.hi]
-	j, _ := slices.BinarySearchFunc(ws, bound+1, func(w history.TxnID, b int32) int { return int(h.Txns[w].Index - b) })
+func (kw *keyWriters) latestIn(r wrun, bound int32) history.TxnID {
+	j, _ := slices.BinarySearch(kw.widx[r.lo:r.hi], bound+1)
 	if j == 0 {
 		return -1
 	}
-	return ws[j-1]
+	return kw.wtx[int(r.lo)+j-1]
 }
 
 // premiseWriters appends to dst the writers of x that the level's premise certainly
@@ -200,12 +211,12 @@ func (c *checker) premiseWriters(dst []history.TxnID, kw *keyWriters, t history.
 		row := c.hb[int(t)*c.k : int(t)*c.k+c.k]
 		for _, r := range kw.runs[kw.runLo[x]:kw.runLo[x+1]] {
 			if b := row[r.sess]; b >= 0 {
-				add(kw.latestIn(h, r, b))
+				add(kw.latestIn(r, b))
 			}
 		}
 	case history.RA:
 		tt := &h.Txns[t]
-		add(kw.latest(h, x, tt.Session, tt.Index-1))
+		add(kw.latest(x, tt.Session, tt.Index-1))
 		for _, e := range c.events(t) {
 			if e.writer != history.InitTxn && c.writes(e.writer, x) {
 				add(e.writer)
