@@ -181,6 +181,7 @@ func (c *checker) choose(res *Result, opt Options) error {
 		}
 		res.Timings["prune"] = time.Since(tp)
 		res.Counters["candidates_pruned"] = int64(pruned)
+		res.Counters["prune_clock_rounds"] = int64(c.clockRounds)
 		if err != nil {
 			return err
 		}

@@ -317,6 +317,8 @@ type checker struct {
 	opt    []history.TxnID
 	optIdx []int32
 	optOut []bool
+	// clockRounds counts the rounds of pruneByClocks.
+	clockRounds int
 	// kw indexes the writers of each key by session (writersByKey).
 	kw *keyWriters
 	// rcStamp[k] == t+1: t wrote key k already (eachRead at RC).
