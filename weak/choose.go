@@ -137,6 +137,9 @@ type chooser struct {
 	// onBlock, for tests, sees every blocking clause as (read, candidate
 	// index) pairs.
 	onBlock func(reads, cands []int32)
+	// conflictLimit bounds each Solve (cdcl.Options.ConflictLimit; the
+	// probe's).
+	conflictLimit int64
 	// sel, in the core search (core.go), is each read's selector
 	// variable: the read must read from a candidate only while it holds,
 	// and a read with no true literal reads nothing. Nil otherwise.
@@ -158,9 +161,14 @@ func (c *checker) choose(res *Result, opt Options) error {
 	if maxModels == 0 {
 		maxModels = DefaultMaxModels
 	}
-	ch := &chooser{c: c}
 	c.addOptional()
 	res.Counters["unknown_optional"] = int64(len(c.opt))
+	if !opt.noProbe && len(c.opt) == 0 {
+		if ok, err := c.probe(res, opt); ok || err != nil {
+			return err
+		}
+	}
+	ch := &chooser{c: c}
 	// The candidates before pruning, for the core (prune replaces slices).
 	orig := make([][]history.TxnID, len(c.amb))
 	for i := range c.amb {
@@ -297,6 +305,62 @@ func (c *checker) choose(res *Result, opt Options) error {
 		}
 	}
 	res.Counters["choice_models"] = int64(models)
+	ch.counters(res)
+	return nil
+}
+
+// Bounds of the probe: solver conflicts, and solver calls that only
+// activate reads.
+const (
+	probeConflicts   = 64
+	probeActivations = 8
+)
+
+// probe tries the preferred writers before any pruning, which costs time
+// and memory in proportion to all the candidates (tens per read in large
+// histories with few distinct values): a solver with the theory and a
+// small conflict budget, whose first model is saturated. If that model is
+// acyclic the level holds and probe fills res; otherwise it reports false
+// and choose starts afresh. The optional unknown-status transactions are
+// left to choose, which would have to undo their inclusion.
+func (c *checker) probe(res *Result, opt Options) (bool, error) {
+	t0 := time.Now()
+	defer func() { res.Timings["choose_probe"] = time.Since(t0) }()
+	ch := &chooser{c: c, conflictLimit: probeConflicts}
+	if err := ch.init(opt.Resaturate); err != nil {
+		return false, err
+	}
+	for k := 0; ; k++ {
+		ch.syncTheory()
+		switch ch.s.Solve(c.ctx) {
+		case cdcl.Sat:
+		case cdcl.Unknown:
+			return false, c.ctx.Err()
+		default:
+			return false, nil
+		}
+		if ch.th == nil || len(ch.th.pending) == 0 {
+			break
+		}
+		if k == probeActivations {
+			return false, nil
+		}
+	}
+	ch.readModel()
+	viol, _, err := ch.saturate(1)
+	if err != nil || len(viol) > 0 {
+		return false, err
+	}
+	res.Verdict = Satisfied
+	res.Chosen = ch.chosen(nil)
+	res.Counters["choice_probe"] = 1
+	res.Counters["choice_models"] = 1
+	ch.counters(res)
+	return true, nil
+}
+
+// counters records the solver's and the theory's counters in res.
+func (ch *chooser) counters(res *Result) {
 	res.Counters["choice_vars"] = int64(ch.s.NumVars())
 	if ch.th != nil {
 		res.Counters["choice_theory_conflicts"] = ch.th.conflicts
@@ -307,7 +371,6 @@ func (c *checker) choose(res *Result, opt Options) error {
 	res.Counters["choice_conflicts"] = st.Conflicts
 	res.Counters["choice_restarts"] = st.Restarts
 	res.Counters["choice_propagations"] = st.Propagations
-	return nil
 }
 
 // syncTheory activates the reads the theory asks for and rebuilds its
@@ -383,6 +446,7 @@ func (ch *chooser) init(resaturate bool) error {
 	if ch.th != nil {
 		ch.th.build()
 	}
+	copt.ConflictLimit = ch.conflictLimit
 	ch.s = cdcl.New(0, copt)
 	ch.ambOf = c.ambAt
 	ch.prevIn = make([]history.TxnID, c.n)

@@ -67,6 +67,9 @@ type Options struct {
 	// clocksOnly skips the reachability matrices (prune.go) but not the
 	// clocks (clockprune.go).
 	noPrune, clocksOnly bool
+	// noProbe, for tests, skips the probe of the preferred writers
+	// (choose.go), so that the pruning and the search see every history.
+	noProbe bool
 }
 
 // Result is the outcome of Check.
