@@ -137,6 +137,9 @@ type chooser struct {
 	// onBlock, for tests, sees every blocking clause as (read, candidate
 	// index) pairs.
 	onBlock func(reads, cands []int32)
+	// byPos, while init guesses, are the writers of each version read by
+	// an ambiguous read, by theory position.
+	byPos *versionsByPos
 	// conflictLimit bounds each Solve (cdcl.Options.ConflictLimit; the
 	// probe's).
 	conflictLimit int64
@@ -438,11 +441,15 @@ func (ch *chooser) init(resaturate bool) error {
 			ch.th, copt.Theory = th, th
 		}
 	}
+	if ch.th != nil {
+		ch.byPos = newVersionsByPos(c, ch.th.ids)
+	}
 	for i, a := range c.amb {
 		ch.off[i] = -1
 		ch.pref[i] = int32(ch.preferred(i, a))
 		ch.choice[i] = ch.pref[i]
 	}
+	ch.byPos = nil
 	if ch.th != nil {
 		ch.th.build()
 	}
@@ -558,6 +565,11 @@ func (ch *chooser) atMostOne(lits []cnf.Lit) {
 func (ch *chooser) preferred(i int, a ambRead) int {
 	if ch.th != nil {
 		ids := ch.th.ids
+		if w := ch.byPos.latestBefore(ch.c.ix, a, ids); w >= 0 {
+			if j, ok := slices.BinarySearch(a.cands, w); ok {
+				return j
+			}
+		}
 		best, bestPos := -1, int32(-1)
 		for j, w := range a.cands {
 			if p := ids[w]; p < ids[a.txn] && p > bestPos {
@@ -601,6 +613,59 @@ func (ch *chooser) preferred(i int, a ambRead) int {
 		}
 	}
 	return max(best, 0)
+}
+
+// versionsByPos lists the writers of each version that ambiguous reads
+// read, sorted by position in the theory's order, so that the latest one
+// before a reader is a binary search rather than a pass over its
+// candidates (tens per read in large histories with few distinct values,
+// where every version has many writers).
+type versionsByPos struct {
+	// at[ver]+1 indexes lo when ver has a list (0: none); the list of the
+	// k-th version is ws[lo[k]:lo[k+1]].
+	at  []int32
+	lo  []int32
+	ws  []history.TxnID
+	pos []int32
+}
+
+func newVersionsByPos(c *checker, ids []int32) *versionsByPos {
+	vb := &versionsByPos{at: make([]int32, c.ix.VerBase[len(c.ix.VerBase)-1]), lo: []int32{0}}
+	for _, a := range c.amb {
+		ver := c.ix.VerBase[a.key] + int32(a.value)
+		if vb.at[ver] != 0 {
+			continue
+		}
+		ws := c.ix.Writers(a.key, a.value)
+		start := len(vb.ws)
+		vb.ws = append(vb.ws, ws...)
+		list := vb.ws[start:]
+		slices.SortFunc(list, func(u, v history.TxnID) int { return int(ids[u] - ids[v]) })
+		for _, w := range list {
+			vb.pos = append(vb.pos, ids[w])
+		}
+		vb.lo = append(vb.lo, int32(len(vb.ws)))
+		vb.at[ver] = int32(len(vb.lo) - 1)
+	}
+	return vb
+}
+
+// latestBefore returns the writer of the version read by a with the
+// largest position below the reader's, or -1.
+func (vb *versionsByPos) latestBefore(ix *history.Index, a ambRead, ids []int32) history.TxnID {
+	if vb == nil {
+		return -1
+	}
+	k := vb.at[ix.VerBase[a.key]+int32(a.value)] - 1
+	if k < 0 {
+		return -1
+	}
+	lo, hi := vb.lo[k], vb.lo[k+1]
+	j, _ := slices.BinarySearch(vb.pos[lo:hi], ids[a.txn])
+	if j == 0 {
+		return -1
+	}
+	return vb.ws[int(lo)+j-1]
 }
 
 // readModel reads the choice of the solver's model.

@@ -221,3 +221,44 @@ func TestBlockingClausesSound(t *testing.T) {
 		t.Errorf("only %d histories enumerated, %d clauses", checked, clauses)
 	}
 }
+
+// TestLatestBeforeAgreesWithScan checks the binary search of
+// versionsByPos against a pass over each ambiguous read's candidates: the
+// candidate with the largest theory position below the reader's.
+func TestLatestBeforeAgreesWithScan(t *testing.T) {
+	opt := oracle.DupGenOptions()
+	compared := 0
+	for _, level := range weakLevels {
+		rng := rand.New(rand.NewPCG(uint64(level)+5, 8))
+		for i := range 1500 {
+			h := oracle.Generate(rng, opt)
+			testHook = func(ch *chooser) {
+				if ch.th == nil {
+					return
+				}
+				ids := ch.th.ids
+				vb := newVersionsByPos(ch.c, ids)
+				for _, a := range ch.c.amb {
+					want := history.TxnID(-1)
+					for _, w := range ch.c.ix.Candidates(a.txn, history.ExtRead{Key: a.key, Value: a.value, Op: a.op}) {
+						if ids[w] < ids[a.txn] && (want < 0 || ids[w] > ids[want]) {
+							want = w
+						}
+					}
+					if got := vb.latestBefore(ch.c.ix, a, ids); got != want {
+						t.Fatalf("%s #%d: latest writer before T%d: %d, a pass says %d\n%s", level, i, a.txn, got, want, oracle.Format(h))
+					}
+					compared++
+				}
+			}
+			_, err := Check(context.Background(), h, level, Options{noProbe: true})
+			testHook = nil
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if compared < 1000 {
+		t.Errorf("only %d reads compared", compared)
+	}
+}
