@@ -431,6 +431,9 @@ func (ch *chooser) init(resaturate bool) error {
 	ch.off = make([]int32, len(c.amb))
 	ch.pref = make([]int32, len(c.amb))
 	ch.choice = make([]int32, len(c.amb))
+	for i := range ch.off {
+		ch.off[i] = -1 // inactive: the theory takes the reads as soft
+	}
 	var copt cdcl.Options
 	if !resaturate {
 		th, err := ch.newTheory()
@@ -445,7 +448,6 @@ func (ch *chooser) init(resaturate bool) error {
 		ch.byPos = newVersionsByPos(c, ch.th.ids)
 	}
 	for i, a := range c.amb {
-		ch.off[i] = -1
 		ch.pref[i] = int32(ch.preferred(i, a))
 		ch.choice[i] = ch.pref[i]
 	}
