@@ -137,12 +137,12 @@ type chooser struct {
 	// onBlock, for tests, sees every blocking clause as (read, candidate
 	// index) pairs.
 	onBlock func(reads, cands []int32)
-	// byPos, while init guesses, are the writers of each version read by
-	// an ambiguous read, by theory position.
+	// pos are the positions of a topological order of the certain co′
+	// that follows the file where it can (the theory's ids), nil without
+	// one; byPos, while the first guesses are made, the writers of each
+	// version an ambiguous read reads, sorted by pos.
+	pos   []int32
 	byPos *versionsByPos
-	// conflictLimit bounds each Solve (cdcl.Options.ConflictLimit; the
-	// probe's).
-	conflictLimit int64
 	// sel, in the core search (core.go), is each read's selector
 	// variable: the read must read from a candidate only while it holds,
 	// and a read with no true literal reads nothing. Nil otherwise.
@@ -167,7 +167,7 @@ func (c *checker) choose(res *Result, opt Options) error {
 	c.addOptional()
 	res.Counters["unknown_optional"] = int64(len(c.opt))
 	if !opt.noProbe && len(c.opt) == 0 {
-		if ok, err := c.probe(res, opt); ok || err != nil {
+		if ok, err := c.probe(res); ok || err != nil {
 			return err
 		}
 	}
@@ -312,44 +312,30 @@ func (c *checker) choose(res *Result, opt Options) error {
 	return nil
 }
 
-// Bounds of the probe: solver conflicts, and solver calls that only
-// activate reads.
-const (
-	probeConflicts   = 64
-	probeActivations = 8
-)
-
-// probe tries the preferred writers before any pruning, which costs time
-// and memory in proportion to all the candidates (tens per read in large
-// histories with few distinct values): a solver with the theory and a
-// small conflict budget, whose first model is saturated. If that model is
-// acyclic the level holds and probe fills res; otherwise it reports false
-// and choose starts afresh. The optional unknown-status transactions are
-// left to choose, which would have to undo their inclusion.
-func (c *checker) probe(res *Result, opt Options) (bool, error) {
+// probe tries the first guesses before any pruning, which costs time and
+// memory in proportion to all the candidates (tens per read in large
+// histories with few distinct values): it saturates the certain part to
+// order it, guesses, and saturates the guess. If that is acyclic the
+// level holds and probe fills res; otherwise it reports false and choose
+// starts afresh. The optional unknown-status transactions are left to
+// choose, which would have to undo their inclusion.
+func (c *checker) probe(res *Result) (bool, error) {
 	t0 := time.Now()
 	defer func() { res.Timings["choose_probe"] = time.Since(t0) }()
-	ch := &chooser{c: c, conflictLimit: probeConflicts}
-	if err := ch.init(opt.Resaturate); err != nil {
+	c.certainEvents()
+	if err := c.resaturate(); err != nil || c.causalCycle {
 		return false, err
 	}
-	for k := 0; ; k++ {
-		ch.syncTheory()
-		switch ch.s.Solve(c.ctx) {
-		case cdcl.Sat:
-		case cdcl.Unknown:
-			return false, c.ctx.Err()
-		default:
-			return false, nil
-		}
-		if ch.th == nil || len(ch.th.pending) == 0 {
-			break
-		}
-		if k == probeActivations {
-			return false, nil
-		}
+	order, ok := c.buildGraph(true).topoStable(c)
+	if !ok {
+		return false, nil
 	}
-	ch.readModel()
+	ch := &chooser{c: c, pos: c.positions(order), choice: make([]int32, len(c.amb))}
+	ch.byPos = newVersionsByPos(c, ch.pos)
+	for i, a := range c.amb {
+		ch.choice[i] = int32(ch.preferred(i, a))
+	}
+	ch.byPos = nil
 	viol, _, err := ch.saturate(1)
 	if err != nil || len(viol) > 0 {
 		return false, err
@@ -358,8 +344,25 @@ func (c *checker) probe(res *Result, opt Options) (bool, error) {
 	res.Chosen = ch.chosen(nil)
 	res.Counters["choice_probe"] = 1
 	res.Counters["choice_models"] = 1
-	ch.counters(res)
 	return true, nil
+}
+
+// positions returns each transaction's position in order, the others
+// placed after all of them.
+func (c *checker) positions(order []history.TxnID) []int32 {
+	pos := make([]int32, c.n)
+	placed := make([]bool, c.n)
+	for i, t := range order {
+		pos[t], placed[t] = int32(i), true
+	}
+	next := int32(len(order))
+	for t := range c.n {
+		if !placed[t] {
+			pos[t] = next
+			next++
+		}
+	}
+	return pos
 }
 
 // counters records the solver's and the theory's counters in res.
@@ -445,7 +448,8 @@ func (ch *chooser) init(resaturate bool) error {
 		}
 	}
 	if ch.th != nil {
-		ch.byPos = newVersionsByPos(c, ch.th.ids)
+		ch.pos = ch.th.ids
+		ch.byPos = newVersionsByPos(c, ch.pos)
 	}
 	for i, a := range c.amb {
 		ch.pref[i] = int32(ch.preferred(i, a))
@@ -455,7 +459,6 @@ func (ch *chooser) init(resaturate bool) error {
 	if ch.th != nil {
 		ch.th.build()
 	}
-	copt.ConflictLimit = ch.conflictLimit
 	ch.s = cdcl.New(0, copt)
 	ch.ambOf = c.ambAt
 	ch.prevIn = make([]history.TxnID, c.n)
@@ -555,9 +558,9 @@ func (ch *chooser) atMostOne(lits []cnf.Lit) {
 	}
 }
 
-// preferred guesses the writer read i most likely saw: with the theory,
-// the latest candidate before the reader in its topological order of the
-// certain co′ (the one closest to the file's order), since the latest
+// preferred guesses the writer read i most likely saw: the latest
+// candidate before the reader in pos, a topological order of the certain
+// co′ (the one closest to the file's order), since the latest
 // version is what a read usually returns and every edge its choice forces
 // towards it then agrees with that order; else one in its causal past
 // (pruning finds them), else its latest session predecessor among the
@@ -565,8 +568,7 @@ func (ch *chooser) atMostOne(lits []cnf.Lit) {
 // the reader started, else the latest candidate before the reader in the
 // file.
 func (ch *chooser) preferred(i int, a ambRead) int {
-	if ch.th != nil {
-		ids := ch.th.ids
+	if ids := ch.pos; ids != nil {
 		if w := ch.byPos.latestBefore(ch.c.ix, a, ids); w >= 0 {
 			if j, ok := slices.BinarySearch(a.cands, w); ok {
 				return j

@@ -106,20 +106,8 @@ func (ch *chooser) newTheory() (*coTheory, error) {
 	if !ok {
 		return nil, nil
 	}
-	th := &coTheory{c: c, ch: ch, ids: make([]int32, c.n),
+	th := &coTheory{c: c, ch: ch, ids: c.positions(order),
 		cev: c.ev, cLo: c.evLo, cHi: c.evHi, wkeys: wkeys, wkLo: wkLo}
-	pos := int32(0)
-	placed := make([]bool, c.n)
-	for _, t := range order {
-		th.ids[t], placed[t] = pos, true
-		pos++
-	}
-	for t := range c.n {
-		if !placed[t] {
-			th.ids[t] = pos
-			pos++
-		}
-	}
 	th.base = g
 	th.premises()
 	th.cur = make([]int32, len(c.amb))
