@@ -620,13 +620,13 @@ func (ch *chooser) preferred(i int, a ambRead) int {
 }
 
 // versionsByPos lists the writers of each version that ambiguous reads
-// read, sorted by position in the theory's order, so that the latest one
+// read, sorted by position (chooser.pos), so that the latest one
 // before a reader is a binary search rather than a pass over its
 // candidates (tens per read in large histories with few distinct values,
 // where every version has many writers).
 type versionsByPos struct {
-	// at[ver]+1 indexes lo when ver has a list (0: none); the list of the
-	// k-th version is ws[lo[k]:lo[k+1]].
+	// at[ver] is k+1 when version ver has the k-th list (0: none), its
+	// writers ws[lo[k]:lo[k+1]] with their positions pos[lo[k]:lo[k+1]].
 	at  []int32
 	lo  []int32
 	ws  []history.TxnID
