@@ -102,11 +102,26 @@ func (c *checker) saturateCC() error {
 				}
 				for ri := runLo[x]; ri < runLo[x+1]; ri++ {
 					r := &runs[ri]
+					bound := row[r.sess]
+					// Nothing to infer when every writer of r.sess that t3
+					// sees t1 sees too (or, in t1's session, precedes t1):
+					// decided on the clocks alone, without touching the
+					// run's writers, which are cold in large histories.
+					switch {
+					case bound < 0:
+						continue
+					case row1 == nil:
+					case r.sess == s1:
+						if bound < i1 {
+							continue
+						}
+					case bound <= row1[r.sess]:
+						continue
+					}
 					p := ptr[ri]
 					if pst[ri] != sst {
 						pst[ri], p = sst, r.lo-1
 					}
-					bound := row[r.sess]
 					for p+1 < r.hi && widx[p+1] <= bound {
 						p++
 					}
