@@ -314,8 +314,10 @@ func (c *checker) choose(res *Result, opt Options) error {
 
 // probe tries the first guesses before any pruning, which costs time and
 // memory in proportion to all the candidates (tens per read in large
-// histories with few distinct values): it saturates the certain part to
-// order it, guesses, and saturates the guess. If that is acyclic the
+// histories with few distinct values): it orders the certain so ∪ wr
+// (saturating the certain co′ first would cost a saturation more and
+// changes the guesses little), guesses, and saturates the guess. If that
+// is acyclic the
 // level holds and probe fills res; otherwise it reports false and choose
 // starts afresh. The optional unknown-status transactions are left to
 // choose, which would have to undo their inclusion.
@@ -323,10 +325,7 @@ func (c *checker) probe(res *Result) (bool, error) {
 	t0 := time.Now()
 	defer func() { res.Timings["choose_probe"] = time.Since(t0) }()
 	c.certainEvents()
-	if err := c.resaturate(); err != nil || c.causalCycle {
-		return false, err
-	}
-	order, ok := c.buildGraph(true).topoStable(c)
+	order, ok := c.buildGraph(false).topoStable(c)
 	if !ok {
 		return false, nil
 	}
