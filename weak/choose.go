@@ -137,9 +137,9 @@ type chooser struct {
 	// onBlock, for tests, sees every blocking clause as (read, candidate
 	// index) pairs.
 	onBlock func(reads, cands []int32)
-	// pos are the positions of a topological order of the certain co′
-	// that follows the file where it can (the theory's ids), nil without
-	// one; byPos, while the first guesses are made, the writers of each
+	// pos are the positions of a topological order of the certain part
+	// that follows the file where it can (of co′: the theory's ids; of
+	// so ∪ wr in the probe), nil without one; byPos, while the first guesses are made, the writers of each
 	// version an ambiguous read reads, sorted by pos.
 	pos   []int32
 	byPos *versionsByPos
@@ -559,7 +559,7 @@ func (ch *chooser) atMostOne(lits []cnf.Lit) {
 
 // preferred guesses the writer read i most likely saw: the latest
 // candidate before the reader in pos, a topological order of the certain
-// co′ (the one closest to the file's order), since the latest
+// part (the one closest to the file's order), since the latest
 // version is what a read usually returns and every edge its choice forces
 // towards it then agrees with that order; else one in its causal past
 // (pruning finds them), else its latest session predecessor among the

@@ -50,12 +50,12 @@
 // When a read event has several candidate writers, wr and with it co′ are
 // not determined: the level holds iff some choice of a writer per such read
 // gives an acyclic co′. Each read's first guess is its latest candidate
-// before it in a topological order of the certain part of co′ (the reads
-// with one writer), ties broken by file order: the latest version, which
-// is what a read usually returns. Check first probes those guesses (one
-// model of the search below, with a small conflict budget): an acyclic
-// co′ decides at once, in time linear in the history, where every later
-// step costs in proportion to all the candidates. Otherwise candidates
+// before it in a topological order of the certain part (the reads with one
+// writer), ties broken by file order: the latest version, which is what a
+// read usually returns. Check first probes those guesses, ordering the
+// certain so ∪ wr and saturating the guess once: an acyclic co′ decides
+// at once, in time linear in the history, where every later step costs in
+// proportion to all the candidates. Otherwise candidates
 // that close a cycle with the certain part are pruned, in rounds, since a
 // read left with one candidate becomes certain: with the happens-before
 // clocks of the certain so ∪ wr (a candidate the reader happens before,
