@@ -137,6 +137,12 @@ type chooser struct {
 	// onBlock, for tests, sees every blocking clause as (read, candidate
 	// index) pairs.
 	onBlock func(reads, cands []int32)
+	// pos are the positions of a topological order of the certain part
+	// that follows the file where it can (of co′: the theory's ids; of
+	// so ∪ wr in the probe), nil without one; byPos, while the first guesses are made, the writers of each
+	// version an ambiguous read reads, sorted by pos.
+	pos   []int32
+	byPos *versionsByPos
 	// sel, in the core search (core.go), is each read's selector
 	// variable: the read must read from a candidate only while it holds,
 	// and a read with no true literal reads nothing. Nil otherwise.
@@ -158,9 +164,14 @@ func (c *checker) choose(res *Result, opt Options) error {
 	if maxModels == 0 {
 		maxModels = DefaultMaxModels
 	}
-	ch := &chooser{c: c}
 	c.addOptional()
 	res.Counters["unknown_optional"] = int64(len(c.opt))
+	if !opt.noProbe && len(c.opt) == 0 {
+		if ok, err := c.probe(res); ok || err != nil {
+			return err
+		}
+	}
+	ch := &chooser{c: c}
 	// The candidates before pruning, for the core (prune replaces slices).
 	orig := make([][]history.TxnID, len(c.amb))
 	for i := range c.amb {
@@ -169,9 +180,19 @@ func (c *checker) choose(res *Result, opt Options) error {
 	refuted := false
 	if !opt.noPrune {
 		tp := time.Now()
-		pruned, err := c.prune()
+		c.likely = make([]history.TxnID, len(c.amb))
+		for i := range c.likely {
+			c.likely[i] = -1
+		}
+		pruned, err := c.pruneByClocks()
+		if err == nil && !opt.clocksOnly {
+			var more int
+			more, err = c.prune()
+			pruned += more
+		}
 		res.Timings["prune"] = time.Since(tp)
 		res.Counters["candidates_pruned"] = int64(pruned)
+		res.Counters["prune_clock_rounds"] = int64(c.clockRounds)
 		if err != nil {
 			return err
 		}
@@ -287,6 +308,64 @@ func (c *checker) choose(res *Result, opt Options) error {
 		}
 	}
 	res.Counters["choice_models"] = int64(models)
+	ch.counters(res)
+	return nil
+}
+
+// probe tries the first guesses before any pruning, which costs time and
+// memory in proportion to all the candidates (tens per read in large
+// histories with few distinct values): it orders the certain so ∪ wr
+// (saturating the certain co′ first would cost a saturation more and
+// changes the guesses little), guesses, and saturates the guess. If that
+// is acyclic the
+// level holds and probe fills res; otherwise it reports false and choose
+// starts afresh. The optional unknown-status transactions are left to
+// choose, which would have to undo their inclusion.
+func (c *checker) probe(res *Result) (bool, error) {
+	t0 := time.Now()
+	defer func() { res.Timings["choose_probe"] = time.Since(t0) }()
+	c.certainEvents()
+	order, ok := c.buildGraph(false).topoStable(c)
+	if !ok {
+		return false, nil
+	}
+	ch := &chooser{c: c, pos: c.positions(order), choice: make([]int32, len(c.amb))}
+	ch.byPos = newVersionsByPos(c, ch.pos)
+	for i, a := range c.amb {
+		ch.choice[i] = int32(ch.preferred(i, a))
+	}
+	ch.byPos = nil
+	viol, _, err := ch.saturate(1)
+	if err != nil || len(viol) > 0 {
+		return false, err
+	}
+	res.Verdict = Satisfied
+	res.Chosen = ch.chosen(nil)
+	res.Counters["choice_probe"] = 1
+	res.Counters["choice_models"] = 1
+	return true, nil
+}
+
+// positions returns each transaction's position in order, the others
+// placed after all of them.
+func (c *checker) positions(order []history.TxnID) []int32 {
+	pos := make([]int32, c.n)
+	placed := make([]bool, c.n)
+	for i, t := range order {
+		pos[t], placed[t] = int32(i), true
+	}
+	next := int32(len(order))
+	for t := range c.n {
+		if !placed[t] {
+			pos[t] = next
+			next++
+		}
+	}
+	return pos
+}
+
+// counters records the solver's and the theory's counters in res.
+func (ch *chooser) counters(res *Result) {
 	res.Counters["choice_vars"] = int64(ch.s.NumVars())
 	if ch.th != nil {
 		res.Counters["choice_theory_conflicts"] = ch.th.conflicts
@@ -297,7 +376,6 @@ func (c *checker) choose(res *Result, opt Options) error {
 	res.Counters["choice_conflicts"] = st.Conflicts
 	res.Counters["choice_restarts"] = st.Restarts
 	res.Counters["choice_propagations"] = st.Propagations
-	return nil
 }
 
 // syncTheory activates the reads the theory asks for and rebuilds its
@@ -355,10 +433,8 @@ func (ch *chooser) init(resaturate bool) error {
 	ch.off = make([]int32, len(c.amb))
 	ch.pref = make([]int32, len(c.amb))
 	ch.choice = make([]int32, len(c.amb))
-	for i, a := range c.amb {
-		ch.off[i] = -1
-		ch.pref[i] = int32(ch.preferred(i, a))
-		ch.choice[i] = ch.pref[i]
+	for i := range ch.off {
+		ch.off[i] = -1 // inactive: the theory takes the reads as soft
 	}
 	var copt cdcl.Options
 	if !resaturate {
@@ -369,6 +445,18 @@ func (ch *chooser) init(resaturate bool) error {
 		if th != nil {
 			ch.th, copt.Theory = th, th
 		}
+	}
+	if ch.th != nil {
+		ch.pos = ch.th.ids
+		ch.byPos = newVersionsByPos(c, ch.pos)
+	}
+	for i, a := range c.amb {
+		ch.pref[i] = int32(ch.preferred(i, a))
+		ch.choice[i] = ch.pref[i]
+	}
+	ch.byPos = nil
+	if ch.th != nil {
+		ch.th.build()
 	}
 	ch.s = cdcl.New(0, copt)
 	ch.ambOf = c.ambAt
@@ -469,12 +557,32 @@ func (ch *chooser) atMostOne(lits []cnf.Lit) {
 	}
 }
 
-// preferred guesses the writer read i most likely saw: one in its causal
-// past (pruning finds them), else its latest session
-// predecessor among the candidates, else (with real time) the candidate
-// that ended last before the reader started, else the latest candidate
-// before the reader in the file.
+// preferred guesses the writer read i most likely saw: the latest
+// candidate before the reader in pos, a topological order of the certain
+// part (the one closest to the file's order), since the latest
+// version is what a read usually returns and every edge its choice forces
+// towards it then agrees with that order; else one in its causal past
+// (pruning finds them), else its latest session predecessor among the
+// candidates, else (with real time) the candidate that ended last before
+// the reader started, else the latest candidate before the reader in the
+// file.
 func (ch *chooser) preferred(i int, a ambRead) int {
+	if ids := ch.pos; ids != nil {
+		if w := ch.byPos.latestBefore(ch.c.ix, a, ids); w >= 0 {
+			if j, ok := slices.BinarySearch(a.cands, w); ok {
+				return j
+			}
+		}
+		best, bestPos := -1, int32(-1)
+		for j, w := range a.cands {
+			if p := ids[w]; p < ids[a.txn] && p > bestPos {
+				best, bestPos = j, p
+			}
+		}
+		if best >= 0 {
+			return best
+		}
+	}
 	if ch.c.likely != nil && ch.c.likely[i] >= 0 {
 		if j := slices.Index(a.cands, ch.c.likely[i]); j >= 0 {
 			return j
@@ -508,6 +616,59 @@ func (ch *chooser) preferred(i int, a ambRead) int {
 		}
 	}
 	return max(best, 0)
+}
+
+// versionsByPos lists the writers of each version that ambiguous reads
+// read, sorted by position (chooser.pos), so that the latest one
+// before a reader is a binary search rather than a pass over its
+// candidates (tens per read in large histories with few distinct values,
+// where every version has many writers).
+type versionsByPos struct {
+	// at[ver] is k+1 when version ver has the k-th list (0: none), its
+	// writers ws[lo[k]:lo[k+1]] with their positions pos[lo[k]:lo[k+1]].
+	at  []int32
+	lo  []int32
+	ws  []history.TxnID
+	pos []int32
+}
+
+func newVersionsByPos(c *checker, ids []int32) *versionsByPos {
+	vb := &versionsByPos{at: make([]int32, c.ix.VerBase[len(c.ix.VerBase)-1]), lo: []int32{0}}
+	for _, a := range c.amb {
+		ver := c.ix.VerBase[a.key] + int32(a.value)
+		if vb.at[ver] != 0 {
+			continue
+		}
+		ws := c.ix.Writers(a.key, a.value)
+		start := len(vb.ws)
+		vb.ws = append(vb.ws, ws...)
+		list := vb.ws[start:]
+		slices.SortFunc(list, func(u, v history.TxnID) int { return int(ids[u] - ids[v]) })
+		for _, w := range list {
+			vb.pos = append(vb.pos, ids[w])
+		}
+		vb.lo = append(vb.lo, int32(len(vb.ws)))
+		vb.at[ver] = int32(len(vb.lo) - 1)
+	}
+	return vb
+}
+
+// latestBefore returns the writer of the version read by a with the
+// largest position below the reader's, or -1.
+func (vb *versionsByPos) latestBefore(ix *history.Index, a ambRead, ids []int32) history.TxnID {
+	if vb == nil {
+		return -1
+	}
+	k := vb.at[ix.VerBase[a.key]+int32(a.value)] - 1
+	if k < 0 {
+		return -1
+	}
+	lo, hi := vb.lo[k], vb.lo[k+1]
+	j, _ := slices.BinarySearch(vb.pos[lo:hi], ids[a.txn])
+	if j == 0 {
+		return -1
+	}
+	return vb.ws[int(lo)+j-1]
 }
 
 // readModel reads the choice of the solver's model.

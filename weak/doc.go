@@ -49,13 +49,22 @@
 //
 // When a read event has several candidate writers, wr and with it co′ are
 // not determined: the level holds iff some choice of a writer per such read
-// gives an acyclic co′. Check first saturates nothing of them: candidates
-// that close a cycle with the certain part (the reads with one writer) are
-// pruned through two reachability matrices (prune.go), in rounds, since a
-// read left with one candidate becomes certain. It then searches the choice
+// gives an acyclic co′. Each read's first guess is its latest candidate
+// before it in a topological order of the certain part (the reads with one
+// writer), ties broken by file order: the latest version, which is what a
+// read usually returns. Check first probes those guesses, ordering the
+// certain so ∪ wr and saturating the guess once: an acyclic co′ decides
+// at once, in time linear in the history, where every later step costs in
+// proportion to all the candidates. Otherwise candidates
+// that close a cycle with the certain part are pruned, in rounds, since a
+// read left with one candidate becomes certain: with the happens-before
+// clocks of the certain so ∪ wr (a candidate the reader happens before,
+// or one that happens before a writer the premise orders before it;
+// clockprune.go), then, in histories small enough, with two reachability
+// matrices of the certain co′ (prune.go). It then searches the choice
 // (choose.go): a SAT solver (package cdcl) holds one variable per (read,
 // candidate) with exactly-one clauses, created only for reads some clause
-// mentions (the others keep a first guess). The solver's theory
+// mentions (the others keep their first guess). The solver's theory
 // (theory.go) keeps acyclic, as literals are assigned, the co′ edges each
 // chosen read forces with the certain part and with the other reads of its
 // transaction (all of co′ at RC and RA); each model is then saturated like

@@ -100,6 +100,74 @@ func (g *graph) topo(c *checker) ([]history.TxnID, bool) {
 	return order, len(order) == c.nIn
 }
 
+// topoStable is topo with ties broken by TxnID, smallest first (Kahn's
+// algorithm with a heap): among the topological orders, the one closest to
+// the order of the file, which often is the order of execution.
+func (g *graph) topoStable(c *checker) ([]history.TxnID, bool) {
+	indeg := make([]int32, c.n)
+	for _, v := range g.to {
+		indeg[v]++
+	}
+	order := make([]history.TxnID, 0, c.nIn)
+	var q idHeap
+	for t := range c.n {
+		if c.in[t] && indeg[t] == 0 {
+			q = append(q, history.TxnID(t)) // ascending: a heap already
+		}
+	}
+	for len(q) > 0 {
+		u := q.pop()
+		order = append(order, u)
+		for _, v := range g.to[g.start[u]:g.start[u+1]] {
+			indeg[v]--
+			if indeg[v] == 0 {
+				q.push(v)
+			}
+		}
+	}
+	return order, len(order) == c.nIn
+}
+
+// idHeap is a binary min-heap of transactions.
+type idHeap []history.TxnID
+
+func (q *idHeap) push(t history.TxnID) {
+	h := append(*q, t)
+	for i := len(h) - 1; i > 0; {
+		p := (i - 1) / 2
+		if h[p] <= h[i] {
+			break
+		}
+		h[p], h[i] = h[i], h[p]
+		i = p
+	}
+	*q = h
+}
+
+func (q *idHeap) pop() history.TxnID {
+	h := *q
+	top := h[0]
+	n := len(h) - 1
+	h[0] = h[n]
+	h = h[:n]
+	for i := 0; ; {
+		m, l, r := i, 2*i+1, 2*i+2
+		if l < n && h[l] < h[m] {
+			m = l
+		}
+		if r < n && h[r] < h[m] {
+			m = r
+		}
+		if m == i {
+			break
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
+	}
+	*q = h
+	return top
+}
+
 // sccs finds the strongly connected components with at least two members
 // among the nodes live accepts (Tarjan's algorithm, iteratively), following
 // only so and wr edges if zeroOnly. comp[v] is v's component (an index into

@@ -48,10 +48,6 @@ func (c *checker) prune() (pruned int, err error) {
 	row := func(m []uint64, t history.TxnID) []uint64 { return m[int(t)*nw : int(t)*nw+nw] }
 	has := func(m []uint64, a, b history.TxnID) bool { return m[int(a)*nw+int(b)/64]&(1<<(uint(b)%64)) != 0 }
 	prem := make([]uint64, nw)
-	c.likely = make([]history.TxnID, len(c.amb))
-	for i := range c.likely {
-		c.likely[i] = -1
-	}
 	for round := 0; round < pruneRounds; round++ {
 		c.certainEvents()
 		if err := c.resaturate(); err != nil {
@@ -115,9 +111,9 @@ func (c *checker) prune() (pruned int, err error) {
 			}
 			kept := a.cands[:0:0]
 			for _, w := range a.cands {
-				if has(hb, w, t) && c.likely != nil {
+				if l := c.likely[i]; has(hb, w, t) && (l < 0 || has(hb, l, w)) {
 					// Reading from its causal past adds no causality:
-					// the first guess.
+					// the first guess, the latest such.
 					c.likely[i] = w
 				}
 				bad := has(co, t, w)

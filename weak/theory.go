@@ -79,8 +79,9 @@ type theoryMark struct {
 	lit            cnf.Lit
 }
 
-// newTheory builds the theory over the certain part of co′; it returns
-// nil when that part is cyclic (the model loop then reports the cycle).
+// newTheory sets up the theory over the certain part of co′ (build then
+// fills its graph); it returns nil when that part is cyclic (the model
+// loop then reports the cycle).
 func (ch *chooser) newTheory() (*coTheory, error) {
 	c := ch.c
 	c.certainEvents()
@@ -101,24 +102,12 @@ func (ch *chooser) newTheory() (*coTheory, error) {
 	}
 	c.buildWriteKeys()
 	g := c.buildGraph(true)
-	order, ok := g.topo(c)
+	order, ok := g.topoStable(c)
 	if !ok {
 		return nil, nil
 	}
-	th := &coTheory{c: c, ch: ch, ids: make([]int32, c.n),
+	th := &coTheory{c: c, ch: ch, ids: c.positions(order),
 		cev: c.ev, cLo: c.evLo, cHi: c.evHi, wkeys: wkeys, wkLo: wkLo}
-	pos := int32(0)
-	placed := make([]bool, c.n)
-	for _, t := range order {
-		th.ids[t], placed[t] = pos, true
-		pos++
-	}
-	for t := range c.n {
-		if !placed[t] {
-			th.ids[t] = pos
-			pos++
-		}
-	}
 	th.base = g
 	th.premises()
 	th.cur = make([]int32, len(c.amb))
@@ -133,7 +122,6 @@ func (ch *chooser) newTheory() (*coTheory, error) {
 	for i, a := range c.amb {
 		th.ambOfTxn[a.txn] = append(th.ambOfTxn[a.txn], int32(i))
 	}
-	th.build()
 	return th, nil
 }
 
@@ -212,67 +200,12 @@ func (th *coTheory) takePending() []int32 {
 // per session where session order implies the others.
 func (th *coTheory) premises() {
 	c := th.c
-	// byKey[x]: the writers of x taken (T⊥ aside), by session then index.
-	byKey := make([][]history.TxnID, c.h.NumKeys())
-	for _, txs := range c.sess {
-		for _, t := range txs {
-			for _, w := range c.ix.Writes(t) {
-				byKey[w.Key] = append(byKey[w.Key], t)
-			}
-		}
-	}
-	// latest returns the last writer of x in session s with index ≤ bound.
-	latest := func(x history.KeyID, s, bound int32) history.TxnID {
-		ws := byKey[x]
-		j, _ := slices.BinarySearchFunc(ws, [2]int32{s, bound + 1}, func(t history.TxnID, k [2]int32) int {
-			tt := &c.h.Txns[t]
-			if tt.Session != k[0] {
-				return int(tt.Session - k[0])
-			}
-			return int(tt.Index - k[1])
-		})
-		if j > 0 && c.h.Txns[ws[j-1]].Session == s {
-			return ws[j-1]
-		}
-		return -1
-	}
+	kw := c.writersByKey()
 	th.prem = make([][]history.TxnID, len(c.amb))
 	for i, a := range c.amb {
-		t3 := a.txn
-		var ps []history.TxnID
-		add := func(t2 history.TxnID) {
-			if t2 > history.InitTxn && t2 != t3 && !slices.Contains(ps, t2) {
-				ps = append(ps, t2)
-			}
+		if c.in[a.txn] {
+			th.prem[i] = c.premiseWriters(nil, kw, a.txn, a.key, a.op)
 		}
-		if !c.in[t3] {
-			continue
-		}
-		evs := th.cev[th.cLo[t3]:th.cHi[t3]]
-		switch c.level {
-		case history.RC:
-			for _, e := range evs {
-				if e.op < a.op && e.writer != history.InitTxn && th.writes(e.writer, a.key) {
-					add(e.writer)
-				}
-			}
-		case history.RA:
-			tt := &c.h.Txns[t3]
-			add(latest(a.key, tt.Session, tt.Index-1))
-			for _, e := range evs {
-				if e.writer != history.InitTxn && th.writes(e.writer, a.key) {
-					add(e.writer)
-				}
-			}
-		case history.CC:
-			row := c.hb[int(t3)*c.k : int(t3)*c.k+c.k]
-			for s, b := range row {
-				if b >= 0 {
-					add(latest(a.key, int32(s), b))
-				}
-			}
-		}
-		th.prem[i] = ps
 	}
 }
 

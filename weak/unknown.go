@@ -23,10 +23,12 @@ import (
 // read events to c.amb and evAll, and excludes those that cannot commit.
 func (c *checker) addOptional() {
 	c.optIdx = make([]int32, c.n)
+	unknown := false
 	for i := range c.optIdx {
 		c.optIdx[i] = -1
+		unknown = unknown || (c.h.Txns[i].Status == history.Unknown && !c.in[i])
 	}
-	for i := 0; i < len(c.amb); i++ {
+	for i := 0; unknown && i < len(c.amb); i++ {
 		for _, w := range c.amb[i].cands {
 			if c.in[w] || c.optIdx[w] >= 0 {
 				continue

@@ -63,8 +63,13 @@ type Options struct {
 	// the solver theory (theory.go): each model is only re-saturated and
 	// its cycles blocked.
 	Resaturate bool
-	// noPrune, for tests, skips the pruning of candidate writers.
-	noPrune bool
+	// noPrune, for tests, skips the pruning of candidate writers;
+	// clocksOnly skips the reachability matrices (prune.go) but not the
+	// clocks (clockprune.go).
+	noPrune, clocksOnly bool
+	// noProbe, for tests, skips the probe of the preferred writers
+	// (choose.go), so that the pruning and the search see every history.
+	noProbe bool
 }
 
 // Result is the outcome of Check.
@@ -315,6 +320,10 @@ type checker struct {
 	opt    []history.TxnID
 	optIdx []int32
 	optOut []bool
+	// clockRounds counts the rounds of pruneByClocks.
+	clockRounds int
+	// kw indexes the writers of each key by session (writersByKey).
+	kw *keyWriters
 	// rcStamp[k] == t+1: t wrote key k already (eachRead at RC).
 	rcStamp []int32
 	// fit is Options.Fit; memErr its refusal, which poll reports.
