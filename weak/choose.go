@@ -67,6 +67,18 @@ type ambRead struct {
 	slot int32
 }
 
+// narrow makes kept, a subset of a's candidates, its candidates, unless it
+// is empty (no candidate fits: left for the search to report) or all of
+// them. It returns how many were dropped and whether one is left.
+func (a *ambRead) narrow(kept []history.TxnID) (dropped int, single bool) {
+	if len(kept) == 0 || len(kept) == len(a.cands) {
+		return 0, false
+	}
+	dropped = len(a.cands) - len(kept)
+	a.cands = kept
+	return dropped, len(kept) == 1
+}
+
 // compactEvents keeps the events with placeholders in evAll and leaves
 // them out of ev, so that the saturation sees the certain part only.
 func (c *checker) compactEvents() {

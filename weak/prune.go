@@ -132,14 +132,9 @@ func (c *checker) prune() (pruned int, err error) {
 					kept = append(kept, w)
 				}
 			}
-			if len(kept) == 0 || len(kept) == len(a.cands) {
-				continue
-			}
-			pruned += len(a.cands) - len(kept)
-			a.cands = kept
-			if len(kept) == 1 {
-				newSingles = true
-			}
+			n, single := a.narrow(kept)
+			pruned += n
+			newSingles = newSingles || single
 		}
 		if !newSingles {
 			break
