@@ -9,6 +9,7 @@ import (
 	"github.com/hyperiso/hyperiso/history"
 	"github.com/hyperiso/hyperiso/hyperpolygraph"
 	"github.com/hyperiso/hyperiso/internal/histtest"
+	"github.com/hyperiso/hyperiso/internal/oracle"
 )
 
 // Compact hand-made histories (see package histtest).
@@ -28,6 +29,19 @@ var (
 // duplicates), several sessions, some aborted and unknown transactions, and
 // reads that mostly come from a serial, snapshot or arbitrary execution.
 func genHistory(rng *rand.Rand) *history.History { return genSized(rng, 6, 3) }
+
+// genMixed returns the i-th history of a test that mixes three shapes:
+// tiny, the oracle's generator's, and many writers a key with few
+// duplicates.
+func genMixed(rng *rand.Rand, i int, opt oracle.GenOptions) *history.History {
+	switch i % 3 {
+	case 0:
+		return genHistory(rng)
+	case 1:
+		return oracle.Generate(rng, opt)
+	}
+	return genSized(rng, 14, 40)
+}
 
 // genSized is genHistory with up to 1+maxTxn transactions and maxVals
 // values a key.

@@ -47,15 +47,7 @@ func TestLazyPairsSame(t *testing.T) {
 			opt := oracle.DefaultGenOptions()
 			pairs, conflicts := 0, 0
 			for i := range n {
-				var h *history.History
-				switch i % 3 {
-				case 0:
-					h = genHistory(rng)
-				case 1:
-					h = oracle.Generate(rng, opt)
-				default:
-					h = genSized(rng, 14, 40)
-				}
+				h := genMixed(rng, i, opt)
 				// Some unknown-status transactions taken, as Decide may.
 				salt := rng.Uint64()
 				include := func(t history.TxnID) bool { return (uint64(t)*0x9e3779b97f4a7c15^salt)&1 == 0 }

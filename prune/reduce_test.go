@@ -88,15 +88,7 @@ func TestReducedKnownSameReach(t *testing.T) {
 			opt := oracle.DefaultGenOptions()
 			reduced, conflicts := 0, 0
 			for i := range n {
-				var h *history.History
-				switch i % 3 {
-				case 0:
-					h = genHistory(rng)
-				case 1:
-					h = oracle.Generate(rng, opt)
-				default:
-					h = genSized(rng, 14, 40) // many writers a key, few duplicates
-				}
+				h := genMixed(rng, i, opt)
 				g, viol := hyperpolygraph.Build(h, level, nil)
 				if viol != nil {
 					continue
