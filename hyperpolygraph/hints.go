@@ -14,7 +14,10 @@ import (
 //
 // Each new edge replaces its pair in g.WW, so every pair of writers of a key
 // is still either known or in g.WW exactly once, and the RW edges it derives
-// from the known WR edges of its key join g.Known. Call it right after
+// from the known WR edges of its key join g.Known. On a graph whose pairs
+// are pending (BuildOptions.LazyPairs) there is no pair to replace: the edge
+// is only added, and pruning, which lists the pairs, drops those the known
+// edges order. Call it right after
 // Build, before pruning (constraint indices change).
 //
 // conflict is nil unless the known WW edges now contain a cycle: hints that
