@@ -194,9 +194,36 @@ func TestPSIAndPCAgreeWithOracle(t *testing.T) {
 // duplicate values and unknown-status transactions, without the SER-first
 // shortcut so that each search runs; each witness replays.
 func TestPCStrategiesAgree(t *testing.T) {
+	var runs []mixIsoRun
+	for _, st := range strong.PCStrategies {
+		runs = append(runs, mixIsoRun{strategy: st.Name, budget: acyclic.PSIBudget})
+	}
+	strategiesAgreeWithMixIso(t, history.PC, 23, runs, func(t *testing.T, h *history.History, res *check.Result, _ string) {
+		checkPrefixWitness(t, h, res)
+	})
+	_, err := strong.Decide(context.Background(), nil, history.PC, strong.Options{Strategy: "veristrong"})
+	require.ErrorContains(t, err, "pc is decided by the strategies cdcl-pc, lazy-gini-pc")
+}
+
+// mixIsoRun is one strategy run of strategiesAgreeWithMixIso, with the PSI
+// theory's search budget it runs under.
+type mixIsoRun struct {
+	strategy string
+	budget   int
+}
+
+// strategiesAgreeWithMixIso checks 3,000 random small histories with
+// duplicate values and unknown-status transactions (PCG seed 5, seed) at
+// level with each run, without the SER-first shortcut: every verdict must
+// be MixIso's, both verdicts must occur, and each satisfied result's
+// witness must replay.
+func strategiesAgreeWithMixIso(t *testing.T, level history.Level, seed uint64, runs []mixIsoRun, replay func(t *testing.T, h *history.History, res *check.Result, what string)) {
+	t.Helper()
 	strong.SERFirst = false
 	defer func() { strong.SERFirst = true }()
-	rng := rand.New(rand.NewPCG(5, 23))
+	budget := acyclic.PSIBudget
+	defer func() { acyclic.PSIBudget = budget }()
+	rng := rand.New(rand.NewPCG(5, seed))
 	opts := oracle.DupGenOptions()
 	opts.MinTxns, opts.Txns = 3, 6
 	counts := map[bool]int{}
@@ -205,16 +232,18 @@ func TestPCStrategiesAgree(t *testing.T) {
 		if !slices.ContainsFunc(h.Txns[1:], func(tx history.Txn) bool { return tx.Status != history.Aborted }) {
 			continue // nothing to check
 		}
-		want, err := oracle.Mixed(h, history.PC)
+		want, err := oracle.Mixed(h, level)
 		require.NoError(t, err)
-		for _, s := range strong.PCStrategies {
-			res, err := check.Check(context.Background(), h, history.PC, check.Options{Strategy: s.Name})
+		for _, run := range runs {
+			acyclic.PSIBudget = run.budget
+			res, err := check.Check(context.Background(), h, level, check.Options{Strategy: run.strategy})
 			require.NoError(t, err)
 			if got := res.Verdict == check.Satisfied; got != want {
-				t.Fatalf("history %d, strategy %s: got %s, MixIso says satisfied=%v\n%s\nanomalies: %+v", i, s.Name, res.Verdict, want, oracle.Format(h), res.Anomalies)
+				t.Fatalf("history %d, strategy %s (budget %d): got %s, MixIso says satisfied=%v\n%s\nanomalies: %+v",
+					i, run.strategy, run.budget, res.Verdict, want, oracle.Format(h), res.Anomalies)
 			}
 			if want {
-				checkPrefixWitness(t, h, res)
+				replay(t, h, res, fmt.Sprintf("history %d, strategy %s", i, run.strategy))
 			}
 		}
 		counts[want]++
@@ -222,8 +251,6 @@ func TestPCStrategiesAgree(t *testing.T) {
 	require.Positive(t, counts[true])
 	require.Positive(t, counts[false])
 	t.Logf("verdicts: %v", counts)
-	_, err := strong.Decide(context.Background(), nil, history.PC, strong.Options{Strategy: "veristrong"})
-	require.ErrorContains(t, err, "pc is decided by the strategies cdcl-pc, lazy-gini-pc")
 }
 
 // checkPrefixWitness replays a PC witness: each transaction's external
@@ -313,41 +340,9 @@ func TestPSIAndPCOnShippedHistories(t *testing.T) {
 // runs twice: with the theory's bounded checks, and with their budget at 0
 // so that every G edge is left to the re-check of full assignments.
 func TestPSIStrategiesAgree(t *testing.T) {
-	strong.SERFirst = false
-	defer func() { strong.SERFirst = true }()
 	budget := acyclic.PSIBudget
-	defer func() { acyclic.PSIBudget = budget }()
-	rng := rand.New(rand.NewPCG(5, 29))
-	opts := oracle.DupGenOptions()
-	opts.MinTxns, opts.Txns = 3, 6
-	counts := map[bool]int{}
-	for i := range 3000 {
-		h := oracle.Generate(rng, opts)
-		if !slices.ContainsFunc(h.Txns[1:], func(tx history.Txn) bool { return tx.Status != history.Aborted }) {
-			continue // nothing to check
-		}
-		want, err := oracle.Mixed(h, history.PSI)
-		require.NoError(t, err)
-		for _, run := range []struct {
-			strategy string
-			budget   int
-		}{{"cdcl-psi", budget}, {"cdcl-psi", 0}, {"lazy-gini-psi", budget}} {
-			acyclic.PSIBudget = run.budget
-			res, err := check.Check(context.Background(), h, history.PSI, check.Options{Strategy: run.strategy})
-			require.NoError(t, err)
-			if got := res.Verdict == check.Satisfied; got != want {
-				t.Fatalf("history %d, strategy %s (budget %d): got %s, MixIso says satisfied=%v\n%s\nanomalies: %+v",
-					i, run.strategy, run.budget, res.Verdict, want, oracle.Format(h), res.Anomalies)
-			}
-			if want {
-				checkPSIWitness(t, h, res, fmt.Sprintf("history %d, strategy %s", i, run.strategy))
-			}
-		}
-		counts[want]++
-	}
-	require.Positive(t, counts[true])
-	require.Positive(t, counts[false])
-	t.Logf("verdicts: %v", counts)
+	strategiesAgreeWithMixIso(t, history.PSI, 29,
+		[]mixIsoRun{{"cdcl-psi", budget}, {"cdcl-psi", 0}, {"lazy-gini-psi", budget}}, checkPSIWitness)
 	_, err := strong.Decide(context.Background(), nil, history.PSI, strong.Options{Strategy: "cdcl-pc"})
 	require.ErrorContains(t, err, "psi is decided by the strategies cdcl-psi, lazy-gini-psi")
 }
