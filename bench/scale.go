@@ -223,8 +223,11 @@ func WriteScaleCSV(w io.Writer, r *Report) error {
 
 // WriteScaleMarkdown writes one Markdown table per variant: a row per size
 // with the reading time (the floor) and each level's wall time (CPU time in
-// parentheses) and peak memory, then a row extrapolating each level to ten times the largest
-// size along the power law of the two largest sizes (time ∝ n^b).
+// parentheses) and peak memory; when the largest size and a tenth of it
+// were both measured, a row of growth ratios between them (CPU time and
+// memory, against the target of about 15×); then a row extrapolating each
+// level to ten times the largest size along the power law of the two
+// largest sizes (time ∝ n^b).
 func WriteScaleMarkdown(w io.Writer, r *Report) error {
 	points := ScalePoints(r)
 	var variants []string
@@ -283,6 +286,9 @@ func WriteScaleMarkdown(w io.Writer, r *Report) error {
 		if b >= to {
 			to = 10 * b
 		}
+		if b%growthStep == 0 && slices.Contains(ns, b/growthStep) {
+			writeGrowthRow(w, r, v, b/growthStep, b, cell)
+		}
 		fmt.Fprintf(w, "| %s (extrapolated) | %s |", formatCount(to), extrapolate(readFloor(r, ScaleName(v, a)), readFloor(r, ScaleName(v, b)), a, b, to, FormatMS))
 		for _, l := range r.Levels {
 			ma, mb := cell[fmt.Sprint(v, a, l)], cell[fmt.Sprint(v, b, l)]
@@ -296,6 +302,35 @@ func WriteScaleMarkdown(w io.Writer, r *Report) error {
 		fmt.Fprintln(w)
 	}
 	return nil
+}
+
+// growthStep is the factor of sizes whose cost ratio the growth row and the
+// plot's target line show: the issue asks that 100k → 1M cost at most
+// growthTarget times as much (near-linear).
+const (
+	growthStep   = 10
+	growthTarget = 15
+)
+
+// writeGrowthRow writes the row "growth a → b": each level's CPU time and
+// peak memory at b divided by those at a, the reading time's too.
+func writeGrowthRow(w io.Writer, r *Report, v string, a, b int, cell map[string]*Measurement) {
+	ratio := func(x, y float64) string {
+		if !(x > 0 && y > 0) {
+			return ""
+		}
+		return fmt.Sprintf("×%.1f", y/x)
+	}
+	fmt.Fprintf(w, "| growth %s → %s | %s |", formatCount(a), formatCount(b), ratio(readFloor(r, ScaleName(v, a)), readFloor(r, ScaleName(v, b))))
+	for _, l := range r.Levels {
+		ma, mb := cell[fmt.Sprint(v, a, l)], cell[fmt.Sprint(v, b, l)]
+		if !finished(ma) || !finished(mb) {
+			fmt.Fprint(w, " | |")
+			continue
+		}
+		fmt.Fprintf(w, " %s cpu | %s |", ratio(ma.CPUMedianMS(), mb.CPUMedianMS()), ratio(float64(ma.PeakRSS), float64(mb.PeakRSS)))
+	}
+	fmt.Fprintln(w)
 }
 
 // finished tells whether m is a measurement with a verdict.

@@ -84,3 +84,23 @@ func TestScaleName(t *testing.T) {
 	require.Equal(t, "30k", formatCount(30_000))
 	require.Equal(t, "1500", formatCount(1500))
 }
+
+// The growth row divides each level's CPU time and memory at the largest
+// size by those at a tenth of it; the plot draws the target from there.
+func TestScaleGrowthRow(t *testing.T) {
+	m := func(h string, cpuMS float64, rss int64, read float64) Measurement {
+		return Measurement{History: h, Level: "ser", Strategy: "veristrong", Verdict: "satisfied", PeakRSS: rss,
+			Samples: []Sample{{Verdict: "satisfied", UserMS: cpuMS, TimingsMS: map[string]float64{"read": read}}}}
+	}
+	rep := &Report{Levels: []string{"ser"}, Strategies: []string{"veristrong"}, Measurements: []Measurement{
+		m("u-1000", 100, 10<<20, 10), m("u-3000", 400, 30<<20, 30), m("u-10000", 1200, 80<<20, 140),
+		m("v-1000", 100, 10<<20, 10), m("v-3000", 400, 30<<20, 30),
+	}}
+	var md bytes.Buffer
+	require.NoError(t, WriteScaleMarkdown(&md, rep))
+	require.Contains(t, md.String(), "| growth 1k → 10k | ×14.0 | ×12.0 cpu | ×8.0 |")
+	require.Equal(t, 1, strings.Count(md.String(), "growth"), "v has no size ten times another")
+	var svg bytes.Buffer
+	require.NoError(t, DrawScalePlot(&svg, "svg", rep))
+	require.Equal(t, 2, strings.Count(svg.String(), "(target)"), "u's CPU and memory panels, not v's")
+}

@@ -19,7 +19,10 @@ import (
 // median wall time (top), the CPU time (middle, less disturbed by other
 // work on the machine) and the peak memory (bottom) of each level against
 // the number of transactions, both axes logarithmic, with the reading time
-// as a dashed floor line under the times. Runs that timed out or stopped
+// as a dashed floor line under the times, and in the CPU and memory panels
+// the growth target as a dotted line: from the costliest level at a tenth
+// of the largest size, growthTarget times as much at the largest (a level
+// whose line ends below it grew less). Runs that timed out or stopped
 // without a verdict are left out. The extension of path picks the format.
 func WriteScalePlot(path string, r *Report) error {
 	return savePlot(path, r, DrawScalePlot)
@@ -81,6 +84,12 @@ func DrawScalePlot(w io.Writer, format string, r *Report) error {
 			tp.Add(l)
 			tp.Legend.Add("read (floor)", l)
 		}
+		if err := addGrowthTarget(cp, points, v, func(m *Measurement) float64 { return m.CPUMedianMS() / 1000 }); err != nil {
+			return err
+		}
+		if err := addGrowthTarget(mp, points, v, func(m *Measurement) float64 { return float64(m.PeakRSS) / (1 << 20) }); err != nil {
+			return err
+		}
 		rows[0][ci], rows[1][ci], rows[2][ci] = tp, cp, mp
 	}
 	width := vg.Length(len(variants)) * 5 * vg.Inch
@@ -128,5 +137,38 @@ func addLine(p *plot.Plot, xys plotter.XYs, i int, name string) error {
 	pts.Shape = plotutil.Shape(i)
 	p.Add(l, pts)
 	p.Legend.Add(name, l, pts)
+	return nil
+}
+
+// addGrowthTarget draws on p the growth target of variant v: a dotted line
+// from the highest y among the levels at a = largest/growthStep to
+// growthTarget times that at the largest size. Nothing when a was not
+// measured.
+func addGrowthTarget(p *plot.Plot, points []ScalePoint, v string, y func(*Measurement) float64) error {
+	b := 0
+	for _, pt := range points {
+		if pt.Variant == v && finished(pt.M) {
+			b = max(b, pt.N)
+		}
+	}
+	if b%growthStep != 0 {
+		return nil
+	}
+	a, top := b/growthStep, 0.0
+	for _, pt := range points {
+		if pt.Variant == v && pt.N == a && finished(pt.M) {
+			top = max(top, y(pt.M))
+		}
+	}
+	if !(top > 0) {
+		return nil
+	}
+	l, err := plotter.NewLine(plotter.XYs{{X: float64(a), Y: top}, {X: float64(b), Y: growthTarget * top}})
+	if err != nil {
+		return err
+	}
+	l.Color, l.Width, l.Dashes = color.Gray{Y: 100}, vg.Points(1), []vg.Length{vg.Points(1), vg.Points(3)}
+	p.Add(l)
+	p.Legend.Add(fmt.Sprintf("×%d per ×%d n (target)", growthTarget, growthStep), l)
 	return nil
 }

@@ -110,9 +110,12 @@ version-order pairs, grow with n). Each history is streamed to
 --scale-dir as VARIANT-N.jsonl (kept, and reused by the next run) and checked at each --level (default
 ser,si,rc,ra,cc) with the default strategy. The table printed is
 Markdown: a row per size with the reading time (the floor) and each
-level's wall time, CPU time and peak memory, and a last row extrapolated
-to 1M transactions (CPU time and memory). --csv, --json and --plot write
-the CSV, the report and a plot of time and memory against n; --from
+level's wall time, CPU time and peak memory; when the largest size and a
+tenth of it were both run, a row of growth ratios between them (CPU time
+and memory; the target is about 15x); and a last row extrapolated to 1M
+transactions, or ten times the largest size (CPU time and memory). --csv,
+--json and --plot write the CSV, the report and a plot of time and memory
+against n, the 15x growth target dotted; --from
 REPORT.json prints and plots a saved scale report again.`,
 	scaleSessions, scaleOps, scaleReads, scaleKeys, scaleKeys, scaleKeys)
 
