@@ -3,7 +3,10 @@
 // literal, with the RW edges they derive) acyclic in a Pearce–Kelly dynamic
 // topological order, explains each cycle as a conflict clause over the
 // literals behind its edges, and suggests decision polarities from the
-// order. For SI the graph is the doubled graph whose acyclicity is that of
+// order, which starts from the history's own order (file position or
+// completion time: Priority also orders decisions by it), so that on the
+// common satisfied history the first guesses are nearly all right. For SI
+// the graph is the doubled graph whose acyclicity is that of
 // the induced graph (SO ∪ WR ∪ WW) ; RW?. For PC it is the graph of
 // snapshots and commits (hyperpolygraph.PCArc), whose arcs s(t)→c(t) are
 // certain and explain nothing. For PSI it is SO ∪ WR ∪ WW alone, kept
@@ -728,8 +731,8 @@ func (t *Theory) knownArcs(arc func(u, v int32)) {
 // histories that satisfy the level the commit order it approximates is
 // almost always a valid one, so decisions polarised by the pk order start
 // out right instead of following an arbitrary topological order of the
-// known graph. Of a transaction's states, the one entered otherwise than by
-// RW (SI's 2x+1, PC's commit) comes first, as encode's ranks have it.
+// known graph. Of a transaction's two states, 2x+1 (the one Level reads)
+// ranks first, as encode's ranks have it for SI.
 func (t *Theory) hintOrder(n int) []int32 {
 	h := t.g.H
 	nt := t.g.N()
