@@ -249,6 +249,21 @@ func (s *Solver) SetPhase(v int32, positive bool) {
 	s.phase[v-1] = positive
 }
 
+// SetActivity sets the decision activity of variable v, which orders
+// decisions until conflicts bump activities (each bump adds at least 1:
+// values below that only break ties among variables no conflict has
+// touched). Like AddClause it first backtracks to level 0.
+func (s *Solver) SetActivity(v int32, a float64) {
+	s.cancelUntil(0)
+	s.modelValid = false
+	s.growTo(int(v))
+	s.act[v-1] = a * s.varInc
+	if i := s.heapIdx[v-1]; i >= 0 {
+		s.heapUp(int(i))
+		s.heapDown(int(s.heapIdx[v-1]))
+	}
+}
+
 // AddClause adds a clause (a disjunction of literals; variables beyond
 // NumVars are created). It may be called between Solve calls; the solver
 // first backtracks to level 0. It returns false if the formula has become

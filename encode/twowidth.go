@@ -72,14 +72,17 @@ const naiveTwoWidthLimit = 20000
 // bench histories need at most 170 tests an edge and 9 clauses a variable;
 // 8,000 transactions over 54 keys in 1,100 sessions offered 20 clauses a
 // variable, 36k transactions of 1,000 concurrent sessions 57, and finding
-// them took longer than solving without them. Past a budget the search
+// them took longer than solving without them. With decisions in the
+// history's own order (package acyclic's hint) such few-key histories
+// need few of them: 128 tests an edge halve their CPU time and leave the
+// bench histories' clauses as they were (docs/bench/twowidth). Past a budget the search
 // stops and sets Encoding.TwoWidthTruncated. Variables so that tests can
 // lower them.
 var (
 	maxTwoWidthWork    int64 = 1 << 30
 	maxTwoWidthClauses       = 1 << 22
 	// Per literal edge and per variable, and a floor for small searches.
-	twoWidthWorkPerEdge   int64 = 512
+	twoWidthWorkPerEdge   int64 = 128
 	twoWidthClausesPerVar int64 = 16
 	twoWidthFloor         int64 = 1 << 22
 )

@@ -114,8 +114,17 @@ const (
 // keeps the graph kind says free of the level's forbidden cycles and, as
 // polarity says, guides decisions.
 func cdclSolve(polarity acyclic.Polarity, kind theoryGraph) func(ctx context.Context, enc *encode.Encoding, out *solveOutcome) error {
+	return cdclSolveHint(polarity, kind, true)
+}
+
+// cdclSolveHint is cdclSolve that, with hint false, leaves out the
+// history's own order (acyclic.NewUnhinted): the path before it, for tests.
+func cdclSolveHint(polarity acyclic.Polarity, kind theoryGraph, hint bool) func(ctx context.Context, enc *encode.Encoding, out *solveOutcome) error {
 	return func(ctx context.Context, enc *encode.Encoding, out *solveOutcome) error {
 		newTheory := acyclic.New
+		if !hint {
+			newTheory = acyclic.NewUnhinted
+		}
 		switch kind {
 		case graphPC:
 			newTheory = acyclic.NewPC
@@ -128,6 +137,16 @@ func cdclSolve(polarity acyclic.Polarity, kind theoryGraph) func(ctx context.Con
 			return nil
 		}
 		s := cdcl.New(enc.NumVars, cdcl.Options{Theory: th, NoTheoryPhase: polarity == acyclic.NoPolarity})
+		if polarity != acyclic.NoPolarity {
+			// Decide in the history's own order: with polarities from
+			// the same order, conflicts stay local and a backjump
+			// re-decides little (docs/bench/twowidth).
+			for v := int32(1); v <= int32(enc.NumVars); v++ {
+				if p := th.Priority(v); p > 0 {
+					s.SetActivity(v, 1e-3*p)
+				}
+			}
+		}
 		for _, c := range enc.Clauses {
 			if !s.AddClause(c) {
 				break

@@ -5,7 +5,9 @@
 // writes, half each) over -k keys against a snapshot-isolation store
 // (snapshot reads, first committer wins), with real-time intervals; after
 // each transaction a process takes a new session id with probability
-// -renew, as Jepsen processes do after a crash. Deterministic for a seed.
+// -renew, as Jepsen processes do after a crash; with -lost a commit skips
+// the first-committer-wins test with that probability, which lets lost
+// updates through. Deterministic for a seed.
 //
 //	go run docs/bench/twowidth/jgen.go -p 30 -commit 0.3 -renew 0.1 -n 8000 > few-keys.jsonl
 package main
@@ -40,6 +42,7 @@ func main() {
 	seed := flag.Uint64("seed", 1, "")
 	vals := flag.Int("vals", 0, "values per key (0: unique)")
 	renew := flag.Float64("renew", 0, "probability that a process gets a new session id after a txn")
+	lost := flag.Float64("lost", 0, "probability that a commit skips the first-committer-wins test (lost updates: violates SI)")
 	flag.Parse()
 	rng := rand.New(rand.NewPCG(*seed, 7))
 	vers := make([][]ver, *K+1)
@@ -101,8 +104,9 @@ func main() {
 		}
 		t.active = false
 		ok := true
+		skip := *lost > 0 && rng.Float64() < *lost
 		for _, o := range t.ops {
-			if o.w && vers[o.k][len(vers[o.k])-1].ts > t.snap {
+			if o.w && !skip && vers[o.k][len(vers[o.k])-1].ts > t.snap {
 				ok = false
 			}
 		}

@@ -1,0 +1,8 @@
+package strong
+
+import "github.com/hyperiso/hyperiso/acyclic"
+
+// NoHint is the default strategy without the history's own order
+// (acyclic.NewUnhinted, no decision priorities): the path before it.
+var NoHint = Strategy{Name: "veristrong/no-hint", Prune: true, TwoWidth: true,
+	solve: cdclSolveHint(acyclic.LatestWriterPolarity, graphPlain, false)}
