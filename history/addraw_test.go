@@ -39,10 +39,10 @@ func randomScript(rng *rand.Rand, keys, vals int) []action {
 
 // runScript runs script; with groups, runs of integer operations of one
 // transaction go through AddRaw in groups of random sizes; with parallel,
-// AddRaw leaves values for flush (Builder.SetParallel).
-func runScript(script []action, groups *rand.Rand, parallel bool) *History {
+// AddRaw leaves up to batch values for flush (Builder.SetParallel).
+func runScript(script []action, groups *rand.Rand, batch int) *History {
 	b := NewBuilder("x", "y")
-	b.SetParallel(parallel)
+	b.SetParallel(batch)
 	var pending []RawOp
 	var txn TxnID
 	var txns []TxnID
@@ -136,14 +136,12 @@ func TestAddRawMatchesOneByOne(t *testing.T) {
 			keys, vals = 2000, 1<<20 // tables that grow, keys with few values
 		}
 		script := randomScript(rng, keys, vals)
-		one := runScript(script, nil, false)
-		grouped := runScript(script, rand.New(rand.NewPCG(uint64(round), 2)), false)
+		one := runScript(script, nil, 0)
+		grouped := runScript(script, rand.New(rand.NewPCG(uint64(round), 2)), 0)
 		require.Equal(t, one, grouped, "round %d", round)
 		// Values left pending by AddRaw, flushed in batches of random
 		// sizes, on two goroutines from the smallest batch up.
-		flushAt, minParallel = 1+rng.IntN(300), 2
-		par := runScript(script, rand.New(rand.NewPCG(uint64(round), 2)), true)
-		flushAt, minParallel = 1<<14, 1024
+		par := runScript(script, rand.New(rand.NewPCG(uint64(round), 2)), 1+rng.IntN(300))
 		require.Equal(t, one, par, "round %d (parallel)", round)
 
 		// The oracle: integer versions in order of appearance.

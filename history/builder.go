@@ -34,12 +34,13 @@ type Builder struct {
 	logKey [valShards][]KeyID
 	logVal [valShards][]int64
 	sink   uint64 // what AddRaw's look-ahead loads read, kept so that they stay
-	// With parallel set, AddRaw interns keys at once but leaves values
-	// pending, per shard, until enough have gathered (or anything needs
-	// them); flush then interns the shards at once on two goroutines.
-	parallel bool
-	pending  [valShards][]pendingVal
-	sinks    [valShards]uint64
+	// With batch > 0 (SetParallel), AddRaw interns keys at once but
+	// leaves values pending, per shard, until batch have gathered (or
+	// anything needs them); flush then interns the shards at once on two
+	// goroutines.
+	batch   int
+	pending [valShards][]pendingVal
+	sinks   [valShards]uint64
 	// Keys and values read as names; their stand-ins in Keys and Values
 	// are chosen by Finish, once every integer is known.
 	keyByName map[string]KeyID
@@ -626,7 +627,7 @@ const rawGroup = 32
 // together, so that their cache misses overlap instead of following one
 // another.
 func (b *Builder) AddRaw(t TxnID, ops []RawOp) {
-	if b.parallel {
+	if b.batch > 0 {
 		if sp := &b.spans[t]; sp.lo >= 0 && (sp.hi == len(b.arena) || sp.lo == sp.hi) {
 			b.deferRaw(sp, ops)
 			return
@@ -662,12 +663,17 @@ const valShards = 2
 func shardOf(seed int64) int { return int(uint64(seed) * 0xD6E8FEB86659FD93 >> 63) }
 
 // SetParallel lets AddRaw intern values on two goroutines (see flush),
-// for a reader that calls AddRaw for most operations and seldom needs
-// their values back (Ops): the History is the same either way.
-func (b *Builder) SetParallel(on bool) {
+// batch values at a time (0: never; ParallelBatch is a good size), for a
+// reader that calls AddRaw for most operations and seldom needs their
+// values back (Ops): the History is the same either way.
+func (b *Builder) SetParallel(batch int) {
 	b.flush()
-	b.parallel = on
+	b.batch = batch
 }
+
+// ParallelBatch is how many values SetParallel should let wait: enough
+// to pay for handing a shard to another goroutine many times over.
+const ParallelBatch = 1 << 14
 
 // pendingVal is a value AddRaw left for flush: the operation at arena[at]
 // has key k (seed seed) and value val, to be interned.
@@ -677,15 +683,6 @@ type pendingVal struct {
 	k         KeyID
 	id        ValueID // what flush interned it as
 }
-
-// flushAt is how many values wait before flush interns them: enough to
-// pay for handing a shard to another goroutine many times over. A
-// variable so that tests can lower it.
-var flushAt = 1 << 14
-
-// minParallel is how many values flush interns on one goroutine rather
-// than hand a shard to another (a variable for tests, as flushAt).
-var minParallel = 1024
 
 // deferRaw is AddRaw for a transaction whose operations end the arena:
 // it interns the keys and appends the operations, and leaves their values
@@ -711,7 +708,7 @@ func (b *Builder) deferRaw(sp *opSpan, ops []RawOp) {
 		sp.hi += len(g)
 	}
 	b.sink = sink
-	if len(b.pending[0])+len(b.pending[1]) >= flushAt {
+	if len(b.pending[0])+len(b.pending[1]) >= b.batch {
 		b.flush()
 	}
 }
@@ -725,7 +722,8 @@ func (b *Builder) flush() {
 	switch {
 	case n0+n1 == 0:
 		return
-	case n0 == 0 || n1 == 0 || n0+n1 < minParallel:
+	case n0 == 0 || n1 == 0 || n0+n1 < b.batch/16:
+		// Too few for another goroutine to pay.
 		b.internShard(0)
 		b.internShard(1)
 	default:

@@ -53,7 +53,9 @@ func BenchmarkBuilderScale(b *testing.B) {
 			cpu0 := cpuTime()
 			for b.Loop() {
 				hb := NewBuilder("gen", "test")
-				hb.SetParallel(par)
+				if par {
+					hb.SetParallel(ParallelBatch)
+				}
 				for i := range txns {
 					t := hb.Begin(hb.Session(int64(i%50+1)), int64(i+1), Committed, Pos{})
 					if raw {

@@ -7,6 +7,8 @@ import (
 	"runtime"
 	"sync/atomic"
 	"unicode/utf8"
+
+	"github.com/hyperiso/hyperiso/history"
 )
 
 // The pipelined reader uses the second core: one goroutine reads lines and
@@ -19,6 +21,11 @@ import (
 
 // forceSequential disables the pipeline (tests compare the two).
 var forceSequential bool
+
+// parallelBatch is how many values the pipelined reader's builder
+// interns at a time on two goroutines (history.Builder.SetParallel); a
+// variable so that tests can make batches small.
+var parallelBatch = history.ParallelBatch
 
 func pipelined() bool { return !forceSequential && runtime.GOMAXPROCS(0) > 1 }
 

@@ -188,6 +188,7 @@ func Parse(r io.Reader, name string, opt Options) (*history.History, error) {
 	}
 	var err error
 	if pipelined() {
+		p.b.SetParallel(parallelBatch)
 		err = p.readPipelined(r)
 	} else {
 		err = p.readSequential(r)
@@ -619,11 +620,11 @@ func (p *parser) addRaw(t history.TxnID, id int64, track bool) bool {
 	if !track && p.emptyWarn {
 		return true
 	}
-	ops := b.Ops(t)
-	ops = ops[len(ops)-len(raw):]
-	for i, op := range raw {
+	// Keys only, already interned: Ops would wait for the values
+	// (Builder.SetParallel).
+	for _, op := range raw {
 		if track && (op.Kind == history.OpAppend || op.Kind == history.OpRead && op.Value == history.EmptyList) {
-			p.markListish(ops[i].Key)
+			p.markListish(b.KeyID(op.Key))
 		}
 		if op.Kind.IsWrite() && op.Value == history.EmptyList && !p.emptyWarn {
 			p.emptyWarn = true

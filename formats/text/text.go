@@ -12,6 +12,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"runtime"
 	"unicode/utf8"
 
 	"github.com/hyperiso/hyperiso/formats/internal/lineio"
@@ -57,6 +58,9 @@ func Parse(r io.Reader, name string, opt Options) (*history.History, error) {
 		txns: make(map[int64]*txnState),
 		w:    &history.WarningLog{},
 	}
+	if runtime.GOMAXPROCS(0) > 1 {
+		p.b.SetParallel(parallelBatch)
+	}
 	br := bufio.NewReaderSize(r, maxLine)
 	lineNo := 0
 	for {
@@ -82,6 +86,11 @@ func Parse(r io.Reader, name string, opt Options) (*history.History, error) {
 	}
 	return p.finish(), nil
 }
+
+// parallelBatch is how many values the builder interns at a time on two
+// goroutines (history.Builder.SetParallel; 0: on this one): the history
+// is the same either way. A variable so that tests compare the two.
+var parallelBatch = history.ParallelBatch
 
 // txnState tracks one committed transaction while reading.
 type txnState struct {
