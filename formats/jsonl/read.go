@@ -177,6 +177,50 @@ type parser struct {
 	// it (fields), given to the builder if the line is kept.
 	parsed  bool
 	ignored history.Dropped
+
+	// size is how many bytes the input holds, if known (a hint: reading
+	// never relies on it); ops counts the operations of transactions so
+	// far, and reserved says the builder has made room for the rest.
+	size     int64
+	ops      int
+	reserved bool
+}
+
+// smallInput is the size of a file too small for the pipelined reader to
+// pay for its goroutine and batches.
+const smallInput = 64 << 10
+
+// reserveAfter is how many bytes are read before the builder reserves
+// room for the rest of the input, estimated from what they held.
+const reserveAfter = 1 << 20
+
+// reserve makes room in the builder for the transactions and operations
+// the rest of the input (size bytes in all, read of them so far) likely
+// holds, once enough is read to judge: growing the builder's arrays step
+// by step copies them and leaves the old ones as garbage.
+func (p *parser) reserve(read int64) {
+	if p.reserved || p.size <= 0 || read < reserveAfter {
+		return
+	}
+	p.reserved = true
+	if read >= p.size {
+		return
+	}
+	rest := float64(p.size-read) / float64(read) * 1.05
+	p.b.Reserve(int(float64(p.txns)*rest), int(float64(p.ops)*rest))
+}
+
+// sizeOf is what r holds, if it is a regular file (-1 otherwise).
+func sizeOf(r io.Reader) int64 {
+	f, ok := r.(*os.File)
+	if !ok {
+		return -1
+	}
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() {
+		return -1
+	}
+	return st.Size()
 }
 
 // Parse reads a JSONL history from r; name is used in positions and errors.
@@ -185,9 +229,10 @@ func Parse(r io.Reader, name string, opt Options) (*history.History, error) {
 		lineScanner: lineScanner{opt: opt},
 		name:        name,
 		b:           history.NewBuilder(name, Format),
+		size:        sizeOf(r),
 	}
 	var err error
-	if pipelined() {
+	if pipelined() && (p.size < 0 || p.size >= smallInput) {
 		p.b.SetParallel(parallelBatch)
 		err = p.readPipelined(r)
 	} else {
@@ -220,6 +265,7 @@ func (p *parser) readSequential(r io.Reader) error {
 		if e := p.line(line, lineNo); e != nil {
 			return e
 		}
+		p.reserve(lr.read)
 	}
 }
 
@@ -230,6 +276,7 @@ type lineReader struct {
 	long   []byte
 	lineNo int
 	eof    bool
+	read   int64 // bytes of the lines so far
 }
 
 func newLineReader(r io.Reader) *lineReader {
@@ -261,6 +308,7 @@ func (lr *lineReader) next() ([]byte, int, error) {
 		}
 	}
 	lr.lineNo++
+	lr.read += int64(len(line))
 	return line, lr.lineNo, nil
 }
 
@@ -555,6 +603,7 @@ func (p *parser) txn() *history.InputError {
 		p.kind = initZero
 	}
 	p.txns++
+	p.ops += len(f.ops)
 	p.ids.set(id, p.pos.Line)
 	b := p.b
 	t := b.Begin(b.Session(f.session), id, f.status, p.pos)

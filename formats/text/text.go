@@ -61,6 +61,8 @@ func Parse(r io.Reader, name string, opt Options) (*history.History, error) {
 	if runtime.GOMAXPROCS(0) > 1 {
 		p.b.SetParallel(parallelBatch)
 	}
+	size := sizeOf(r)
+	var read int64
 	br := bufio.NewReaderSize(r, maxLine)
 	lineNo := 0
 	for {
@@ -74,6 +76,14 @@ func Parse(r io.Reader, name string, opt Options) (*history.History, error) {
 		lineNo++
 		if err := p.line(line, tooLong, lineNo); err != nil {
 			return nil, err
+		}
+		if read += int64(len(line)) + 1; read >= 1<<20 && size > read && !p.reserved {
+			// Room for the rest of the file, judged from its first
+			// megabyte: growing the builder's arrays step by step copies
+			// them and leaves the old ones as garbage.
+			p.reserved = true
+			rest := float64(size-read) / float64(read) * 1.05
+			p.b.Reserve(int(float64(len(p.order))*rest), int(float64(lineNo)*rest))
 		}
 	}
 	if lineNo == 0 {
@@ -123,6 +133,22 @@ type parser struct {
 	// go together (Builder.AddRaw) before anything else reaches it.
 	raw    []history.RawOp
 	rawTxn history.TxnID
+
+	reserved bool // the builder has made room for the rest of the file
+}
+
+// sizeOf is what r holds, if it is a regular file (-1 otherwise): a hint
+// for reserving room, never relied on.
+func sizeOf(r io.Reader) int64 {
+	f, ok := r.(*os.File)
+	if !ok {
+		return -1
+	}
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() {
+		return -1
+	}
+	return st.Size()
 }
 
 // rawGroup is how many operations the parser holds before AddRaw.
