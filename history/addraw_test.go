@@ -39,7 +39,8 @@ func randomScript(rng *rand.Rand, keys, vals int) []action {
 
 // runScript runs script; with groups, runs of integer operations of one
 // transaction go through AddRaw in groups of random sizes; with parallel,
-// AddRaw leaves up to batch values for flush (Builder.SetParallel).
+// AddRaw leaves up to batch values for flush (Builder.SetParallel), and
+// room is reserved after the first transaction (ReserveScaled).
 func runScript(script []action, groups *rand.Rand, batch int) *History {
 	b := NewBuilder("x", "y")
 	b.SetParallel(batch)
@@ -63,6 +64,10 @@ func runScript(script []action, groups *rand.Rand, batch int) *History {
 		case 1:
 			txn = b.Begin(b.Session(a.key), a.val, Committed, Pos{})
 			txns = append(txns, txn)
+			if batch > 0 && len(txns) == 2 {
+				// Room made part way, as a reader of a large file does.
+				b.ReserveScaled(float64(a.val%50) / 3)
+			}
 		case 6:
 			// An earlier transaction's span moves out of the arena.
 			if len(txns) == 0 {

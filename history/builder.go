@@ -103,6 +103,30 @@ func (b *Builder) Reserve(txns, ops int) {
 	b.arena = slices.Grow(b.arena, ops)
 }
 
+// ReserveValues makes room for about n more integer values (of all keys
+// together), for a reader that can tell: the interning tables and logs
+// then do not grow, copying themselves and leaving garbage, while they
+// are interned. Values are spread over the shards by key, so each gets
+// half.
+func (b *Builder) ReserveValues(n int) {
+	b.flush()
+	for s := range b.valByRaw {
+		b.valByRaw[s].reserve(n / valShards)
+		b.logKey[s] = slices.Grow(b.logKey[s], n/valShards)
+		b.logVal[s] = slices.Grow(b.logVal[s], n/valShards)
+	}
+}
+
+// ReserveScaled makes room for f times as many more transactions,
+// operations and values as there are so far: for a reader that has read
+// part of an input of known size and expects the rest to hold the like.
+func (b *Builder) ReserveScaled(f float64) {
+	b.flush()
+	vals := len(b.logVal[0]) + len(b.logVal[1])
+	b.Reserve(int(float64(len(b.h.Txns))*f), int(float64(len(b.arena))*f))
+	b.ReserveValues(int(float64(vals) * f))
+}
+
 // NumSessions returns how many sessions exist so far.
 func (b *Builder) NumSessions() int { return len(b.h.Sessions) }
 

@@ -387,7 +387,7 @@ func (p *parser) reserve() {
 		return
 	}
 	rest := float64(p.size-p.off) / float64(p.off) * 1.05
-	p.b.Reserve(int(float64(p.totalTxns)*rest), int(float64(p.totalEvents)*rest))
+	p.b.ReserveScaled(rest)
 }
 
 func (p *parser) event(ei uint64, where func() string) (event, error) {

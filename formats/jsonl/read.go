@@ -179,10 +179,9 @@ type parser struct {
 	ignored history.Dropped
 
 	// size is how many bytes the input holds, if known (a hint: reading
-	// never relies on it); ops counts the operations of transactions so
-	// far, and reserved says the builder has made room for the rest.
+	// never relies on it); reserved says the builder has made room for
+	// the rest.
 	size     int64
-	ops      int
 	reserved bool
 }
 
@@ -194,8 +193,8 @@ const smallInput = 64 << 10
 // room for the rest of the input, estimated from what they held.
 const reserveAfter = 1 << 20
 
-// reserve makes room in the builder for the transactions and operations
-// the rest of the input (size bytes in all, read of them so far) likely
+// reserve makes room in the builder for the transactions, operations and
+// values the rest of the input (size bytes in all, read of them so far) likely
 // holds, once enough is read to judge: growing the builder's arrays step
 // by step copies them and leaves the old ones as garbage.
 func (p *parser) reserve(read int64) {
@@ -207,7 +206,7 @@ func (p *parser) reserve(read int64) {
 		return
 	}
 	rest := float64(p.size-read) / float64(read) * 1.05
-	p.b.Reserve(int(float64(p.txns)*rest), int(float64(p.ops)*rest))
+	p.b.ReserveScaled(rest)
 }
 
 // sizeOf is what r holds, if it is a regular file (-1 otherwise).
@@ -603,7 +602,6 @@ func (p *parser) txn() *history.InputError {
 		p.kind = initZero
 	}
 	p.txns++
-	p.ops += len(f.ops)
 	p.ids.set(id, p.pos.Line)
 	b := p.b
 	t := b.Begin(b.Session(f.session), id, f.status, p.pos)

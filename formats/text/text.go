@@ -83,7 +83,7 @@ func Parse(r io.Reader, name string, opt Options) (*history.History, error) {
 			// them and leaves the old ones as garbage.
 			p.reserved = true
 			rest := float64(size-read) / float64(read) * 1.05
-			p.b.Reserve(int(float64(len(p.order))*rest), int(float64(lineNo)*rest))
+			p.b.ReserveScaled(rest)
 		}
 	}
 	if lineNo == 0 {
