@@ -679,6 +679,15 @@ func (b *Builder) AddRaw(t TxnID, ops []RawOp) {
 	b.sink = sink
 }
 
+// Touch loads what interning integer key key and its integer value val
+// will probe first, changing nothing: a reader that calls it for the
+// operations of a transaction before interning them one by one has their
+// cache misses overlap, as AddRaw's look-ahead does. What it returns is
+// only for the caller to keep (summed), so that the loads stay.
+func (b *Builder) Touch(key, val int64) uint64 {
+	return b.keyByRaw.touch(0, key) + b.valByRaw[shardOf(key)].touch(key, val)
+}
+
 // valShards is how many shards values are interned in; shardOf picks a
 // key's shard from its seed (the raw key, for an integer key) so that it
 // is known before the key is interned.

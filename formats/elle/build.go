@@ -51,6 +51,11 @@ type parser struct {
 	// ids are the native transaction ids in use that T⊥'s may collide
 	// with: those not above 0 (finishHistory).
 	ids map[int64]bool
+	// empties[k] is 1 + the ValueID of key k's empty list (EmptyList),
+	// once a read has interned it (0 before): later reads find it here
+	// rather than in the builder's tables, where it costs a cache miss.
+	empties []history.ValueID
+	sink    uint64 // what addOps' look-ahead loads read, kept so that they stay
 	// Appends and writes per version, to warn about repeated values.
 	writes    writeCounts
 	dupWrites []history.Version
@@ -746,6 +751,23 @@ func (p *parser) addOps(t history.TxnID, v val, line int, reads bool) error {
 	if v.k != vVec {
 		return p.fail("micro-op", line, "value ignored", ":value must be a vector of micro-operations, found %s", v.describe())
 	}
+	// What interning the operations' integer keys and values will probe,
+	// loaded first so that the cache misses overlap.
+	for _, m := range v.elems {
+		if m.k != vVec || len(m.elems) != 3 || m.elems[1].k != vInt {
+			continue
+		}
+		switch arg := m.elems[2]; arg.k {
+		case vInt:
+			p.sink += p.b.Touch(m.elems[1].n, arg.n)
+		case vVec:
+			for _, e := range arg.elems {
+				if e.k == vInt {
+					p.sink += p.b.Touch(m.elems[1].n, e.n)
+				}
+			}
+		}
+	}
 	for j, m := range v.elems {
 		if err := p.addOp(t, j, m, line, reads); err != nil {
 			return err
@@ -792,7 +814,7 @@ func (p *parser) addOp(t history.TxnID, j int, m val, line int, reads bool) erro
 	if !reads {
 		return nil
 	}
-	empty := p.b.ValueID(key, history.EmptyList)
+	empty := p.emptyOf(key)
 	if p.workload == RWRegister {
 		if arg.k == vNil {
 			p.b.ReadID(t, key, empty)
@@ -824,6 +846,20 @@ func (p *parser) addOp(t history.TxnID, j int, m val, line int, reads bool) erro
 	}
 	p.b.ReadListID(t, key, list, empty)
 	return nil
+}
+
+// emptyOf is ValueID(key, EmptyList), interned at key's first read as
+// before, looked up in empties after.
+func (p *parser) emptyOf(key history.KeyID) history.ValueID {
+	if int(key) < len(p.empties) && p.empties[key] > 0 {
+		return p.empties[key] - 1
+	}
+	v := p.b.ValueID(key, history.EmptyList)
+	if n := int(key) + 1 - len(p.empties); n > 0 {
+		p.empties = append(p.empties, make([]history.ValueID, n)...)
+	}
+	p.empties[key] = v + 1
+	return v
 }
 
 func (p *parser) workloadHow() string {
