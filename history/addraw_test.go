@@ -115,7 +115,8 @@ func runScript(script []action, groups *rand.Rand, batch int) *History {
 			case OpRead:
 				b.Read(txn, a.key, a.val)
 			case OpWrite:
-				b.Write(txn, a.key, a.val)
+				k := b.KeyID(a.key)
+				b.WriteID(txn, k, b.ValueIDOf(k, a.key, a.val))
 			default:
 				b.Append(txn, a.key, a.val)
 			}

@@ -226,6 +226,20 @@ func (b *Builder) ValueID(k KeyID, val int64) ValueID {
 	return v
 }
 
+// ValueIDOf is ValueID for a key interned as the integer key (k is
+// KeyID(key)): the key's seed is key itself, which saves loading it.
+func (b *Builder) ValueIDOf(k KeyID, key, val int64) ValueID {
+	b.flush()
+	s := shardOf(key)
+	t := &b.valByRaw[s]
+	if v, ok := t.getSeeded(k, key, val); ok {
+		return v
+	}
+	v := b.newValueIn(s, k, val)
+	t.put(k, val, v)
+	return v
+}
+
 // newValue gives key k its next value, val.
 func (b *Builder) newValue(k KeyID, val int64) ValueID {
 	return b.newValueIn(shardOf(b.seeds[k]), k, val)

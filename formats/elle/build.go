@@ -794,7 +794,7 @@ func (p *parser) addOp(t history.TxnID, j int, m val, line int, reads bool) erro
 	}
 	arg := m.elems[2]
 	if f != "r" {
-		x, ok, err := p.value(key, arg, j, line, "the value written")
+		x, ok, err := p.value(key, m.elems[1], arg, j, line, "the value written")
 		if err != nil || !ok {
 			return err
 		}
@@ -820,7 +820,7 @@ func (p *parser) addOp(t history.TxnID, j int, m val, line int, reads bool) erro
 			p.b.ReadID(t, key, empty)
 			return nil
 		}
-		x, ok, err := p.value(key, arg, j, line, "the value read")
+		x, ok, err := p.value(key, m.elems[1], arg, j, line, "the value read")
 		if err != nil || !ok {
 			return err
 		}
@@ -833,7 +833,7 @@ func (p *parser) addOp(t history.TxnID, j int, m val, line int, reads bool) erro
 	case vVec:
 		list = make([]history.ValueID, 0, len(arg.elems))
 		for _, e := range arg.elems {
-			x, ok, err := p.value(key, e, j, line, "a list element")
+			x, ok, err := p.value(key, m.elems[1], e, j, line, "a list element")
 			if err != nil || !ok {
 				return err
 			}
@@ -895,14 +895,17 @@ func (p *parser) key(v val, j, line int) (k history.KeyID, ok bool, err error) {
 }
 
 // value interns a written value, a register's value read or a list
-// element of key k: an integer, or any EDN scalar or vector, kept by name.
-// ok false without error means dropped.
-func (p *parser) value(k history.KeyID, v val, j, line int, what string) (x history.ValueID, ok bool, err error) {
+// element of key k (kv as read): an integer, or any EDN scalar or vector,
+// kept by name. ok false without error means dropped.
+func (p *parser) value(k history.KeyID, kv, v val, j, line int, what string) (x history.ValueID, ok bool, err error) {
 	const drop = "micro-operation dropped"
 	switch v.k {
 	case vInt:
 		if v.n == history.EmptyList {
 			return 0, false, p.fail("micro-op", line, drop, "micro-operation %d: %s %d is reserved for the empty list (nil)", j+1, what, v.n)
+		}
+		if kv.k == vInt {
+			return p.b.ValueIDOf(k, kv.n, v.n), true, nil
 		}
 		return p.b.ValueID(k, v.n), true, nil
 	case vBig:
