@@ -123,8 +123,13 @@ func (b *Builder) ReserveValues(n int) {
 func (b *Builder) ReserveScaled(f float64) {
 	b.flush()
 	vals := len(b.logVal[0]) + len(b.logVal[1])
-	b.Reserve(int(float64(len(b.h.Txns))*f), int(float64(len(b.arena))*f))
-	b.ReserveValues(int(float64(vals) * f))
+	ops := float64(len(b.arena)) * f
+	b.Reserve(int(float64(len(b.h.Txns))*f), int(ops))
+	// Values come faster at the start, where keys are new (each key's
+	// first read of its initial value adds one), than later; a table
+	// sized for too many costs its size, one sized for too few grows
+	// once. So no more than half the operations, as when half are reads.
+	b.ReserveValues(int(min(float64(vals)*f, ops/2)))
 }
 
 // NumSessions returns how many sessions exist so far.
