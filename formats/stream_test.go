@@ -6,13 +6,16 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"testing/iotest"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/hyperiso/hyperiso/formats/dbcop"
 	"github.com/hyperiso/hyperiso/formats/jsonl"
+	"github.com/hyperiso/hyperiso/formats/text"
 	"github.com/hyperiso/hyperiso/history"
 	"github.com/hyperiso/hyperiso/internal/shared"
 )
@@ -124,4 +127,47 @@ func FuzzReadStream(f *testing.F) {
 			require.False(t, h.Dropped.Any(), "strict reading dropped %v", h.Dropped)
 		}
 	})
+}
+
+// TestReadLargeFileMatchesStream: a history of several megabytes, where
+// the readers reserve room from the file's size, reads from its file as
+// from a stream, whose size is unknown, in JSONL, text and dbcop.
+func TestReadLargeFileMatchesStream(t *testing.T) {
+	if testing.Short() {
+		t.Skip("megabytes")
+	}
+	b := history.NewBuilder("gen", "test")
+	b.SetInit(history.InitImplicit, 0)
+	for i := range 30000 {
+		tx := b.Begin(b.Session(int64(i%7+1)), int64(i+1), history.Committed, history.Pos{})
+		for j := range 8 {
+			key := int64((i*13 + j*7) % 5000)
+			if j%2 == 0 {
+				b.Write(tx, key, int64(i*8+j+1))
+			} else {
+				b.Read(tx, key, int64(i*8-40+j))
+			}
+		}
+	}
+	b.InitAllKeys(0)
+	h := b.Finish()
+	dir := t.TempDir()
+	for name, write := range map[string]func(io.Writer) error{
+		"h.jsonl":         func(w io.Writer) error { return jsonl.Write(w, h) },
+		"h.txt":           func(w io.Writer) error { return text.Write(w, h) },
+		"history.bincode": func(w io.Writer) error { return dbcop.Write(w, h) },
+	} {
+		var buf bytes.Buffer
+		require.NoError(t, write(&buf))
+		require.Greater(t, buf.Len(), 2<<20, name)
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, buf.Bytes(), 0o644))
+		got, err := Read(p, Options{})
+		require.NoError(t, err, name)
+		want, err := ReadStream(iotest.HalfReader(bytes.NewReader(buf.Bytes())), p, Options{})
+		require.NoError(t, err, name)
+		// Not require.Equal: its diff of histories this large takes minutes.
+		require.Equal(t, want.Warnings, got.Warnings, name)
+		require.True(t, reflect.DeepEqual(want, got), "%s: the histories differ", name)
+	}
 }

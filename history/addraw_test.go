@@ -1,7 +1,9 @@
 package history
 
 import (
+	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -9,7 +11,7 @@ import (
 
 // action is one step of a random build script.
 type action struct {
-	what     int // 0 an operation, 1 begin, 2 named write, 3 named read, 4 aborted write, 5 version hint
+	what     int // 0 an operation, 1 begin, 2 named write, 3 named read, 4 aborted write, 5 version hint, 6 an operation of an earlier transaction (val picks which)
 	kind     OpKind
 	key, val int64
 	name     string
@@ -26,7 +28,7 @@ func randomScript(rng *rand.Rand, keys, vals int) []action {
 				key:  int64(rng.IntN(keys)) - 3, val: int64(rng.IntN(vals)) - 5,
 				name: names[rng.IntN(len(names))],
 			}
-			if r := rng.IntN(40); r < 4 {
+			if r := rng.IntN(40); r < 5 {
 				a.what = 2 + r
 			}
 			s = append(s, a)
@@ -36,11 +38,17 @@ func randomScript(rng *rand.Rand, keys, vals int) []action {
 }
 
 // runScript runs script; with groups, runs of integer operations of one
-// transaction go through AddRaw in groups of random sizes.
-func runScript(script []action, groups *rand.Rand) *History {
+// transaction go through AddRaw in groups of random sizes; with parallel,
+// AddRaw leaves up to batch values for flush (Builder.SetParallel), and
+// room is reserved after the first transaction (ReserveScaled).
+func runScript(script []action, groups *rand.Rand, batch int) *History {
 	b := NewBuilder("x", "y")
+	b.SetParallel(batch)
 	var pending []RawOp
 	var txn TxnID
+	var txns []TxnID
+	var named []Version // versions interned by name so far
+	var seen [][]Op     // what Ops returned
 	flush := func() {
 		if len(pending) > 0 {
 			b.AddRaw(txn, pending)
@@ -55,9 +63,38 @@ func runScript(script []action, groups *rand.Rand) *History {
 		switch a.what {
 		case 1:
 			txn = b.Begin(b.Session(a.key), a.val, Committed, Pos{})
+			txns = append(txns, txn)
+			if batch > 0 && len(txns) == 2 {
+				// Room made part way, as a reader of a large file does.
+				b.ReserveScaled(float64(a.val%50) / 3)
+			}
+		case 6:
+			// An earlier transaction's span moves out of the arena.
+			if len(txns) == 0 {
+				break
+			}
+			to := txns[int(uint64(a.val)%uint64(len(txns)))]
+			if a.kind == OpAppend && len(named) > 0 {
+				// Interned long before: nothing else interns values here.
+				v := named[int(uint64(a.key)%uint64(len(named)))]
+				b.WriteID(to, v.Key, v.Value)
+				break
+			}
+			if groups != nil {
+				b.AddRaw(to, []RawOp{{Kind: a.kind, Key: a.key, Value: a.val}})
+			} else {
+				map[OpKind]func(TxnID, int64, int64){OpRead: b.Read, OpWrite: b.Write, OpAppend: b.Append}[a.kind](to, a.key, a.val)
+			}
+			if a.kind == OpRead {
+				// What the builder holds for it so far, values included,
+				// goes into the history to be compared.
+				seen = append(seen, slices.Clone(b.Ops(to)))
+			}
 		case 2:
 			k := b.KeyNamed(a.name)
-			b.WriteID(txn, k, b.ValueNamed(k, a.name))
+			v := b.ValueNamed(k, a.name)
+			named = append(named, Version{k, v})
+			b.WriteID(txn, k, v)
 		case 3:
 			k := b.KeyID(a.key)
 			b.ReadID(txn, k, b.ValueNamed(k, a.name))
@@ -78,7 +115,8 @@ func runScript(script []action, groups *rand.Rand) *History {
 			case OpRead:
 				b.Read(txn, a.key, a.val)
 			case OpWrite:
-				b.Write(txn, a.key, a.val)
+				k := b.KeyID(a.key)
+				b.WriteID(txn, k, b.ValueIDOf(k, a.key, a.val))
 			default:
 				b.Append(txn, a.key, a.val)
 			}
@@ -86,6 +124,7 @@ func runScript(script []action, groups *rand.Rand) *History {
 	}
 	flush()
 	b.InitAllKeys(0)
+	b.SetMeta("ops", fmt.Sprint(seen))
 	return b.Finish()
 }
 
@@ -103,9 +142,13 @@ func TestAddRawMatchesOneByOne(t *testing.T) {
 			keys, vals = 2000, 1<<20 // tables that grow, keys with few values
 		}
 		script := randomScript(rng, keys, vals)
-		one := runScript(script, nil)
-		grouped := runScript(script, rand.New(rand.NewPCG(uint64(round), 2)))
+		one := runScript(script, nil, 0)
+		grouped := runScript(script, rand.New(rand.NewPCG(uint64(round), 2)), 0)
 		require.Equal(t, one, grouped, "round %d", round)
+		// Values left pending by AddRaw, flushed in batches of random
+		// sizes, on two goroutines from the smallest batch up.
+		par := runScript(script, rand.New(rand.NewPCG(uint64(round), 2)), 1+rng.IntN(300))
+		require.Equal(t, one, par, "round %d (parallel)", round)
 
 		// The oracle: integer versions in order of appearance.
 		type kv struct{ k, v int64 }
@@ -117,10 +160,17 @@ func TestAddRawMatchesOneByOne(t *testing.T) {
 				want[k] = append(want[k], v)
 			}
 		}
+		hasNamed := false
 		for _, a := range script {
 			switch a.what {
 			case 0, 4:
 				note(a.key, a.val)
+			case 2:
+				hasNamed = true
+			case 6:
+				if a.kind != OpAppend || !hasNamed {
+					note(a.key, a.val)
+				}
 			case 5:
 				note(a.key, a.val)
 				note(a.key, a.val+1)

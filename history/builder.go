@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 )
 
 type namedValue struct {
@@ -18,16 +19,28 @@ type Builder struct {
 	h        History
 	sessByID map[int64]int32
 	keyByRaw valTable // raw key -> KeyID, all filed under key 0
-	valByRaw valTable // (KeyID, integer value) -> ValueID
+	// (KeyID, integer value) -> ValueID, in shards: all values of a key
+	// are in the shard its seed picks (shardOf), so that shards can be
+	// interned on different cores and still number each key's values as
+	// one table would.
+	valByRaw [valShards]valTable
 	// Values are logged in the order they are interned and laid out per
 	// key by Finish: appending to each key's own slice would touch a
 	// cache-cold slice header and tail, and copy the slice as it grows,
-	// for every new value.
+	// for every new value. One log per shard, each holding all of its
+	// keys' values in order.
 	nvals  []int32 // values of each key so far
 	seeds  []int64 // where each key's values go in valByRaw
-	logKey []KeyID
-	logVal []int64
+	logKey [valShards][]KeyID
+	logVal [valShards][]int64
 	sink   uint64 // what AddRaw's look-ahead loads read, kept so that they stay
+	// With batch > 0 (SetParallel), AddRaw interns keys at once but
+	// leaves values pending, per shard, until batch have gathered (or
+	// anything needs them); flush then interns the shards at once on two
+	// goroutines.
+	batch   int
+	pending [valShards][]pendingVal
+	sinks   [valShards]uint64
 	// Keys and values read as names; their stand-ins in Keys and Values
 	// are chosen by Finish, once every integer is known.
 	keyByName map[string]KeyID
@@ -57,7 +70,9 @@ func NewBuilder(source, format string) *Builder {
 		promoted:  -1,
 		initHas:   make(map[KeyID]bool),
 	}
-	b.valByRaw.seeds = &b.seeds
+	for s := range b.valByRaw {
+		b.valByRaw[s].seeds = &b.seeds
+	}
 	b.h.Source = source
 	b.h.Format = format
 	b.h.Meta = map[string]string{}
@@ -86,6 +101,35 @@ func (b *Builder) Reserve(txns, ops int) {
 	b.h.Txns = slices.Grow(b.h.Txns, txns)
 	b.spans = slices.Grow(b.spans, txns)
 	b.arena = slices.Grow(b.arena, ops)
+}
+
+// ReserveValues makes room for about n more integer values (of all keys
+// together), for a reader that can tell: the interning tables and logs
+// then do not grow, copying themselves and leaving garbage, while they
+// are interned. Values are spread over the shards by key, so each gets
+// half.
+func (b *Builder) ReserveValues(n int) {
+	b.flush()
+	for s := range b.valByRaw {
+		b.valByRaw[s].reserve(n / valShards)
+		b.logKey[s] = slices.Grow(b.logKey[s], n/valShards)
+		b.logVal[s] = slices.Grow(b.logVal[s], n/valShards)
+	}
+}
+
+// ReserveScaled makes room for f times as many more transactions,
+// operations and values as there are so far: for a reader that has read
+// part of an input of known size and expects the rest to hold the like.
+func (b *Builder) ReserveScaled(f float64) {
+	b.flush()
+	vals := len(b.logVal[0]) + len(b.logVal[1])
+	ops := float64(len(b.arena)) * f
+	b.Reserve(int(float64(len(b.h.Txns))*f), int(ops))
+	// Values come faster at the start, where keys are new (each key's
+	// first read of its initial value adds one), than later; a table
+	// sized for too many costs its size, one sized for too few grows
+	// once. So no more than half the operations, as when half are reads.
+	b.ReserveValues(int(min(float64(vals)*f, ops/2)))
 }
 
 // NumSessions returns how many sessions exist so far.
@@ -124,7 +168,10 @@ func (b *Builder) SetLevel(t TxnID, l Level) { b.h.Txns[t].Level = l }
 func (b *Builder) Txn(t TxnID) *Txn { return &b.h.Txns[t] }
 
 // Ops returns the operations recorded for t so far.
-func (b *Builder) Ops(t TxnID) []Op { return b.opsOf(b.spans[t]) }
+func (b *Builder) Ops(t TxnID) []Op {
+	b.flush()
+	return b.opsOf(b.spans[t])
+}
 
 // opSpan locates a transaction's operations: arena[lo:hi], or
 // detached[-lo-1] when lo < 0.
@@ -152,6 +199,7 @@ func (b *Builder) add(t TxnID, op Op) {
 		b.arena = append(b.arena, op)
 		sp.lo, sp.hi = len(b.arena)-1, len(b.arena)
 	default:
+		b.flush() // the copy must hold the span's values
 		ops := append(slices.Clone(b.arena[sp.lo:sp.hi]), op)
 		b.detached = append(b.detached, ops)
 		*sp = opSpan{lo: -len(b.detached)}
@@ -173,20 +221,42 @@ func (b *Builder) KeyID(key int64) KeyID {
 
 // ValueID interns value val of key k.
 func (b *Builder) ValueID(k KeyID, val int64) ValueID {
-	if v, ok := b.valByRaw.get(k, val); ok {
+	b.flush() // values pending from AddRaw come first
+	t := &b.valByRaw[shardOf(b.seeds[k])]
+	if v, ok := t.get(k, val); ok {
 		return v
 	}
 	v := b.newValue(k, val)
-	b.valByRaw.put(k, val, v)
+	t.put(k, val, v)
+	return v
+}
+
+// ValueIDOf is ValueID for a key interned as the integer key (k is
+// KeyID(key)): the key's seed is key itself, which saves loading it.
+func (b *Builder) ValueIDOf(k KeyID, key, val int64) ValueID {
+	b.flush()
+	s := shardOf(key)
+	t := &b.valByRaw[s]
+	if v, ok := t.getSeeded(k, key, val); ok {
+		return v
+	}
+	v := b.newValueIn(s, k, val)
+	t.put(k, val, v)
 	return v
 }
 
 // newValue gives key k its next value, val.
 func (b *Builder) newValue(k KeyID, val int64) ValueID {
+	return b.newValueIn(shardOf(b.seeds[k]), k, val)
+}
+
+// newValueIn is newValue for a key of shard s. Shards' goroutines call
+// it at once: each touches its own log and its own keys' counts only.
+func (b *Builder) newValueIn(s int, k KeyID, val int64) ValueID {
 	v := ValueID(b.nvals[k])
 	b.nvals[k]++
-	b.logKey = append(b.logKey, k)
-	b.logVal = append(b.logVal, val)
+	b.logKey[s] = append(b.logKey[s], k)
+	b.logVal[s] = append(b.logVal[s], val)
 	return v
 }
 
@@ -195,7 +265,7 @@ func (b *Builder) newValue(k KeyID, val int64) ValueID {
 // key's slice capped, so that appending to one copies it).
 func (b *Builder) layValues() {
 	h := &b.h
-	all := make([]int64, len(b.logVal))
+	all := make([]int64, len(b.logVal[0])+len(b.logVal[1]))
 	h.Values = make([][]int64, len(b.nvals))
 	off := 0
 	for k, n := range b.nvals {
@@ -204,10 +274,14 @@ func (b *Builder) layValues() {
 		}
 		off += int(n)
 	}
-	for i, k := range b.logKey {
-		h.Values[k] = append(h.Values[k], b.logVal[i])
+	// A key's values are all in one shard's log, in the order they were
+	// interned.
+	for s := range b.logKey {
+		for i, k := range b.logKey[s] {
+			h.Values[k] = append(h.Values[k], b.logVal[s][i])
+		}
+		b.logKey[s], b.logVal[s] = nil, nil
 	}
-	b.logKey, b.logVal = nil, nil
 }
 
 // KeyNamed interns a key read as a name (a string, keyword or vector
@@ -239,6 +313,7 @@ func (b *Builder) nameKey(k KeyID, name string) {
 // ValueNamed interns a value of key k read as a name. The name is kept in
 // History.ValueNames; the value never equals an integer value of k.
 func (b *Builder) ValueNamed(k KeyID, name string) ValueID {
+	b.flush()
 	nv := namedValue{k, name}
 	if v, ok := b.valByName[nv]; ok {
 		return v
@@ -470,6 +545,7 @@ func freshFrom(used map[int64]bool) func(map[int64]bool) int64 {
 
 // Finish returns the History. The Builder must not be used afterwards.
 func (b *Builder) Finish() *History {
+	b.flush()
 	h := &b.h
 	if b.promoted > 0 {
 		b.promote()
@@ -594,22 +670,152 @@ const rawGroup = 32
 // together, so that their cache misses overlap instead of following one
 // another.
 func (b *Builder) AddRaw(t TxnID, ops []RawOp) {
+	if b.batch > 0 {
+		if sp := &b.spans[t]; sp.lo >= 0 && (sp.hi == len(b.arena) || sp.lo == sp.hi) {
+			b.deferRaw(sp, ops)
+			return
+		}
+	}
+	b.flush()
 	sink := b.sink
 	for len(ops) > 0 {
 		g := ops[:min(rawGroup, len(ops))]
 		ops = ops[len(g):]
 		for i := range g {
-			sink += b.keyByRaw.touch(0, g[i].Key) + b.valByRaw.touch(g[i].Key, g[i].Value)
+			sink += b.keyByRaw.touch(0, g[i].Key) + b.valByRaw[shardOf(g[i].Key)].touch(g[i].Key, g[i].Value)
 		}
 		for i := range g {
 			k := b.KeyID(g[i].Key)
-			v, ok := b.valByRaw.getSeeded(k, g[i].Key, g[i].Value)
+			vt := &b.valByRaw[shardOf(g[i].Key)]
+			v, ok := vt.getSeeded(k, g[i].Key, g[i].Value)
 			if !ok {
 				v = b.newValue(k, g[i].Value)
-				b.valByRaw.put(k, g[i].Value, v)
+				vt.put(k, g[i].Value, v)
 			}
 			b.add(t, Op{Kind: g[i].Kind, Key: k, Value: v})
 		}
 	}
 	b.sink = sink
+}
+
+// Touch loads what interning integer key key and its integer value val
+// will probe first, changing nothing: a reader that calls it for the
+// operations of a transaction before interning them one by one has their
+// cache misses overlap, as AddRaw's look-ahead does. What it returns is
+// only for the caller to keep (summed), so that the loads stay.
+func (b *Builder) Touch(key, val int64) uint64 {
+	return b.keyByRaw.touch(0, key) + b.valByRaw[shardOf(key)].touch(key, val)
+}
+
+// valShards is how many shards values are interned in; shardOf picks a
+// key's shard from its seed (the raw key, for an integer key) so that it
+// is known before the key is interned.
+const valShards = 2
+
+func shardOf(seed int64) int { return int(uint64(seed) * 0xD6E8FEB86659FD93 >> 63) }
+
+// SetParallel lets AddRaw intern values on two goroutines (see flush),
+// batch values at a time (0: never; ParallelBatch is a good size), for a
+// reader that calls AddRaw for most operations and seldom needs their
+// values back (Ops): the History is the same either way.
+func (b *Builder) SetParallel(batch int) {
+	b.flush()
+	b.batch = batch
+}
+
+// ParallelBatch is how many values SetParallel should let wait: enough
+// to pay for handing a shard to another goroutine many times over.
+const ParallelBatch = 1 << 14
+
+// pendingVal is a value AddRaw left for flush: the operation at arena[at]
+// has key k (seed seed) and value val, to be interned.
+type pendingVal struct {
+	at        int
+	seed, val int64
+	k         KeyID
+	id        ValueID // what flush interned it as
+}
+
+// deferRaw is AddRaw for a transaction whose operations end the arena:
+// it interns the keys and appends the operations, and leaves their values
+// pending.
+func (b *Builder) deferRaw(sp *opSpan, ops []RawOp) {
+	if sp.lo == sp.hi {
+		// No operations yet: start the span at the end, as add does.
+		sp.lo, sp.hi = len(b.arena), len(b.arena)
+	}
+	sink := b.sink
+	for len(ops) > 0 {
+		g := ops[:min(rawGroup, len(ops))]
+		ops = ops[len(g):]
+		for i := range g {
+			sink += b.keyByRaw.touch(0, g[i].Key)
+		}
+		for i := range g {
+			k := b.KeyID(g[i].Key)
+			s := shardOf(g[i].Key)
+			b.pending[s] = append(b.pending[s], pendingVal{at: len(b.arena), seed: g[i].Key, val: g[i].Value, k: k})
+			b.arena = append(b.arena, Op{Kind: g[i].Kind, Key: k})
+		}
+		sp.hi += len(g)
+	}
+	b.sink = sink
+	if len(b.pending[0])+len(b.pending[1]) >= b.batch {
+		b.flush()
+	}
+}
+
+// flush interns the values AddRaw left pending. The shards are
+// independent — each its own table, log and keys — so one is interned on
+// another goroutine while this one does the other; each key's values are
+// still numbered in the order of its operations, as one table would.
+func (b *Builder) flush() {
+	n0, n1 := len(b.pending[0]), len(b.pending[1])
+	switch {
+	case n0+n1 == 0:
+		return
+	case n0 == 0 || n1 == 0 || n0+n1 < b.batch/16:
+		// Too few for another goroutine to pay.
+		b.internShard(0)
+		b.internShard(1)
+	default:
+		var wg sync.WaitGroup
+		wg.Go(func() { b.internShard(1) })
+		b.internShard(0)
+		wg.Wait()
+	}
+	// The values go into the arena here rather than from the shards'
+	// goroutines, which would write to the same cache lines.
+	for s := range b.pending {
+		for i := range b.pending[s] {
+			p := &b.pending[s][i]
+			b.arena[p.at].Value = p.id
+		}
+		b.pending[s] = b.pending[s][:0]
+	}
+}
+
+// internShard interns shard s's pending values, in order, with AddRaw's
+// look-ahead.
+func (b *Builder) internShard(s int) {
+	t := &b.valByRaw[s]
+	pend := b.pending[s]
+	sink := b.sinks[s]
+	for len(pend) > 0 {
+		g := pend[:min(rawGroup, len(pend))]
+		pend = pend[len(g):]
+		for i := range g {
+			sink += t.touch(g[i].seed, g[i].val)
+		}
+		for i := range g {
+			p := &g[i]
+			v, ok := t.getSeeded(p.k, p.seed, p.val)
+			if !ok {
+				v = b.newValueIn(s, p.k, p.val)
+				t.put(p.k, p.val, v)
+			}
+			p.id = v
+		}
+	}
+	b.sinks[s] = sink
 }

@@ -12,11 +12,13 @@ import (
 // reads, 50,000 keys, every write a fresh value), without any format:
 // reads return the key's latest value (serial) or its initial value
 // (initial, as the scale benchmark's unique histories do); /raw adds
-// each transaction's operations with one AddRaw.
+// each transaction's operations with one AddRaw, /par with values
+// interned in parallel (SetParallel).
 func BenchmarkBuilderScale(b *testing.B) {
 	const txns, ops, keys = 300000, 20, 50000
-	for _, mode := range []string{"serial", "initial", "serial/raw", "initial/raw"} {
-		raw := strings.HasSuffix(mode, "/raw")
+	for _, mode := range []string{"serial", "initial", "serial/raw", "initial/raw", "serial/raw/par", "initial/raw/par"} {
+		raw := strings.Contains(mode, "/raw")
+		par := strings.HasSuffix(mode, "/par")
 		b.Run(mode, func(b *testing.B) {
 			rng := rand.New(rand.NewPCG(3, 3))
 			type op struct {
@@ -51,6 +53,9 @@ func BenchmarkBuilderScale(b *testing.B) {
 			cpu0 := cpuTime()
 			for b.Loop() {
 				hb := NewBuilder("gen", "test")
+				if par {
+					hb.SetParallel(ParallelBatch)
+				}
 				for i := range txns {
 					t := hb.Begin(hb.Session(int64(i%50+1)), int64(i+1), Committed, Pos{})
 					if raw {

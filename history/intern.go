@@ -77,11 +77,27 @@ func (t *valTable) insert(k KeyID, seed, val int64, v ValueID) {
 }
 
 func (t *valTable) grow() {
-	old := t.slots
-	size := 2 * len(old)
+	size := 2 * len(t.slots)
 	if size == 0 {
 		size = 64
 	}
+	t.resize(size)
+}
+
+// reserve makes room for n more pairs, so that the table does not grow
+// (and leave its old slots as garbage) while they are put.
+func (t *valTable) reserve(n int) {
+	size := max(len(t.slots), 64)
+	for 4*(t.n+n) > 3*size {
+		size *= 2
+	}
+	if size > len(t.slots) {
+		t.resize(size)
+	}
+}
+
+func (t *valTable) resize(size int) {
+	old := t.slots
 	t.slots = make([]valSlot, size)
 	t.shift = 64
 	for s := size; s > 1; s >>= 1 {

@@ -51,6 +51,11 @@ type parser struct {
 	// ids are the native transaction ids in use that T⊥'s may collide
 	// with: those not above 0 (finishHistory).
 	ids map[int64]bool
+	// empties[k] is 1 + the ValueID of key k's empty list (EmptyList),
+	// once a read has interned it (0 before): later reads find it here
+	// rather than in the builder's tables, where it costs a cache miss.
+	empties []history.ValueID
+	sink    uint64 // what addOps' look-ahead loads read, kept so that they stay
 	// Appends and writes per version, to warn about repeated values.
 	writes    writeCounts
 	dupWrites []history.Version
@@ -746,6 +751,23 @@ func (p *parser) addOps(t history.TxnID, v val, line int, reads bool) error {
 	if v.k != vVec {
 		return p.fail("micro-op", line, "value ignored", ":value must be a vector of micro-operations, found %s", v.describe())
 	}
+	// What interning the operations' integer keys and values will probe,
+	// loaded first so that the cache misses overlap.
+	for _, m := range v.elems {
+		if m.k != vVec || len(m.elems) != 3 || m.elems[1].k != vInt {
+			continue
+		}
+		switch arg := m.elems[2]; arg.k {
+		case vInt:
+			p.sink += p.b.Touch(m.elems[1].n, arg.n)
+		case vVec:
+			for _, e := range arg.elems {
+				if e.k == vInt {
+					p.sink += p.b.Touch(m.elems[1].n, e.n)
+				}
+			}
+		}
+	}
 	for j, m := range v.elems {
 		if err := p.addOp(t, j, m, line, reads); err != nil {
 			return err
@@ -772,7 +794,7 @@ func (p *parser) addOp(t history.TxnID, j int, m val, line int, reads bool) erro
 	}
 	arg := m.elems[2]
 	if f != "r" {
-		x, ok, err := p.value(key, arg, j, line, "the value written")
+		x, ok, err := p.value(key, m.elems[1], arg, j, line, "the value written")
 		if err != nil || !ok {
 			return err
 		}
@@ -792,13 +814,13 @@ func (p *parser) addOp(t history.TxnID, j int, m val, line int, reads bool) erro
 	if !reads {
 		return nil
 	}
-	empty := p.b.ValueID(key, history.EmptyList)
+	empty := p.emptyOf(key)
 	if p.workload == RWRegister {
 		if arg.k == vNil {
 			p.b.ReadID(t, key, empty)
 			return nil
 		}
-		x, ok, err := p.value(key, arg, j, line, "the value read")
+		x, ok, err := p.value(key, m.elems[1], arg, j, line, "the value read")
 		if err != nil || !ok {
 			return err
 		}
@@ -811,7 +833,7 @@ func (p *parser) addOp(t history.TxnID, j int, m val, line int, reads bool) erro
 	case vVec:
 		list = make([]history.ValueID, 0, len(arg.elems))
 		for _, e := range arg.elems {
-			x, ok, err := p.value(key, e, j, line, "a list element")
+			x, ok, err := p.value(key, m.elems[1], e, j, line, "a list element")
 			if err != nil || !ok {
 				return err
 			}
@@ -824,6 +846,20 @@ func (p *parser) addOp(t history.TxnID, j int, m val, line int, reads bool) erro
 	}
 	p.b.ReadListID(t, key, list, empty)
 	return nil
+}
+
+// emptyOf is ValueID(key, EmptyList), interned at key's first read as
+// before, looked up in empties after.
+func (p *parser) emptyOf(key history.KeyID) history.ValueID {
+	if int(key) < len(p.empties) && p.empties[key] > 0 {
+		return p.empties[key] - 1
+	}
+	v := p.b.ValueID(key, history.EmptyList)
+	if n := int(key) + 1 - len(p.empties); n > 0 {
+		p.empties = append(p.empties, make([]history.ValueID, n)...)
+	}
+	p.empties[key] = v + 1
+	return v
 }
 
 func (p *parser) workloadHow() string {
@@ -859,14 +895,17 @@ func (p *parser) key(v val, j, line int) (k history.KeyID, ok bool, err error) {
 }
 
 // value interns a written value, a register's value read or a list
-// element of key k: an integer, or any EDN scalar or vector, kept by name.
-// ok false without error means dropped.
-func (p *parser) value(k history.KeyID, v val, j, line int, what string) (x history.ValueID, ok bool, err error) {
+// element of key k (kv as read): an integer, or any EDN scalar or vector,
+// kept by name. ok false without error means dropped.
+func (p *parser) value(k history.KeyID, kv, v val, j, line int, what string) (x history.ValueID, ok bool, err error) {
 	const drop = "micro-operation dropped"
 	switch v.k {
 	case vInt:
 		if v.n == history.EmptyList {
 			return 0, false, p.fail("micro-op", line, drop, "micro-operation %d: %s %d is reserved for the empty list (nil)", j+1, what, v.n)
+		}
+		if kv.k == vInt {
+			return p.b.ValueIDOf(k, kv.n, v.n), true, nil
 		}
 		return p.b.ValueID(k, v.n), true, nil
 	case vBig:

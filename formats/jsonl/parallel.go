@@ -7,6 +7,8 @@ import (
 	"runtime"
 	"sync/atomic"
 	"unicode/utf8"
+
+	"github.com/hyperiso/hyperiso/history"
 )
 
 // The pipelined reader uses the second core: one goroutine reads lines and
@@ -20,11 +22,20 @@ import (
 // forceSequential disables the pipeline (tests compare the two).
 var forceSequential bool
 
+// parallelBatch is how many values the pipelined reader's builder
+// interns at a time on two goroutines (history.Builder.SetParallel); a
+// variable so that tests can make batches small.
+var parallelBatch = history.ParallelBatch
+
 func pipelined() bool { return !forceSequential && runtime.GOMAXPROCS(0) > 1 }
 
 const (
 	batchLines = 512 // lines per batch handed to the builder
 	batchAhead = 4   // batches scanned ahead of the builder
+	// firstBatch is the first batch's lines; each new batch holds twice
+	// the last one's, up to batchLines, so that a small input does not
+	// cost full batches (hundreds of kilobytes each).
+	firstBatch = 16
 )
 
 type lineKind uint8
@@ -48,6 +59,7 @@ type scannedLine struct {
 type batch struct {
 	lines []scannedLine
 	err   error // the read error that ended the input after these lines
+	read  int64 // bytes of the input's lines up to these
 }
 
 func (p *parser) readPipelined(r io.Reader) error {
@@ -98,6 +110,7 @@ func (p *parser) buildBatch(b *batch) error {
 	if b.err != nil {
 		return fmt.Errorf("%s: %w", p.name, b.err)
 	}
+	p.reserve(b.read)
 	return nil
 }
 
@@ -106,16 +119,23 @@ func scanAhead(r io.Reader, opt Options, full chan<- *batch, free <-chan *batch,
 	lr := newLineReader(r)
 	ls := lineScanner{opt: opt}
 	var b *batch
+	size := firstBatch
 	for !stop.Load() {
 		if b == nil {
 			select {
 			case b = <-free:
-				b.lines, b.err = b.lines[:0], nil
 			default:
-				b = &batch{lines: make([]scannedLine, 0, batchLines)}
+			}
+			if b != nil && cap(b.lines) >= size {
+				b.lines, b.err = b.lines[:0], nil
+			} else {
+				// Smaller batches than size go: they were the first.
+				b = &batch{lines: make([]scannedLine, 0, size)}
+				size = min(2*size, batchLines)
 			}
 		}
 		line, lineNo, err := lr.next()
+		b.read = lr.read
 		if err != nil {
 			b.err = err
 			full <- b

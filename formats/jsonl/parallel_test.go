@@ -11,7 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// readBoth reads data sequentially and pipelined and requires the same
+// readBoth reads data sequentially and pipelined (its values interned in
+// parallel in small batches) and requires the same
 // outcome: the same history (warnings and dropped counts included) or the
 // same error.
 func readBoth(t *testing.T, data []byte, lenient bool) {
@@ -20,6 +21,10 @@ func readBoth(t *testing.T, data []byte, lenient bool) {
 	forceSequential = true
 	hs, errS := Parse(bytes.NewReader(data), "x.jsonl", Options{Lenient: lenient})
 	forceSequential = false
+	// Small batches of values interned in parallel, so that they end
+	// anywhere in the history.
+	defer func(n int) { parallelBatch = n }(parallelBatch)
+	parallelBatch = 1 + len(data)%37
 	hp, errP := Parse(bytes.NewReader(data), "x.jsonl", Options{Lenient: lenient})
 	if errS != nil {
 		require.Error(t, errP, "%q", data)

@@ -177,6 +177,49 @@ type parser struct {
 	// it (fields), given to the builder if the line is kept.
 	parsed  bool
 	ignored history.Dropped
+
+	// size is how many bytes the input holds, if known (a hint: reading
+	// never relies on it); reserved says the builder has made room for
+	// the rest.
+	size     int64
+	reserved bool
+}
+
+// smallInput is the size of a file too small for the pipelined reader to
+// pay for its goroutine and batches.
+const smallInput = 64 << 10
+
+// reserveAfter is how many bytes are read before the builder reserves
+// room for the rest of the input, estimated from what they held.
+const reserveAfter = 1 << 20
+
+// reserve makes room in the builder for the transactions, operations and
+// values the rest of the input (size bytes in all, read of them so far) likely
+// holds, once enough is read to judge: growing the builder's arrays step
+// by step copies them and leaves the old ones as garbage.
+func (p *parser) reserve(read int64) {
+	if p.reserved || p.size <= 0 || read < reserveAfter {
+		return
+	}
+	p.reserved = true
+	if read >= p.size {
+		return
+	}
+	rest := float64(p.size-read) / float64(read) * 1.05
+	p.b.ReserveScaled(rest)
+}
+
+// sizeOf is what r holds, if it is a regular file (-1 otherwise).
+func sizeOf(r io.Reader) int64 {
+	f, ok := r.(*os.File)
+	if !ok {
+		return -1
+	}
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() {
+		return -1
+	}
+	return st.Size()
 }
 
 // Parse reads a JSONL history from r; name is used in positions and errors.
@@ -185,9 +228,11 @@ func Parse(r io.Reader, name string, opt Options) (*history.History, error) {
 		lineScanner: lineScanner{opt: opt},
 		name:        name,
 		b:           history.NewBuilder(name, Format),
+		size:        sizeOf(r),
 	}
 	var err error
-	if pipelined() {
+	if pipelined() && (p.size < 0 || p.size >= smallInput) {
+		p.b.SetParallel(parallelBatch)
 		err = p.readPipelined(r)
 	} else {
 		err = p.readSequential(r)
@@ -219,6 +264,7 @@ func (p *parser) readSequential(r io.Reader) error {
 		if e := p.line(line, lineNo); e != nil {
 			return e
 		}
+		p.reserve(lr.read)
 	}
 }
 
@@ -229,6 +275,7 @@ type lineReader struct {
 	long   []byte
 	lineNo int
 	eof    bool
+	read   int64 // bytes of the lines so far
 }
 
 func newLineReader(r io.Reader) *lineReader {
@@ -260,6 +307,7 @@ func (lr *lineReader) next() ([]byte, int, error) {
 		}
 	}
 	lr.lineNo++
+	lr.read += int64(len(line))
 	return line, lr.lineNo, nil
 }
 
@@ -619,11 +667,11 @@ func (p *parser) addRaw(t history.TxnID, id int64, track bool) bool {
 	if !track && p.emptyWarn {
 		return true
 	}
-	ops := b.Ops(t)
-	ops = ops[len(ops)-len(raw):]
-	for i, op := range raw {
+	// Keys only, already interned: Ops would wait for the values
+	// (Builder.SetParallel).
+	for _, op := range raw {
 		if track && (op.Kind == history.OpAppend || op.Kind == history.OpRead && op.Value == history.EmptyList) {
-			p.markListish(ops[i].Key)
+			p.markListish(b.KeyID(op.Key))
 		}
 		if op.Kind.IsWrite() && op.Value == history.EmptyList && !p.emptyWarn {
 			p.emptyWarn = true

@@ -131,12 +131,16 @@ func (r *splitReader) Read(p []byte) (int, error) {
 }
 
 // TestReaderMatchesReference: on random histories the reader, sequential
-// and pipelined, gives the history a plain encoding/json reading gives;
+// and pipelined (values interned in parallel, in batches of several
+// sizes), gives the history a plain encoding/json reading gives;
 // for small ones, whatever byte the input's first read ends at.
 func TestReaderMatchesReference(t *testing.T) {
-	defer func() { forceSequential = false }()
+	defer func(n int) { forceSequential, parallelBatch = false, n }(parallelBatch)
 	rng := rand.New(rand.NewPCG(8, 9))
 	for round := range 300 {
+		// Pipelined, values are interned in parallel in batches of this
+		// size (history.Builder.SetParallel).
+		parallelBatch = []int{1, 7, 100, history.ParallelBatch}[round%4]
 		n, ops := 1+rng.IntN(6), 25
 		cutAll := round%20 != 0 && round < 40
 		switch {

@@ -12,6 +12,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"runtime"
 	"unicode/utf8"
 
 	"github.com/hyperiso/hyperiso/formats/internal/lineio"
@@ -57,6 +58,11 @@ func Parse(r io.Reader, name string, opt Options) (*history.History, error) {
 		txns: make(map[int64]*txnState),
 		w:    &history.WarningLog{},
 	}
+	if runtime.GOMAXPROCS(0) > 1 {
+		p.b.SetParallel(parallelBatch)
+	}
+	size := sizeOf(r)
+	var read int64
 	br := bufio.NewReaderSize(r, maxLine)
 	lineNo := 0
 	for {
@@ -71,6 +77,14 @@ func Parse(r io.Reader, name string, opt Options) (*history.History, error) {
 		if err := p.line(line, tooLong, lineNo); err != nil {
 			return nil, err
 		}
+		if read += int64(len(line)) + 1; read >= 1<<20 && size > read && !p.reserved {
+			// Room for the rest of the file, judged from its first
+			// megabyte: growing the builder's arrays step by step copies
+			// them and leaves the old ones as garbage.
+			p.reserved = true
+			rest := float64(size-read) / float64(read) * 1.05
+			p.b.ReserveScaled(rest)
+		}
 	}
 	if lineNo == 0 {
 		// An empty file has no line 1, but "file:1" reads better than a byte offset.
@@ -82,6 +96,11 @@ func Parse(r io.Reader, name string, opt Options) (*history.History, error) {
 	}
 	return p.finish(), nil
 }
+
+// parallelBatch is how many values the builder interns at a time on two
+// goroutines (history.Builder.SetParallel; 0: on this one): the history
+// is the same either way. A variable so that tests compare the two.
+var parallelBatch = history.ParallelBatch
 
 // txnState tracks one committed transaction while reading.
 type txnState struct {
@@ -114,6 +133,22 @@ type parser struct {
 	// go together (Builder.AddRaw) before anything else reaches it.
 	raw    []history.RawOp
 	rawTxn history.TxnID
+
+	reserved bool // the builder has made room for the rest of the file
+}
+
+// sizeOf is what r holds, if it is a regular file (-1 otherwise): a hint
+// for reserving room, never relied on.
+func sizeOf(r io.Reader) int64 {
+	f, ok := r.(*os.File)
+	if !ok {
+		return -1
+	}
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() {
+		return -1
+	}
+	return st.Size()
 }
 
 // rawGroup is how many operations the parser holds before AddRaw.
