@@ -81,6 +81,7 @@ func Prune(ctx context.Context, g *hyperpolygraph.Graph, opt Options) (Stats, *R
 	if err := p.choose(opt, &st); err != nil {
 		return st, nil, nil, err
 	}
+	p.reserveKnown()
 	finish := func() {
 		st.WWAfter, st.WRAfter, st.WRCandsAfter, st.KnownAfter = g.NumPairs(), len(g.WR), countCands(g), len(g.Known)
 		st.ReachChains = p.r.chains
@@ -122,6 +123,7 @@ func Prune(ctx context.Context, g *hyperpolygraph.Graph, opt Options) (Stats, *R
 			break
 		}
 	}
+	p.clipKnown()
 	finish()
 	return st, &p.r, nil, nil
 }
