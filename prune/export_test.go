@@ -7,3 +7,11 @@ func SetReduceKnown(on bool) bool {
 	reduceKnown = on
 	return was
 }
+
+// SetCompactDirty limits compaction to the keys that changed (on) or not,
+// for tests that compare the two; it returns the previous setting.
+func SetCompactDirty(on bool) bool {
+	was := compactDirty
+	compactDirty = on
+	return was
+}

@@ -81,6 +81,7 @@ func Prune(ctx context.Context, g *hyperpolygraph.Graph, opt Options) (Stats, *R
 	if err := p.choose(opt, &st); err != nil {
 		return st, nil, nil, err
 	}
+	p.reserveKnown()
 	finish := func() {
 		st.WWAfter, st.WRAfter, st.WRCandsAfter, st.KnownAfter = g.NumPairs(), len(g.WR), countCands(g), len(g.Known)
 		st.ReachChains = p.r.chains
@@ -122,6 +123,7 @@ func Prune(ctx context.Context, g *hyperpolygraph.Graph, opt Options) (Stats, *R
 			break
 		}
 	}
+	p.clipKnown()
 	finish()
 	return st, &p.r, nil, nil
 }
@@ -234,6 +236,11 @@ type pruner struct {
 	ord        keyOrder
 	kOff, kIdx []int32
 	addedWW    bool
+	// The keys that gained known WW edges since the last compaction
+	// (isDirty by key), or all of them (dirtyAll, until the first).
+	dirty    []history.KeyID
+	isDirty  []bool
+	dirtyAll bool
 	// The writer each reader of a key read from, for compact.
 	wrOf    []history.TxnID
 	wrStamp []int32
@@ -255,7 +262,7 @@ type pruner struct {
 }
 
 func newPruner(g *hyperpolygraph.Graph) *pruner {
-	p := &pruner{g: g, rdKey: -1}
+	p := &pruner{g: g, rdKey: -1, dirtyAll: true}
 	p.r.layers = 1
 	if g.Level == history.SI {
 		p.r.layers = 2
@@ -482,6 +489,7 @@ func (p *pruner) addWW(x history.KeyID, a, b history.TxnID) error {
 		p.wwSucc[kt(x, a)] = append(l, b)
 	}
 	p.addedWW = true
+	p.markDirty(x)
 	return nil
 }
 

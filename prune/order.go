@@ -237,6 +237,21 @@ func wwByKey(known []hyperpolygraph.Edge, keys int, rw bool, off, idx []int32) (
 // compare with the full one.
 var reduceKnown = true
 
+// compactDirty limits compaction to the keys that gained WW edges since
+// the last one; tests turn it off to compare with compacting every key.
+var compactDirty = true
+
+// markDirty records that key x gained a known WW edge, for compact.
+func (p *pruner) markDirty(x history.KeyID) {
+	if int(x) >= len(p.isDirty) {
+		p.isDirty = append(p.isDirty, make([]bool, int(x)+1-len(p.isDirty))...)
+	}
+	if !p.isDirty[x] {
+		p.isDirty[x] = true
+		p.dirty = append(p.dirty, x)
+	}
+}
+
 // passWW is cases I and III of a pass, key by key. A pair that known
 // WW(x) edges already order (those this pass added included) leaves
 // g.WW and adds nothing. The other pairs are tested as before, those of
@@ -495,9 +510,26 @@ func (p *pruner) compact() error {
 	dropped := 0
 	o := &p.ord
 	var ww, rw []int32
-	for x := range len(p.kOff) - 1 {
+	// Only the keys that gained WW edges since the last compaction (all,
+	// the first time): another key's edges are reduced already, its RW
+	// edges derived from direct successors only.
+	for _, x := range p.dirty {
+		p.isDirty[x] = false
+	}
+	keys := p.dirty
+	if p.dirtyAll || !compactDirty {
+		keys = keys[:0]
+		for x := range len(p.kOff) - 1 {
+			keys = append(keys, history.KeyID(x))
+		}
+	}
+	p.dirtyAll = false
+	for _, x := range keys {
+		if int(x)+1 >= len(p.kOff) {
+			continue
+		}
 		ww, rw = ww[:0], rw[:0]
-		for _, i := range p.knownWW(history.KeyID(x)) {
+		for _, i := range p.knownWW(x) {
 			if g.Known[i].Rel == hyperpolygraph.WW {
 				ww = append(ww, i)
 			} else {
@@ -507,7 +539,7 @@ func (p *pruner) compact() error {
 		if len(ww) < 2 {
 			continue
 		}
-		o.begin(history.KeyID(x), g.N())
+		o.begin(x, g.N())
 		for _, i := range ww {
 			e := g.Known[i]
 			o.edge(o.local(e.From), o.local(e.To))
@@ -531,11 +563,11 @@ func (p *pruner) compact() error {
 			}
 		}
 		p.gone = gone
-		if len(rw) == 0 || x >= len(g.Reads) {
+		if len(rw) == 0 || int(x) >= len(g.Reads) {
 			continue
 		}
 		// The writer each reader of x read from (-2: more than one).
-		p.loadWriters(history.KeyID(x))
+		p.loadWriters(x)
 		for _, i := range rw {
 			e := g.Known[i]
 			a := p.writerOf(e.From)
@@ -548,6 +580,7 @@ func (p *pruner) compact() error {
 			}
 		}
 	}
+	p.dirty = keys[:0]
 	if dropped == 0 {
 		return nil
 	}

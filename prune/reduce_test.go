@@ -136,3 +136,52 @@ func TestReducedKnownSameReach(t *testing.T) {
 		})
 	}
 }
+
+// TestCompactDirtySame: compacting only the keys that gained WW edges
+// since the last compaction leaves every pass with the known edges (in
+// their order), the constraints, the statistics and the verdict that
+// compacting every key gives, on small random histories and on larger
+// ones of many passes.
+func TestCompactDirtySame(t *testing.T) {
+	n := 3000
+	if testing.Short() {
+		n = 500
+	}
+	for _, level := range []history.Level{history.SER, history.SI} {
+		t.Run(level.String(), func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(47, uint64(level)))
+			opt := oracle.DefaultGenOptions()
+			multi := 0
+			for i := range n + 40 {
+				var h *history.History
+				if i < n {
+					h = genMixed(rng, i, opt)
+				} else {
+					h = genScale(rng, 300+rng.IntN(300), 3+rng.IntN(8), 10+rng.IntN(40), 4)
+				}
+				g, viol, err := hyperpolygraph.BuildContext(context.Background(), h, level, nil, hyperpolygraph.BuildOptions{LazyPairs: i%2 == 0})
+				require.NoError(t, err)
+				if viol != nil {
+					continue
+				}
+				all := cloneGraph(g)
+				st, _, conf, err := prune.Prune(context.Background(), g, prune.Options{})
+				require.NoError(t, err)
+				was := prune.SetCompactDirty(false)
+				allSt, _, allConf, err := prune.Prune(context.Background(), all, prune.Options{})
+				prune.SetCompactDirty(was)
+				require.NoError(t, err)
+				require.Equal(t, allConf == nil, conf == nil, "history %d: one finds a conflict, the other not", i)
+				require.Equal(t, allSt, st, "history %d", i)
+				require.Equal(t, all.Known, g.Known, "history %d: the same known edges", i)
+				require.Equal(t, all.WW, g.WW, "history %d", i)
+				require.Equal(t, all.WR, g.WR, "history %d", i)
+				if st.Passes >= 3 {
+					multi++
+				}
+			}
+			t.Logf("%d histories of three passes or more", multi)
+			require.Greater(t, multi, n/20, "too few histories compact more than once")
+		})
+	}
+}

@@ -280,6 +280,7 @@ func (r *run) prune(ctx context.Context, g *hyperpolygraph.Graph, out *Outcome) 
 	out.Counters["reach_chains"] = int64(st.ReachChains)
 	out.Counters["reach_bytes"] = st.ReachBytes
 	out.Counters["ww_constraints_pruned"] = int64(len(g.WW))
+	out.Counters["known_edges_pruned"] = int64(st.KnownAfter)
 	out.Counters["wr_constraints_pruned"] = int64(len(g.WR))
 	if conflict != nil {
 		out.violated(Violation{Kind: Cycle, Cycle: conflict.Cycle, Note: "found while pruning: every resolution of a constraint closes this cycle"})
