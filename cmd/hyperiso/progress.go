@@ -8,6 +8,8 @@ import (
 
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
+
+	"github.com/hyperiso/hyperiso/formats"
 )
 
 // stageDelay is how long a command runs before its stage is shown: a check
@@ -16,16 +18,29 @@ const stageDelay = 500 * time.Millisecond
 
 // stageDisplay shows, while a command runs, the stage it is in (read,
 // validate, build, prune, encode, solve, saturate, explain) and the time
-// elapsed, as a spinner on standard error when that is a terminal; it is
-// silent otherwise, so that pipes and CI logs get only the report. The
-// stages report no counts of their own yet, hence a spinner, not a bar.
+// elapsed on standard error when that is a terminal; it is silent
+// otherwise, so that pipes and CI logs get only the report. Reading a
+// history of known size (a file, a directory of logs, standard input
+// redirected from a file) draws a bar of the bytes read so far, as the
+// kernel counts what the process has read (bytesRead); the other stages,
+// which report no counts of their own, draw a spinner.
 type stageDisplay struct {
 	mu    sync.Mutex
-	bar   *progressbar.ProgressBar
+	w     io.Writer
+	bar   *progressbar.ProgressBar // the spinner
 	stage string
-	stop  chan struct{}
-	done  sync.WaitGroup
-	once  sync.Once
+	// The read bar, while stage "read" runs with readTotal > 0 bytes to
+	// read, of which readBase had been read by the process before.
+	readBar   *progressbar.ProgressBar
+	readTotal int64
+	readBase  int64
+	// bytesRead returns what the process has read so far (ok false:
+	// unknown on this system).
+	bytesRead func() (int64, bool)
+	delay     time.Duration
+	stop      chan struct{}
+	done      sync.WaitGroup
+	once      sync.Once
 }
 
 // newStageDisplay returns the display for w, or nil when w is not a
@@ -35,10 +50,18 @@ func newStageDisplay(w io.Writer) *stageDisplay {
 	if !ok || !term.IsTerminal(int(f.Fd())) {
 		return nil
 	}
-	d := &stageDisplay{stop: make(chan struct{})}
+	return startStageDisplay(f, processBytesRead, stageDelay)
+}
+
+// startStageDisplay draws on w, whatever it is, from delay on.
+func startStageDisplay(w io.Writer, bytesRead func() (int64, bool), delay time.Duration) *stageDisplay {
+	d := &stageDisplay{w: w, bytesRead: bytesRead, delay: delay, stop: make(chan struct{})}
 	d.bar = progressbar.NewOptions(-1,
-		progressbar.OptionSetWriter(f),
+		progressbar.OptionSetWriter(w),
 		progressbar.OptionSpinnerType(14),
+		// spin turns it; the library's own turning goroutine reads the
+		// bar's state unlocked (a data race).
+		progressbar.OptionSetSpinnerChangeInterval(0),
 		progressbar.OptionSetElapsedTime(true),
 		progressbar.OptionClearOnFinish(),
 		progressbar.OptionSetRenderBlankState(false),
@@ -48,26 +71,49 @@ func newStageDisplay(w io.Writer) *stageDisplay {
 	return d
 }
 
-// spin redraws the spinner until finish, from stageDelay on.
+// spin redraws the display until finish, from delay on.
 func (d *stageDisplay) spin() {
 	defer d.done.Done()
 	select {
 	case <-d.stop:
 		return
-	case <-time.After(stageDelay):
+	case <-time.After(d.delay):
 	}
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
 	for {
 		d.mu.Lock()
-		d.bar.Describe(d.stage)
-		_ = d.bar.Add(1)
+		d.draw()
 		d.mu.Unlock()
 		select {
 		case <-d.stop:
 			return
 		case <-tick.C:
 		}
+	}
+}
+
+// draw shows the read bar while a history of known size is read, the
+// spinner otherwise; d.mu is held.
+func (d *stageDisplay) draw() {
+	if d.stage == "read" && d.readBar != nil {
+		if n, ok := d.bytesRead(); ok {
+			// What else the process reads (a few bytes of /proc) may
+			// push the count past the size: the bar stops at full.
+			_ = d.readBar.Set64(min(max(n-d.readBase, 0), d.readTotal-1))
+			return
+		}
+	}
+	d.clearReadBar()
+	d.bar.Describe(d.stage)
+	_ = d.bar.Add(1)
+}
+
+// clearReadBar removes the read bar, if drawn; d.mu is held.
+func (d *stageDisplay) clearReadBar() {
+	if d.readBar != nil {
+		_ = d.readBar.Clear()
+		d.readBar = nil
 	}
 }
 
@@ -81,6 +127,33 @@ func (d *stageDisplay) set(stage string) {
 	d.mu.Unlock()
 }
 
+// reading enters stage "read" of an input of total bytes (0: unknown, the
+// spinner is shown); nil-safe.
+func (d *stageDisplay) reading(total int64) {
+	if d == nil {
+		return
+	}
+	d.mu.Lock()
+	d.clearReadBar()
+	d.stage, d.readTotal = "read", total
+	d.readBase, _ = d.bytesRead()
+	if total > 0 {
+		d.readBar = progressbar.NewOptions64(total,
+			progressbar.OptionSetWriter(d.w),
+			progressbar.OptionSetDescription("read"),
+			progressbar.OptionShowBytes(true),
+			progressbar.OptionSetElapsedTime(true),
+			progressbar.OptionSetPredictTime(true),
+			progressbar.OptionClearOnFinish(),
+			progressbar.OptionSetRenderBlankState(false),
+		)
+		// Its rate and time left count from now, not from when it is
+		// first drawn.
+		d.readBar.StartWithoutRender()
+	}
+	d.mu.Unlock()
+}
+
 // finish clears the display before the command prints its report; later
 // calls do nothing; nil-safe.
 func (d *stageDisplay) finish() {
@@ -90,6 +163,45 @@ func (d *stageDisplay) finish() {
 	d.once.Do(func() {
 		close(d.stop)
 		d.done.Wait()
+		d.clearReadBar()
 		_ = d.bar.Clear()
 	})
+}
+
+// inputSize returns how many bytes reading path will take: a regular file's
+// size, the sum of a directory's regular files (Cobra and Viper logs, a
+// dbcop history.bincode), standard input's size when it is redirected from
+// a file; 0 when it is not known (a pipe, a terminal).
+func inputSize(path string, stdin io.Reader) int64 {
+	if path == formats.StdinPath {
+		f, ok := stdin.(*os.File)
+		if !ok {
+			return 0
+		}
+		st, err := f.Stat()
+		if err != nil || !st.Mode().IsRegular() {
+			return 0
+		}
+		return st.Size()
+	}
+	st, err := os.Stat(path)
+	switch {
+	case err != nil:
+		return 0
+	case st.Mode().IsRegular():
+		return st.Size()
+	case !st.IsDir():
+		return 0
+	}
+	entries, err := os.ReadDir(path)
+	if err != nil {
+		return 0
+	}
+	var total int64
+	for _, e := range entries {
+		if info, err := e.Info(); err == nil && info.Mode().IsRegular() {
+			total += info.Size()
+		}
+	}
+	return total
 }

@@ -3,7 +3,12 @@ package main
 import (
 	"bytes"
 	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -20,4 +25,80 @@ func TestStageDisplayOnlyOnTerminals(t *testing.T) {
 	var d *stageDisplay
 	d.set("solve")
 	d.finish()
+}
+
+// Reading an input of known size draws a bar of the bytes the process has
+// read since reading began, then the next stage its spinner; finish
+// clears both.
+func TestStageDisplayReadBar(t *testing.T) {
+	var out syncBuffer
+	var read atomic.Int64
+	read.Store(200 << 10) // read before the stage: not counted
+	d := startStageDisplay(&out, func() (int64, bool) { return read.Load(), true }, 0)
+	d.set("read")
+	d.reading(400 << 10)
+	read.Add(100 << 10)
+	require.Eventually(t, func() bool { return strings.Contains(out.String(), "25%") }, 5*time.Second, 10*time.Millisecond, out.String())
+	read.Add(200 << 10)
+	require.Eventually(t, func() bool { return strings.Contains(out.String(), "75%") }, 5*time.Second, 10*time.Millisecond, out.String())
+	require.Contains(t, out.String(), "read")
+	d.set("solve")
+	require.Eventually(t, func() bool { return strings.Contains(out.String(), "solve") }, 5*time.Second, 10*time.Millisecond, out.String())
+	d.finish()
+	d.finish()
+}
+
+// Of unknown size (a pipe) or where the process's reads are not counted,
+// reading shows the spinner.
+func TestStageDisplayReadUnknown(t *testing.T) {
+	for _, tc := range []struct {
+		size  int64
+		count bool
+	}{{0, true}, {1 << 20, false}} {
+		var out syncBuffer
+		d := startStageDisplay(&out, func() (int64, bool) { return 512 << 10, tc.count }, 0)
+		d.reading(tc.size)
+		require.Eventually(t, func() bool { return strings.Contains(out.String(), "read") }, 5*time.Second, 10*time.Millisecond)
+		d.finish()
+		require.NotContains(t, out.String(), "%")
+	}
+}
+
+func TestInputSize(t *testing.T) {
+	dir := t.TempDir()
+	a := filepath.Join(dir, "T1.log")
+	require.NoError(t, os.WriteFile(a, make([]byte, 300), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "T2.log"), make([]byte, 200), 0o644))
+	require.NoError(t, os.Mkdir(filepath.Join(dir, "sub"), 0o755))
+	require.EqualValues(t, 300, inputSize(a, nil))
+	require.EqualValues(t, 500, inputSize(dir, nil))
+	require.EqualValues(t, 0, inputSize(filepath.Join(dir, "missing"), nil))
+	f, err := os.Open(a)
+	require.NoError(t, err)
+	defer f.Close()
+	require.EqualValues(t, 300, inputSize("-", f))
+	r, w, err := os.Pipe()
+	require.NoError(t, err)
+	defer r.Close()
+	defer w.Close()
+	require.EqualValues(t, 0, inputSize("-", r))
+	require.EqualValues(t, 0, inputSize("-", strings.NewReader("x")))
+}
+
+// syncBuffer is a bytes.Buffer the display's goroutine and the test share.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
