@@ -13,6 +13,7 @@ import (
 	"os"
 	"unicode/utf8"
 
+	"github.com/hyperiso/hyperiso/formats/internal/lineio"
 	"github.com/hyperiso/hyperiso/history"
 )
 
@@ -209,26 +210,13 @@ func (p *parser) reserve(read int64) {
 	p.b.ReserveScaled(rest)
 }
 
-// sizeOf is what r holds, if it is a regular file (-1 otherwise).
-func sizeOf(r io.Reader) int64 {
-	f, ok := r.(*os.File)
-	if !ok {
-		return -1
-	}
-	st, err := f.Stat()
-	if err != nil || !st.Mode().IsRegular() {
-		return -1
-	}
-	return st.Size()
-}
-
 // Parse reads a JSONL history from r; name is used in positions and errors.
 func Parse(r io.Reader, name string, opt Options) (*history.History, error) {
 	p := &parser{
 		lineScanner: lineScanner{opt: opt},
 		name:        name,
 		b:           history.NewBuilder(name, Format),
-		size:        sizeOf(r),
+		size:        lineio.SizeOf(r),
 	}
 	var err error
 	if pipelined() && (p.size < 0 || p.size >= smallInput) {

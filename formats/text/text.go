@@ -61,7 +61,7 @@ func Parse(r io.Reader, name string, opt Options) (*history.History, error) {
 	if runtime.GOMAXPROCS(0) > 1 {
 		p.b.SetParallel(parallelBatch)
 	}
-	size := sizeOf(r)
+	size := lineio.SizeOf(r)
 	var read int64
 	br := bufio.NewReaderSize(r, maxLine)
 	lineNo := 0
@@ -135,20 +135,6 @@ type parser struct {
 	rawTxn history.TxnID
 
 	reserved bool // the builder has made room for the rest of the file
-}
-
-// sizeOf is what r holds, if it is a regular file (-1 otherwise): a hint
-// for reserving room, never relied on.
-func sizeOf(r io.Reader) int64 {
-	f, ok := r.(*os.File)
-	if !ok {
-		return -1
-	}
-	st, err := f.Stat()
-	if err != nil || !st.Mode().IsRegular() {
-		return -1
-	}
-	return st.Size()
 }
 
 // rawGroup is how many operations the parser holds before AddRaw.

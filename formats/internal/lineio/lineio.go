@@ -1,12 +1,28 @@
-// Package lineio reads the lines of the text history formats (text, AWDIT)
-// with bounded memory: a line longer than the reader's buffer is cut and
-// flagged rather than grown without limit.
+// Package lineio reads the lines of the line-based history formats (text,
+// AWDIT) with bounded memory: a line longer than the reader's buffer is cut
+// and flagged rather than grown without limit. It also tells the readers
+// how large an input is, when that is known (SizeOf).
 package lineio
 
 import (
 	"bufio"
 	"io"
+	"os"
 )
+
+// SizeOf is what r holds, if it is a regular file (-1 otherwise): a hint
+// for reserving room, never relied on (a pipe or standard input has none).
+func SizeOf(r io.Reader) int64 {
+	f, ok := r.(*os.File)
+	if !ok {
+		return -1
+	}
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() {
+		return -1
+	}
+	return st.Size()
+}
 
 // keep is how much of an overlong line is kept for the error message.
 const keep = 200
