@@ -9,6 +9,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"sync/atomic"
 
 	"github.com/hyperiso/hyperiso/hyperpolygraph"
 )
@@ -190,16 +191,28 @@ func (p *pruner) sortByRank(dst, edge []int32) {
 // successor already in the row is implied by an earlier one (they come in
 // topological order), so its edge leaves the core. It stops early, leaving
 // the rows unusable, when ctx is done.
+//
+// When the rows hold the reachability of the previous pass's core, a state
+// is recomputed only if its row may differ (see keepRow); the others keep
+// their row and their core edges, which a full fill would give them again.
+// rowChanged records, per state, whether its row differs from the previous
+// pass's (every state on a full fill): passWW skips the pairs whose
+// writers' rows did not change.
 func (p *pruner) fillBits(ctx context.Context) error {
 	w := p.r.words
 	b := p.r.bits
+	inc := p.rowsValid && incrementalRows
+	if err := p.growRowScratch(); err != nil {
+		return err
+	}
 	p.core = p.core[:0]
-	p.filled = false
+	p.filled, p.rowsValid, p.rowsInc = false, false, false
+	scratch := p.rowBuf
 	// ctx is polled every few million words of work: rows are long (a bit
 	// per state) when the graph is large.
 	work := 0
 	for i := len(p.order) - 1; i >= 0; i-- {
-		if work += w; work >= 1<<20 {
+		if work += 4; work >= 1<<20 {
 			work = 0
 			if err := ctx.Err(); err != nil {
 				return err
@@ -207,27 +220,155 @@ func (p *pruner) fillBits(ctx context.Context) error {
 		}
 		u := p.order[i]
 		row := b[int(u)*w : int(u+1)*w]
+		if inc && p.keepRow(u, row) {
+			p.rowChanged[u] = false
+			keptRows.Add(1)
+			continue
+		}
+		work += w
+		next := row
+		if inc {
+			next = scratch
+		}
 		if p.inherits(u) {
 			// v0 comes after v1 in the order, so its row is ready.
-			copy(row, b[int(u-1)*w:int(u)*w])
-			row[(u-1)>>6] &^= 1 << ((u - 1) & 63)
+			copy(next, b[int(u-1)*w:int(u)*w])
+			next[(u-1)>>6] &^= 1 << ((u - 1) & 63)
 		} else {
-			clear(row)
+			clear(next)
 		}
-		row[u>>6] |= 1 << (u & 63)
+		next[u>>6] |= 1 << (u & 63)
 		for k := p.off[u]; k < p.off[u+1]; k++ {
 			v := p.dst[k]
-			if row[v>>6]&(1<<(v&63)) != 0 {
+			if next[v>>6]&(1<<(v&63)) != 0 {
 				continue
 			}
 			p.core = append(p.core, stateEdge{u, v, p.edge[k]})
 			work += w
 			src := b[int(v)*w : int(v+1)*w]
-			for j := range row {
-				row[j] |= src[j]
+			for j := range next {
+				next[j] |= src[j]
 			}
 		}
+		if inc {
+			diff := uint64(0)
+			for j, x := range next {
+				diff |= x ^ row[j]
+				row[j] = x
+			}
+			p.rowChanged[u] = diff != 0
+		} else {
+			p.rowChanged[u] = true
+		}
 	}
-	p.filled = true
+	p.saveCore()
+	p.filled, p.rowsValid, p.rowsInc = true, true, inc
+	return nil
+}
+
+// incrementalRows lets fillBits keep the rows that cannot have changed;
+// tests turn it off to compare with full fills.
+var incrementalRows = true
+
+// keptRows and skippedPairs count, for tests, the rows an incremental fill
+// kept and the pairs passWW skipped.
+var keptRows, skippedPairs atomic.Int64
+
+// keepRow reports whether state u's row, which holds u's reachability by
+// the previous core, is its reachability by the current one too, and then
+// appends u's core edges (the previous ones). That holds when the state u
+// inherits from kept its row, and when every successor v of u kept its
+// row and was reached by u before (so the new row is within the old one:
+// old rows are closed), and u's previous core edges are all still there
+// (so the new row holds the old). A full fill would then keep the same
+// core edges: a previous one is reached by no earlier successor (no
+// target of u's core reaches another, and an added successor, in the old
+// row, is reached through one of them), and every added one is reached
+// by an earlier one.
+func (p *pruner) keepRow(u int32, row []uint64) bool {
+	if p.inherits(u) && p.rowChanged[u-1] {
+		return false
+	}
+	lo, hi := p.off[u], p.off[u+1]
+	for k := lo; k < hi; k++ {
+		v := p.dst[k]
+		if p.rowChanged[v] || row[v>>6]&(1<<(v&63)) == 0 {
+			return false
+		}
+	}
+	prev := p.prevDst[p.prevOff[u]:p.prevOff[u+1]]
+	if len(prev) == 0 {
+		return true
+	}
+	p.markGen++
+	for _, v := range prev {
+		p.mark[v] = p.markGen
+	}
+	found := 0
+	for k := lo; k < hi; k++ {
+		if p.mark[p.dst[k]] == p.markGen {
+			found++
+		}
+	}
+	if found < len(prev) {
+		return false
+	}
+	for k := lo; k < hi; k++ {
+		if p.mark[p.dst[k]] == p.markGen {
+			p.core = append(p.core, stateEdge{u, p.dst[k], p.edge[k]})
+		}
+	}
+	return true
+}
+
+// saveCore records the core's edges by source (prevOff, prevDst), for
+// the next fill's keepRow.
+func (p *pruner) saveCore() {
+	m := p.m
+	off := p.prevOff[:m+1]
+	clear(off)
+	for _, se := range p.core {
+		off[se.u+1]++
+	}
+	for i := 1; i <= m; i++ {
+		off[i] += off[i-1]
+	}
+	p.prevDst = p.prevDst[:len(p.core)]
+	fill := p.fillBuf[:m]
+	copy(fill, off[:m])
+	for _, se := range p.core {
+		p.prevDst[fill[se.u]] = se.v
+		fill[se.u]++
+	}
+}
+
+// growRowScratch allocates, after asking the budget, what the incremental
+// fill keeps: a scratch row, each state's changed flag and mark, and the
+// previous core by source (as long as the current core, which is bounded
+// by the state graph's edges).
+func (p *pruner) growRowScratch() error {
+	m := p.m
+	need := int64(0)
+	if p.rowChanged == nil {
+		need += int64(p.r.words)*8 + int64(m) + 4*int64(m) + 4*int64(m+1)
+	}
+	if cap(p.prevDst) < len(p.dst) {
+		need += 4 * int64(len(p.dst))
+	}
+	if need == 0 {
+		return nil
+	}
+	if err := p.ask(need, fmt.Sprintf("pruning's incremental reachability (%d states)", m)); err != nil {
+		return err
+	}
+	if p.rowChanged == nil {
+		p.rowBuf = make([]uint64, p.r.words)
+		p.rowChanged = make([]bool, m)
+		p.mark = make([]int32, m)
+		p.prevOff = make([]int32, m+1)
+	}
+	if cap(p.prevDst) < len(p.dst) {
+		p.prevDst = make([]int32, 0, len(p.dst))
+	}
 	return nil
 }
