@@ -255,10 +255,13 @@ type pruner struct {
 	fixed int64
 	// The incremental fill (bitset rows): whether the rows hold the
 	// reachability of the previous core, whether this pass's fill was
-	// incremental, each state's row changed by it, the previous core by
-	// source, a scratch row, and keepRow's marks.
+	// incremental, each state's row changed by it and the words that did
+	// (dirtyWords words of bits a state), the previous core by source, a
+	// scratch row, and partialRow's marks.
 	rowsValid, rowsInc bool
 	rowChanged         []bool
+	dirtyW             []uint64
+	dirtyWords         int
 	prevOff, prevDst   []int32
 	rowBuf             []uint64
 	mark               []int32

@@ -8,6 +8,7 @@ package prune
 import (
 	"context"
 	"fmt"
+	"math/bits"
 	"slices"
 	"sync/atomic"
 
@@ -192,12 +193,13 @@ func (p *pruner) sortByRank(dst, edge []int32) {
 // topological order), so its edge leaves the core. It stops early, leaving
 // the rows unusable, when ctx is done.
 //
-// When the rows hold the reachability of the previous pass's core, a state
-// is recomputed only if its row may differ (see keepRow); the others keep
-// their row and their core edges, which a full fill would give them again.
-// rowChanged records, per state, whether its row differs from the previous
-// pass's (every state on a full fill): passWW skips the pairs whose
-// writers' rows did not change.
+// When the rows hold the reachability of the previous pass's core, most
+// states recompute only the words of their row that may differ (see
+// partialRow): after the first passes a pass adds few edges, and though
+// they reach into most rows, they change a word or two of each. Each
+// state's changed words are kept (dirty), and rowChanged says whether any
+// is (every state on a full fill): passWW skips the pairs whose writers'
+// rows did not change.
 func (p *pruner) fillBits(ctx context.Context) error {
 	w := p.r.words
 	b := p.r.bits
@@ -208,6 +210,7 @@ func (p *pruner) fillBits(ctx context.Context) error {
 	p.core = p.core[:0]
 	p.filled, p.rowsValid, p.rowsInc = false, false, false
 	scratch := p.rowBuf
+	dw := p.dirtyWords
 	// ctx is polled every few million words of work: rows are long (a bit
 	// per state) when the graph is large.
 	work := 0
@@ -220,10 +223,11 @@ func (p *pruner) fillBits(ctx context.Context) error {
 		}
 		u := p.order[i]
 		row := b[int(u)*w : int(u+1)*w]
-		if inc && p.keepRow(u, row) {
-			p.rowChanged[u] = false
-			keptRows.Add(1)
-			continue
+		if inc {
+			if done, cost := p.partialRow(u, row); done {
+				work += cost
+				continue
+			}
 		}
 		work += w
 		next := row
@@ -251,12 +255,17 @@ func (p *pruner) fillBits(ctx context.Context) error {
 			}
 		}
 		if inc {
-			diff := uint64(0)
+			dm := p.dirtyW[int(u)*dw : int(u+1)*dw]
+			clear(dm)
+			changed := false
 			for j, x := range next {
-				diff |= x ^ row[j]
-				row[j] = x
+				if x != row[j] {
+					row[j] = x
+					dm[j>>6] |= 1 << (j & 63)
+					changed = true
+				}
 			}
-			p.rowChanged[u] = diff != 0
+			p.rowChanged[u] = changed
 		} else {
 			p.rowChanged[u] = true
 		}
@@ -266,59 +275,115 @@ func (p *pruner) fillBits(ctx context.Context) error {
 	return nil
 }
 
-// incrementalRows lets fillBits keep the rows that cannot have changed;
-// tests turn it off to compare with full fills.
+// incrementalRows lets fillBits recompute only the words of a row that may
+// have changed; tests turn it off to compare with full fills.
 var incrementalRows = true
 
 // keptRows and skippedPairs count, for tests, the rows an incremental fill
-// kept and the pairs passWW skipped.
+// recomputed in part and the pairs passWW skipped.
 var keptRows, skippedPairs atomic.Int64
 
-// keepRow reports whether state u's row, which holds u's reachability by
-// the previous core, is its reachability by the current one too, and then
-// appends u's core edges (the previous ones). That holds when the state u
-// inherits from kept its row, and when every successor v of u kept its
-// row and was reached by u before (so the new row is within the old one:
-// old rows are closed), and u's previous core edges are all still there
-// (so the new row holds the old). A full fill would then keep the same
-// core edges: a previous one is reached by no earlier successor (no
-// target of u's core reaches another, and an added successor, in the old
-// row, is reached through one of them), and every added one is reached
-// by an earlier one.
-func (p *pruner) keepRow(u int32, row []uint64) bool {
-	if p.inherits(u) && p.rowChanged[u-1] {
-		return false
-	}
+// maxPartialDegree bounds the successors of a state that partialRow
+// handles: it finds the core edges by testing each successor against the
+// rows of the earlier ones.
+const maxPartialDegree = 64
+
+// partialRow brings state u's row, which holds u's reachability by the
+// previous core, up to date by recomputing only the words that changed in
+// the rows it is made of, when that is exact; it reports whether it did,
+// and the work it took. It is exact when every successor v of u was
+// reached by u before (the old row holds v's old row: rows are closed)
+// and u's previous core edges are all still there: then, word by word,
+// the union over the current successors of their old rows is the old row,
+// and a word none of them (nor the state u inherits from) changed keeps
+// its value. The core edges are those of a full fill: a successor is left
+// out when the inherited row or an earlier successor's row holds it.
+func (p *pruner) partialRow(u int32, row []uint64) (bool, int) {
 	lo, hi := p.off[u], p.off[u+1]
+	if hi-lo > maxPartialDegree {
+		return false, 0
+	}
+	for k := lo; k < hi; k++ {
+		if v := p.dst[k]; row[v>>6]&(1<<(v&63)) == 0 {
+			return false, 0
+		}
+	}
+	if prev := p.prevDst[p.prevOff[u]:p.prevOff[u+1]]; len(prev) > 0 {
+		p.markGen++
+		for _, v := range prev {
+			p.mark[v] = p.markGen
+		}
+		found := 0
+		for k := lo; k < hi; k++ {
+			if p.mark[p.dst[k]] == p.markGen {
+				found++
+			}
+		}
+		if found < len(prev) {
+			return false, 0
+		}
+	}
+	w, dw, b := p.r.words, p.dirtyWords, p.r.bits
+	dm := p.dirtyW[int(u)*dw : int(u+1)*dw]
+	clear(dm)
+	var inh []uint64
+	if p.inherits(u) {
+		inh = b[int(u-1)*w : int(u)*w]
+		for j, x := range p.dirtyW[int(u-1)*dw : int(u)*dw] {
+			dm[j] |= x
+		}
+	}
+	first := len(p.core)
 	for k := lo; k < hi; k++ {
 		v := p.dst[k]
-		if p.rowChanged[v] || row[v>>6]&(1<<(v&63)) == 0 {
-			return false
+		for j, x := range p.dirtyW[int(v)*dw : int(v+1)*dw] {
+			dm[j] |= x
+		}
+		vw, vb := int(v>>6), uint64(1)<<(v&63)
+		implied := inh != nil && v != u-1 && inh[vw]&vb != 0
+		for _, se := range p.core[first:] {
+			if implied {
+				break
+			}
+			implied = b[int(se.v)*w+vw]&vb != 0
+		}
+		if !implied {
+			p.core = append(p.core, stateEdge{u, v, p.edge[k]})
 		}
 	}
-	prev := p.prevDst[p.prevOff[u]:p.prevOff[u+1]]
-	if len(prev) == 0 {
-		return true
-	}
-	p.markGen++
-	for _, v := range prev {
-		p.mark[v] = p.markGen
-	}
-	found := 0
-	for k := lo; k < hi; k++ {
-		if p.mark[p.dst[k]] == p.markGen {
-			found++
+	core := p.core[first:]
+	cost := int(hi-lo) + dw
+	changed := false
+	for d, mw := range dm {
+		for mw != 0 {
+			j := d<<6 | bits.TrailingZeros64(mw)
+			mw &= mw - 1
+			x := uint64(0)
+			if j == int(u>>6) {
+				x = 1 << (u & 63)
+			}
+			if inh != nil {
+				y := inh[j]
+				if j == int((u-1)>>6) {
+					y &^= 1 << ((u - 1) & 63)
+				}
+				x |= y
+			}
+			for _, se := range core {
+				x |= b[int(se.v)*w+j]
+			}
+			cost += len(core) + 1
+			if x != row[j] {
+				row[j] = x
+				changed = true
+			} else {
+				dm[d] &^= 1 << (j & 63)
+			}
 		}
 	}
-	if found < len(prev) {
-		return false
-	}
-	for k := lo; k < hi; k++ {
-		if p.mark[p.dst[k]] == p.markGen {
-			p.core = append(p.core, stateEdge{u, p.dst[k], p.edge[k]})
-		}
-	}
-	return true
+	p.rowChanged[u] = changed
+	keptRows.Add(1)
+	return true, cost
 }
 
 // saveCore records the core's edges by source (prevOff, prevDst), for
@@ -343,14 +408,15 @@ func (p *pruner) saveCore() {
 }
 
 // growRowScratch allocates, after asking the budget, what the incremental
-// fill keeps: a scratch row, each state's changed flag and mark, and the
-// previous core by source (as long as the current core, which is bounded
-// by the state graph's edges).
+// fill keeps: a scratch row, each state's changed flag, mark and changed
+// words (a bit per word of its row), and the previous core by source (as
+// long as the current core, which is bounded by the state graph's edges).
 func (p *pruner) growRowScratch() error {
 	m := p.m
 	need := int64(0)
 	if p.rowChanged == nil {
-		need += int64(p.r.words)*8 + int64(m) + 4*int64(m) + 4*int64(m+1)
+		dw := (p.r.words + 63) / 64
+		need += int64(p.r.words)*8 + int64(m) + 4*int64(m) + 4*int64(m+1) + 8*int64(m)*int64(dw)
 	}
 	if cap(p.prevDst) < len(p.dst) {
 		need += 4 * int64(len(p.dst))
@@ -366,6 +432,8 @@ func (p *pruner) growRowScratch() error {
 		p.rowChanged = make([]bool, m)
 		p.mark = make([]int32, m)
 		p.prevOff = make([]int32, m+1)
+		p.dirtyWords = (p.r.words + 63) / 64
+		p.dirtyW = make([]uint64, m*p.dirtyWords)
 	}
 	if cap(p.prevDst) < len(p.dst) {
 		p.prevDst = make([]int32, 0, len(p.dst))
