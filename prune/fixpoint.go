@@ -271,6 +271,8 @@ type pruner struct {
 	readersChanged bool
 	// skipPairs: this pass's passWW may skip pairs (see pass).
 	skipPairs bool
+	// addedLast is the number of known edges the last pass added.
+	addedLast int
 	// Scratch.
 	fillBuf, indeg []int32
 	stamp          []int32
@@ -401,6 +403,8 @@ func (p *pruner) pass(ctx context.Context) (changed bool, c *Conflict, err error
 	// pass, which tested every pair, it cannot decide the pair now.
 	p.skipPairs = p.r.strategy == Bitset && p.rowsInc && !p.readersChanged && skipUnchanged
 	p.readersChanged = false
+	known := len(g.Known)
+	defer func() { p.addedLast = len(g.Known) - known }()
 	changed, c, err = p.passWW(ctx)
 	p.skipPairs = false
 	if err != nil || c != nil {

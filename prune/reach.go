@@ -203,7 +203,9 @@ func (p *pruner) sortByRank(dst, edge []int32) {
 func (p *pruner) fillBits(ctx context.Context) error {
 	w := p.r.words
 	b := p.r.bits
-	inc := p.rowsValid && incrementalRows
+	// After a pass that added many edges most words of most rows change,
+	// and a full fill, which neither compares nor tracks words, is cheaper.
+	inc := p.rowsValid && incrementalRows && p.addedLast <= max(p.m/16, 64)
 	if err := p.growRowScratch(); err != nil {
 		return err
 	}
