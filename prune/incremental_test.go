@@ -16,9 +16,10 @@ import (
 // genRenewed returns a history in the shape of a Jepsen run over few keys:
 // procs processes, each taking a new session id after a transaction with
 // probability renew, committing transactions that read from a recent
-// snapshot (so many version orders stay open without real time) and, with
-// probability lost, skip the first-committer-wins test.
-func genRenewed(rng *rand.Rand, txns, procs, keys int, renew, lost float64) *history.History {
+// snapshot, one of the last window states (so many version orders stay
+// open without real time) and, with probability lost, skip the
+// first-committer-wins test. With window 1 the history is serial.
+func genRenewed(rng *rand.Rand, txns, procs, keys, window int, renew, lost float64) *history.History {
 	b := history.NewBuilder("renewed", "test")
 	b.SetInit(history.InitImplicit, 0)
 	b.InitAllKeys(0)
@@ -27,6 +28,7 @@ func genRenewed(rng *rand.Rand, txns, procs, keys int, renew, lost float64) *his
 		sess[i] = int64(i)
 	}
 	nextSess := int64(procs)
+	seen := make([]int, procs)
 	// states[k] is the store after k commits, writer[k][x] the commit
 	// that last wrote x by then.
 	states := [][]int64{make([]int64, keys)}
@@ -37,7 +39,9 @@ func genRenewed(rng *rand.Rand, txns, procs, keys int, renew, lost float64) *his
 		if rng.Float64() < renew {
 			sess[p], nextSess = nextSess, nextSess+1
 		}
-		snap := len(states) - 1 - rng.IntN(min(len(states), 6))
+		// A process's snapshots only grow and hold its own commits.
+		snap := max(len(states)-1-rng.IntN(min(len(states), window)), seen[p])
+		seen[p] = snap
 		writes := map[int64]int64{}
 		conflict := false
 		type op struct {
@@ -83,6 +87,7 @@ func genRenewed(rng *rand.Rand, txns, procs, keys int, renew, lost float64) *his
 			}
 			states = append(states, s)
 			writer = append(writer, w)
+			seen[p] = len(states) - 1
 		}
 	}
 	return b.Finish()
@@ -93,7 +98,7 @@ func genRenewed(rng *rand.Rand, txns, procs, keys int, renew, lost float64) *his
 // every pruning with the statistics, known edges, undecided pairs and
 // sets, conflict and reachability that full fills and testing every pair
 // give, on small random histories and on few-key ones of many passes and
-// renewed sessions.
+// renewed sessions (a few of them with rows of more than 64 words).
 func TestIncrementalSame(t *testing.T) {
 	n := 3000
 	if testing.Short() {
@@ -104,17 +109,26 @@ func TestIncrementalSame(t *testing.T) {
 			rng := rand.New(rand.NewPCG(53, uint64(level)))
 			opt := oracle.DefaultGenOptions()
 			rows0, pairs0 := prune.IncrementalCounts()
-			multi, conflicts := 0, 0
-			for i := range n + 200 {
+			multi, conflicts, wide := 0, 0, 0
+			for i := range n + 206 {
 				var h *history.History
-				if i < n {
+				switch {
+				case i < n:
 					h = genMixed(rng, i, opt)
-				} else {
+				case i >= n+200:
+					// Over 4,096 states: rows of more than 64 words,
+					// so more than one word of changed-word bits.
+					txns, window := 3500, 6
+					if level == history.SER {
+						txns, window = 6500, 1
+					}
+					h = genRenewed(rng, txns, 10, 6, window, 0.1, 0)
+				default:
 					lost := 0.0
 					if i%4 == 0 {
 						lost = 0.05
 					}
-					h = genRenewed(rng, 50+rng.IntN(250), 2+rng.IntN(8), 2+rng.IntN(6), rng.Float64()*0.3, lost)
+					h = genRenewed(rng, 50+rng.IntN(250), 2+rng.IntN(8), 2+rng.IntN(6), 1+rng.IntN(8), rng.Float64()*0.3, lost)
 				}
 				g, viol, err := hyperpolygraph.BuildContext(context.Background(), h, level, nil, hyperpolygraph.BuildOptions{LazyPairs: i%2 == 0})
 				require.NoError(t, err)
@@ -148,12 +162,16 @@ func TestIncrementalSame(t *testing.T) {
 				if conf != nil {
 					conflicts++
 				}
+				if st.States > 64*64 && st.Passes >= 3 {
+					wide++
+				}
 				if st.Passes >= 3 {
 					multi++
 				}
 			}
 			rows, pairs := prune.IncrementalCounts()
-			t.Logf("%d histories of three passes or more, %d conflicts; %d rows kept, %d pairs skipped", multi, conflicts, rows-rows0, pairs-pairs0)
+			t.Logf("%d histories of three passes or more (%d of over 4,096 states), %d conflicts; %d rows recomputed in part, %d pairs skipped", multi, wide, conflicts, rows-rows0, pairs-pairs0)
+			require.GreaterOrEqual(t, wide, 3, "too few wide histories of several passes")
 			require.Greater(t, multi, n/20, "too few histories of several passes")
 			require.Greater(t, rows-rows0, int64(n), "too few rows kept")
 			require.Greater(t, pairs-pairs0, int64(n/10), "too few pairs skipped")
