@@ -197,7 +197,7 @@ func (p *pruner) sortByRank(dst, edge []int32) {
 // states recompute only the words of their row that may differ (see
 // partialRow): after the first passes a pass adds few edges, and though
 // they reach into most rows, they change a word or two of each. Each
-// state's changed words are kept (dirty), and rowChanged says whether any
+// state's changed words are kept (dirtyW), and rowChanged says whether any
 // is (every state on a full fill): passWW skips the pairs whose writers'
 // rows did not change.
 func (p *pruner) fillBits(ctx context.Context) error {
@@ -389,7 +389,7 @@ func (p *pruner) partialRow(u int32, row []uint64) (bool, int) {
 }
 
 // saveCore records the core's edges by source (prevOff, prevDst), for
-// the next fill's keepRow.
+// the next fill's partialRow.
 func (p *pruner) saveCore() {
 	m := p.m
 	off := p.prevOff[:m+1]
