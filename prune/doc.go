@@ -22,6 +22,9 @@
 //
 //	fixpoint.go  Prune, Stats, the passes of cases I–III, new known edges
 //	reach.go     the state graph (CSR), topological order, bitset rows
+//	             (after a pass that added few edges, only the words that
+//	             may have changed are recomputed, and passWW skips the
+//	             pairs whose writers' rows did not change)
 //	chains.go    Reach, its strategies and queries, the chain cover and vectors
 //	order.go     each key's known version order as a transitive reduction:
 //	             cases I and III key by key (listing a key's pairs there when

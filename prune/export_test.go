@@ -15,3 +15,16 @@ func SetCompactDirty(on bool) bool {
 	compactDirty = on
 	return was
 }
+
+// SetIncremental switches the incremental fill of bitset rows and the
+// skipping of unchanged pairs on or off, for tests that compare them with
+// full fills; it returns the previous setting.
+func SetIncremental(on bool) bool {
+	was := incrementalRows
+	incrementalRows, skipUnchanged = on, on
+	return was
+}
+
+// IncrementalCounts returns how many rows incremental fills kept and how
+// many pairs passWW skipped, since the process began.
+func IncrementalCounts() (rows, pairs int64) { return keptRows.Load(), skippedPairs.Load() }

@@ -40,7 +40,8 @@ type Options struct {
 	Reach Strategy
 	// Fit is asked, before each allocation that grows with the graph (the
 	// reachability, the state graph in CSR form, the known edges pruning
-	// adds, the index of known edges by key, per-pass buffers, each key's
+	// adds, the index of known edges by key, per-pass buffers, the
+	// incremental fill's per-state flags and changed words, each key's
 	// version-order pairs when they are pending), whether
 	// need more bytes fit the memory budget; its error stops Prune,
 	// wrapped with ErrTooLarge. Nil means memlimit.Default().Fit: the

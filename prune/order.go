@@ -384,6 +384,12 @@ func (p *pruner) decideKey(ctx context.Context, x history.KeyID, group []hyperpo
 			p.dropPair[i] = true
 			continue
 		}
+		if p.skipPairs && !p.rowsChanged(pr.A) && !p.rowsChanged(pr.B) {
+			// Tested last pass against the same rows and readers: both
+			// orientations are feasible again.
+			skippedPairs.Add(1)
+			continue
+		}
 		fwdBad := p.wwBad(x, pr.A, pr.B)
 		bwdBad := p.wwBad(x, pr.B, pr.A)
 		switch {
@@ -408,6 +414,22 @@ func (p *pruner) decideKey(ctx context.Context, x history.KeyID, group []hyperpo
 		}
 	}
 	return changed, nil, nil
+}
+
+// rowsChanged reports whether a row of t's states changed in this pass's
+// fill (true when t has none).
+func (p *pruner) rowsChanged(t history.TxnID) bool {
+	n := p.r.node[t]
+	if n < 0 {
+		return true
+	}
+	s := n * int32(p.r.layers)
+	for l := range int32(p.r.layers) {
+		if p.rowChanged[s+l] {
+			return true
+		}
+	}
+	return false
 }
 
 // indexWW groups the known WW edges (and with rw the RW edges) by key,

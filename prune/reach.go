@@ -8,7 +8,9 @@ package prune
 import (
 	"context"
 	"fmt"
+	"math/bits"
 	"slices"
+	"sync/atomic"
 
 	"github.com/hyperiso/hyperiso/hyperpolygraph"
 )
@@ -190,16 +192,32 @@ func (p *pruner) sortByRank(dst, edge []int32) {
 // successor already in the row is implied by an earlier one (they come in
 // topological order), so its edge leaves the core. It stops early, leaving
 // the rows unusable, when ctx is done.
+//
+// When the rows hold the reachability of the previous pass's core, most
+// states recompute only the words of their row that may differ (see
+// partialRow): after the first passes a pass adds few edges, and though
+// they reach into most rows, they change a word or two of each. Each
+// state's changed words are kept (dirtyW), and rowChanged says whether any
+// is (every state on a full fill): passWW skips the pairs whose writers'
+// rows did not change.
 func (p *pruner) fillBits(ctx context.Context) error {
 	w := p.r.words
 	b := p.r.bits
+	// After a pass that added many edges most words of most rows change,
+	// and a full fill, which neither compares nor tracks words, is cheaper.
+	inc := p.rowsValid && incrementalRows && p.addedLast <= max(p.m/16, 64)
+	if err := p.growRowScratch(); err != nil {
+		return err
+	}
 	p.core = p.core[:0]
-	p.filled = false
+	p.filled, p.rowsValid, p.rowsInc = false, false, false
+	scratch := p.rowBuf
+	dw := p.dirtyWords
 	// ctx is polled every few million words of work: rows are long (a bit
 	// per state) when the graph is large.
 	work := 0
 	for i := len(p.order) - 1; i >= 0; i-- {
-		if work += w; work >= 1<<20 {
+		if work += 4; work >= 1<<20 {
 			work = 0
 			if err := ctx.Err(); err != nil {
 				return err
@@ -207,27 +225,220 @@ func (p *pruner) fillBits(ctx context.Context) error {
 		}
 		u := p.order[i]
 		row := b[int(u)*w : int(u+1)*w]
+		if inc {
+			if done, cost := p.partialRow(u, row); done {
+				work += cost
+				continue
+			}
+		}
+		work += w
+		next := row
+		if inc {
+			next = scratch
+		}
 		if p.inherits(u) {
 			// v0 comes after v1 in the order, so its row is ready.
-			copy(row, b[int(u-1)*w:int(u)*w])
-			row[(u-1)>>6] &^= 1 << ((u - 1) & 63)
+			copy(next, b[int(u-1)*w:int(u)*w])
+			next[(u-1)>>6] &^= 1 << ((u - 1) & 63)
 		} else {
-			clear(row)
+			clear(next)
 		}
-		row[u>>6] |= 1 << (u & 63)
+		next[u>>6] |= 1 << (u & 63)
 		for k := p.off[u]; k < p.off[u+1]; k++ {
 			v := p.dst[k]
-			if row[v>>6]&(1<<(v&63)) != 0 {
+			if next[v>>6]&(1<<(v&63)) != 0 {
 				continue
 			}
 			p.core = append(p.core, stateEdge{u, v, p.edge[k]})
 			work += w
 			src := b[int(v)*w : int(v+1)*w]
-			for j := range row {
-				row[j] |= src[j]
+			for j := range next {
+				next[j] |= src[j]
+			}
+		}
+		if inc {
+			dm := p.dirtyW[int(u)*dw : int(u+1)*dw]
+			clear(dm)
+			changed := false
+			for j, x := range next {
+				if x != row[j] {
+					row[j] = x
+					dm[j>>6] |= 1 << (j & 63)
+					changed = true
+				}
+			}
+			p.rowChanged[u] = changed
+		} else {
+			p.rowChanged[u] = true
+		}
+	}
+	p.saveCore()
+	p.filled, p.rowsValid, p.rowsInc = true, true, inc
+	return nil
+}
+
+// incrementalRows lets fillBits recompute only the words of a row that may
+// have changed; tests turn it off to compare with full fills.
+var incrementalRows = true
+
+// keptRows and skippedPairs count, for tests, the rows an incremental fill
+// recomputed in part and the pairs passWW skipped.
+var keptRows, skippedPairs atomic.Int64
+
+// maxPartialDegree bounds the successors of a state that partialRow
+// handles: it finds the core edges by testing each successor against the
+// rows of the earlier ones.
+const maxPartialDegree = 64
+
+// partialRow brings state u's row, which holds u's reachability by the
+// previous core, up to date by recomputing only the words that changed in
+// the rows it is made of, when that is exact; it reports whether it did,
+// and the work it took. It is exact when every successor v of u was
+// reached by u before (the old row holds v's old row: rows are closed)
+// and u's previous core edges are all still there: then, word by word,
+// the union over the current successors of their old rows is the old row,
+// and a word none of them (nor the state u inherits from) changed keeps
+// its value. The core edges are those of a full fill: a successor is left
+// out when the inherited row or an earlier successor's row holds it.
+func (p *pruner) partialRow(u int32, row []uint64) (bool, int) {
+	lo, hi := p.off[u], p.off[u+1]
+	if hi-lo > maxPartialDegree {
+		return false, 0
+	}
+	for k := lo; k < hi; k++ {
+		if v := p.dst[k]; row[v>>6]&(1<<(v&63)) == 0 {
+			return false, 0
+		}
+	}
+	if prev := p.prevDst[p.prevOff[u]:p.prevOff[u+1]]; len(prev) > 0 {
+		p.markGen++
+		for _, v := range prev {
+			p.mark[v] = p.markGen
+		}
+		found := 0
+		for k := lo; k < hi; k++ {
+			if p.mark[p.dst[k]] == p.markGen {
+				found++
+			}
+		}
+		if found < len(prev) {
+			return false, 0
+		}
+	}
+	w, dw, b := p.r.words, p.dirtyWords, p.r.bits
+	dm := p.dirtyW[int(u)*dw : int(u+1)*dw]
+	clear(dm)
+	var inh []uint64
+	if p.inherits(u) {
+		inh = b[int(u-1)*w : int(u)*w]
+		for j, x := range p.dirtyW[int(u-1)*dw : int(u)*dw] {
+			dm[j] |= x
+		}
+	}
+	first := len(p.core)
+	for k := lo; k < hi; k++ {
+		v := p.dst[k]
+		for j, x := range p.dirtyW[int(v)*dw : int(v+1)*dw] {
+			dm[j] |= x
+		}
+		vw, vb := int(v>>6), uint64(1)<<(v&63)
+		implied := inh != nil && v != u-1 && inh[vw]&vb != 0
+		for _, se := range p.core[first:] {
+			if implied {
+				break
+			}
+			implied = b[int(se.v)*w+vw]&vb != 0
+		}
+		if !implied {
+			p.core = append(p.core, stateEdge{u, v, p.edge[k]})
+		}
+	}
+	core := p.core[first:]
+	cost := int(hi-lo) + dw
+	changed := false
+	for d, mw := range dm {
+		for mw != 0 {
+			j := d<<6 | bits.TrailingZeros64(mw)
+			mw &= mw - 1
+			x := uint64(0)
+			if j == int(u>>6) {
+				x = 1 << (u & 63)
+			}
+			if inh != nil {
+				y := inh[j]
+				if j == int((u-1)>>6) {
+					y &^= 1 << ((u - 1) & 63)
+				}
+				x |= y
+			}
+			for _, se := range core {
+				x |= b[int(se.v)*w+j]
+			}
+			cost += len(core) + 1
+			if x != row[j] {
+				row[j] = x
+				changed = true
+			} else {
+				dm[d] &^= 1 << (j & 63)
 			}
 		}
 	}
-	p.filled = true
+	p.rowChanged[u] = changed
+	keptRows.Add(1)
+	return true, cost
+}
+
+// saveCore records the core's edges by source (prevOff, prevDst), for
+// the next fill's partialRow.
+func (p *pruner) saveCore() {
+	m := p.m
+	off := p.prevOff[:m+1]
+	clear(off)
+	for _, se := range p.core {
+		off[se.u+1]++
+	}
+	for i := 1; i <= m; i++ {
+		off[i] += off[i-1]
+	}
+	p.prevDst = p.prevDst[:len(p.core)]
+	fill := p.fillBuf[:m]
+	copy(fill, off[:m])
+	for _, se := range p.core {
+		p.prevDst[fill[se.u]] = se.v
+		fill[se.u]++
+	}
+}
+
+// growRowScratch allocates, after asking the budget, what the incremental
+// fill keeps: a scratch row, each state's changed flag, mark and changed
+// words (a bit per word of its row), and the previous core by source (as
+// long as the current core, which is bounded by the state graph's edges).
+func (p *pruner) growRowScratch() error {
+	m := p.m
+	need := int64(0)
+	if p.rowChanged == nil {
+		dw := (p.r.words + 63) / 64
+		need += int64(p.r.words)*8 + int64(m) + 4*int64(m) + 4*int64(m+1) + 8*int64(m)*int64(dw)
+	}
+	if cap(p.prevDst) < len(p.dst) {
+		need += 4 * int64(len(p.dst))
+	}
+	if need == 0 {
+		return nil
+	}
+	if err := p.ask(need, fmt.Sprintf("pruning's incremental reachability (%d states)", m)); err != nil {
+		return err
+	}
+	if p.rowChanged == nil {
+		p.rowBuf = make([]uint64, p.r.words)
+		p.rowChanged = make([]bool, m)
+		p.mark = make([]int32, m)
+		p.prevOff = make([]int32, m+1)
+		p.dirtyWords = (p.r.words + 63) / 64
+		p.dirtyW = make([]uint64, m*p.dirtyWords)
+	}
+	if cap(p.prevDst) < len(p.dst) {
+		p.prevDst = make([]int32, 0, len(p.dst))
+	}
 	return nil
 }
