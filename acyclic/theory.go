@@ -57,7 +57,7 @@ type undoMark struct {
 
 // pushRec records a literal added to a trueWR (or, with ww, trueWW) list.
 type pushRec struct {
-	wi *writerInfo
+	wi int32 // index into Theory.infos
 	ww bool
 }
 
@@ -106,13 +106,21 @@ const (
 
 // Theory implements cdcl.Theory for one encoding.
 type Theory struct {
-	enc     *encode.Encoding
-	g       *hyperpolygraph.Graph
-	si, pc  bool
-	psi     *psiState // PSI's RW edges and G adjacency; nil at other levels
-	layers  int       // graph states per transaction (hyperpolygraph.StateArcs)
-	pk      *pk.Graph
-	writers map[writerKey]*writerInfo
+	enc    *encode.Encoding
+	g      *hyperpolygraph.Graph
+	si, pc bool
+	psi    *psiState // PSI's RW edges and G adjacency; nil at other levels
+	layers int       // graph states per transaction (hyperpolygraph.StateArcs)
+	pk     *pk.Graph
+	// writers indexes infos by (key, writer). For SER and SI it holds only
+	// the writers that some variable's edge leaves (of a WW pair, a
+	// read-from candidate, an optional part's edge): RW derivation looks
+	// up no other, and the known-only writers were millions of entries at
+	// scale. PC and PSI derive RW edges from known edges too (knownRW), so
+	// there it holds every writer. Indices rather than pointers leave the
+	// map and the records nothing for the garbage collector to chase.
+	writers map[writerKey]int32
+	infos   []writerInfo
 	// value[v] is 0 unassigned, 1 true, -1 false (as seen by the theory).
 	value   []int8
 	reasons []reason
@@ -173,40 +181,53 @@ func NewPSI(enc *encode.Encoding, polarity Polarity) (*Theory, []hyperpolygraph.
 func newTheory(enc *encode.Encoding, polarity Polarity, pc, psi, hint bool) (*Theory, []hyperpolygraph.Edge) {
 	g := enc.G
 	t := &Theory{enc: enc, g: g, si: g.Level == history.SI && !pc, pc: pc, layers: g.Layers(),
-		writers: map[writerKey]*writerInfo{}, value: make([]int8, enc.NumVars+1), Polarity: polarity}
+		writers: map[writerKey]int32{}, value: make([]int8, enc.NumVars+1), Polarity: polarity}
 	if t.pc {
 		t.layers = 2
 	}
-	info := func(k history.KeyID, w history.TxnID) *writerInfo {
+	// info returns writer w of key k, added if absent and add is set, else
+	// nil if absent. Pointers into infos stay valid only until the next add.
+	info := func(k history.KeyID, w history.TxnID, add bool) *writerInfo {
 		wk := writerKey{k, w}
-		wi := t.writers[wk]
-		if wi == nil {
-			wi = &writerInfo{}
-			t.writers[wk] = wi
+		i, ok := t.writers[wk]
+		if !ok {
+			if !add {
+				return nil
+			}
+			i = int32(len(t.infos))
+			t.infos = append(t.infos, writerInfo{})
+			t.writers[wk] = i
 		}
-		return wi
+		return &t.infos[i]
 	}
 	for i, p := range g.WW {
-		info(p.Key, p.A).pairs = append(info(p.Key, p.A).pairs, int32(i))
-		info(p.Key, p.B).pairs = append(info(p.Key, p.B).pairs, int32(i))
+		a := info(p.Key, p.A, true)
+		a.pairs = append(a.pairs, int32(i))
+		b := info(p.Key, p.B, true)
+		b.pairs = append(b.pairs, int32(i))
 	}
 	for _, s := range g.WR {
 		for _, c := range s.Cands {
-			info(s.Key, c)
+			info(s.Key, c, true)
 		}
 	}
 	for v := int32(enc.NumVars); v > 0 && enc.IsOpt(v); v-- {
 		for _, e := range enc.Asserts(v) {
-			info(e.Key, e.From)
+			info(e.Key, e.From, true)
 		}
 	}
+	allWriters := t.pc || psi
 	for _, e := range g.Known {
-		switch e.Rel {
-		case hyperpolygraph.WW:
-			wi := info(e.Key, e.From)
+		if e.Rel != hyperpolygraph.WW && e.Rel != hyperpolygraph.WR {
+			continue
+		}
+		wi := info(e.Key, e.From, allWriters)
+		if wi == nil {
+			continue
+		}
+		if e.Rel == hyperpolygraph.WW {
 			wi.knownSucc = append(wi.knownSucc, e.To)
-		case hyperpolygraph.WR:
-			wi := info(e.Key, e.From)
+		} else {
 			wi.knownReaders = append(wi.knownReaders, e.To)
 		}
 	}
@@ -258,7 +279,7 @@ func (t *Theory) knownRW() []hyperpolygraph.Edge {
 		if e.Rel != hyperpolygraph.WR {
 			continue
 		}
-		for _, succ := range t.writers[writerKey{e.Key, e.From}].knownSucc {
+		for _, succ := range t.infos[t.writers[writerKey{e.Key, e.From}]].knownSucc {
 			if succ != e.To {
 				out = append(out, hyperpolygraph.Edge{From: e.To, To: succ, Rel: hyperpolygraph.RW, Key: e.Key})
 			}
@@ -278,8 +299,8 @@ func (t *Theory) knownRW() []hyperpolygraph.Edge {
 // in the known graph, so they keep every successor.
 func (t *Theory) thinKnownSucc() {
 	byKey := map[history.KeyID][]history.TxnID{}
-	for wk, wi := range t.writers {
-		if len(wi.knownSucc) > 0 {
+	for wk, i := range t.writers {
+		if len(t.infos[i].knownSucc) > 0 {
 			byKey[wk.k] = append(byKey[wk.k], wk.t)
 		}
 	}
@@ -292,7 +313,7 @@ func (t *Theory) thinKnownSucc() {
 	stamp := int32(0)
 	for k, ws := range byKey {
 		for _, w := range ws {
-			info[w] = t.writers[writerKey{k, w}]
+			info[w] = &t.infos[t.writers[writerKey{k, w}]]
 		}
 		succ := func(s history.TxnID) []history.TxnID {
 			if si := info[s]; si != nil {
@@ -483,8 +504,9 @@ func (t *Theory) assign(l cnf.Lit) []cnf.Lit {
 // afterWW adds the RW edges that WW edge from→to on key x, put there by l,
 // derives: everyone who read from's version of x now precedes to.
 func (t *Theory) afterWW(x history.KeyID, from, to history.TxnID, l cnf.Lit) []cnf.Lit {
-	wi := t.writers[writerKey{x, from}]
-	wi.keep(t, litTo{l, to}, true)
+	i := t.writers[writerKey{x, from}]
+	wi := &t.infos[i]
+	t.keep(i, litTo{l, to}, true)
 	for _, r := range wi.knownReaders {
 		if r != to {
 			if c := t.addEdge(hyperpolygraph.Edge{From: r, To: to, Rel: hyperpolygraph.RW, Key: x}, l, 0); c != nil {
@@ -506,8 +528,9 @@ func (t *Theory) afterWW(x history.KeyID, from, to history.TxnID, l cnf.Lit) []c
 // afterWR adds the RW edges that WR edge w→r on key x, put there by l,
 // derives: r precedes every writer ordered after w.
 func (t *Theory) afterWR(x history.KeyID, w, r history.TxnID, l cnf.Lit) []cnf.Lit {
-	wi := t.writers[writerKey{x, w}]
-	wi.keep(t, litTo{l, r}, false)
+	i := t.writers[writerKey{x, w}]
+	wi := &t.infos[i]
+	t.keep(i, litTo{l, r}, false)
 	for _, succ := range wi.knownSucc {
 		if succ != r {
 			if c := t.addEdge(hyperpolygraph.Edge{From: r, To: succ, Rel: hyperpolygraph.RW, Key: x}, l, 0); c != nil {
@@ -558,21 +581,23 @@ func (t *Theory) Unassign(l cnf.Lit) {
 	t.reasons = t.reasons[:m.reasons]
 	for i := len(t.pushed) - 1; i >= int(m.pushed); i-- {
 		p := t.pushed[i]
+		wi := &t.infos[p.wi]
 		if p.ww {
-			p.wi.trueWW = p.wi.trueWW[:len(p.wi.trueWW)-1]
+			wi.trueWW = wi.trueWW[:len(wi.trueWW)-1]
 		} else {
-			p.wi.trueWR = p.wi.trueWR[:len(p.wi.trueWR)-1]
+			wi.trueWR = wi.trueWR[:len(wi.trueWR)-1]
 		}
 	}
 	t.pushed = t.pushed[:m.pushed]
 	t.value[l.Var()] = 0
 }
 
-// keep lists l, a true literal whose edge leaves wi's writer, for the RW
+// keep lists l, a true literal whose edge leaves writer infos[i], for the RW
 // edges later literals derive with it: as a read-from (ww false) or, when
 // l is a variable of the optional part, a version order (core pairs are
 // found through wi.pairs).
-func (wi *writerInfo) keep(t *Theory, l litTo, ww bool) {
+func (t *Theory) keep(i int32, l litTo, ww bool) {
+	wi := &t.infos[i]
 	switch {
 	case !ww:
 		wi.trueWR = append(wi.trueWR, l)
@@ -581,7 +606,7 @@ func (wi *writerInfo) keep(t *Theory, l litTo, ww bool) {
 	default:
 		return
 	}
-	t.pushed = append(t.pushed, pushRec{wi, ww})
+	t.pushed = append(t.pushed, pushRec{i, ww})
 }
 
 // Phase picks a decision's polarity as t.Polarity says: so that the edge it
