@@ -216,7 +216,7 @@ func newTheory(enc *encode.Encoding, polarity Polarity, pc, psi, hint bool) (*Th
 			info(e.Key, e.From, true)
 		}
 	}
-	allWriters := t.pc || psi
+	allWriters := t.pc || psi || allWritersForTest
 	for _, e := range g.Known {
 		if e.Rel != hyperpolygraph.WW && e.Rel != hyperpolygraph.WR {
 			continue
@@ -504,7 +504,7 @@ func (t *Theory) assign(l cnf.Lit) []cnf.Lit {
 // afterWW adds the RW edges that WW edge from→to on key x, put there by l,
 // derives: everyone who read from's version of x now precedes to.
 func (t *Theory) afterWW(x history.KeyID, from, to history.TxnID, l cnf.Lit) []cnf.Lit {
-	i := t.writers[writerKey{x, from}]
+	i := t.writer(x, from)
 	wi := &t.infos[i]
 	t.keep(i, litTo{l, to}, true)
 	for _, r := range wi.knownReaders {
@@ -528,7 +528,7 @@ func (t *Theory) afterWW(x history.KeyID, from, to history.TxnID, l cnf.Lit) []c
 // afterWR adds the RW edges that WR edge w→r on key x, put there by l,
 // derives: r precedes every writer ordered after w.
 func (t *Theory) afterWR(x history.KeyID, w, r history.TxnID, l cnf.Lit) []cnf.Lit {
-	i := t.writers[writerKey{x, w}]
+	i := t.writer(x, w)
 	wi := &t.infos[i]
 	t.keep(i, litTo{l, r}, false)
 	for _, succ := range wi.knownSucc {
@@ -566,6 +566,22 @@ func (t *Theory) afterWR(x history.KeyID, w, r history.TxnID, l cnf.Lit) []cnf.L
 		}
 	}
 	return nil
+}
+
+// allWritersForTest makes SER and SI keep every writer, as PC and PSI do:
+// the theory before it kept only those a variable's edge leaves, for the
+// differential test.
+var allWritersForTest bool
+
+// writer returns the index in infos of writer w of key k, which a
+// variable's edge leaves and newTheory therefore recorded.
+func (t *Theory) writer(k history.KeyID, w history.TxnID) int32 {
+	i, ok := t.writers[writerKey{k, w}]
+	if !ok {
+		// A missing record would silently drop RW edges: a wrong verdict.
+		panic("acyclic: no record of a writer some variable's edge leaves")
+	}
+	return i
 }
 
 // Unassign removes what the matching Assign inserted.
