@@ -148,6 +148,9 @@ type Theory struct {
 	KnownRW int64
 	// FullChecks counts PSI's re-checks of full assignments.
 	FullChecks int64
+	// KnownArcsDropped counts the known arcs left out of pk as redundant
+	// (reduceKnown).
+	KnownArcsDropped int64
 }
 
 // New builds the theory for enc; the known graph must be acyclic (pruning
@@ -245,11 +248,32 @@ func newTheory(enc *encode.Encoding, polarity Polarity, pc, psi, hint bool) (*Th
 	if psi {
 		t.psi = newPSIState(n)
 	}
-	t.ids = t.knownOrder(n, hint)
+	var drop []bool
+	t.ids, drop = t.knownOrder(n, hint)
 	t.undo = append(t.undo, undoMark{})
-	for i, e := range t.certain {
-		if cyc := t.insert(e, -int32(i)-1); cyc != nil {
-			return nil, t.Cycle
+	if drop != nil {
+		// The reduced known arcs, each with its edge's reason. The graph is
+		// acyclic (knownOrder reduces only then) and in pk's order, so
+		// none closes a cycle.
+		a := 0
+		for i, e := range t.certain {
+			u1, v1, u2, v2, two := hyperpolygraph.StateArcs(e.From, e.To, e.Rel == hyperpolygraph.RW, t.layers)
+			if !drop[a] {
+				t.insertArc(u1, v1, -int32(i)-1)
+			}
+			a++
+			if two {
+				if !drop[a] {
+					t.insertArc(u2, v2, -int32(i)-1)
+				}
+				a++
+			}
+		}
+	} else {
+		for i, e := range t.certain {
+			if cyc := t.insert(e, -int32(i)-1); cyc != nil {
+				return nil, t.Cycle
+			}
 		}
 	}
 	if psi {
@@ -676,7 +700,10 @@ func (t *Theory) level(x history.TxnID) int32 {
 // topological order of the known edges (Kahn's algorithm); with a cycle the
 // remaining states keep their relative order and pk reports the cycle. It
 // also reserves pk's room for the known edges, whose degrees it counts.
-func (t *Theory) knownOrder(n int, hint bool) []int32 {
+// For SER's and SI's graph, when the known arcs are acyclic, drop marks
+// (in knownArcs' order) the arcs reduceKnown found redundant, and pk's
+// room is reserved for the rest only.
+func (t *Theory) knownOrder(n int, hint bool) (ids []int32, drop []bool) {
 	// The known arcs in compressed rows: the successors of state u are
 	// succ[off[u]:off[u+1]].
 	off := make([]int32, n+1)
@@ -696,7 +723,7 @@ func (t *Theory) knownOrder(n int, hint bool) []int32 {
 	})
 	inCount := slices.Clone(indeg)
 
-	ids := make([]int32, n)
+	ids = make([]int32, n)
 	placed := make([]bool, n)
 	pos := int32(0)
 	// Among the states ready, the one whose transaction comes first in
@@ -721,6 +748,7 @@ func (t *Theory) knownOrder(n int, hint bool) []int32 {
 			}
 		}
 	}
+	acyclic := pos == int32(n)
 	for v := range n {
 		if !placed[v] {
 			ids[v] = pos
@@ -729,11 +757,92 @@ func (t *Theory) knownOrder(n int, hint bool) []int32 {
 	}
 
 	out, in := make([]int32, n), make([]int32, n)
-	for v := range n {
-		out[ids[v]], in[ids[v]] = off[v+1]-off[v], inCount[v]
+	kept := int(off[n])
+	if acyclic && t.psi == nil && !t.pc && !noReduceForTest {
+		var seq []int32
+		drop, seq = reduceKnown(n, off, succ, t.knownArcs)
+		for u := range n {
+			for j := off[u]; j < off[u+1]; j++ {
+				if !drop[seq[j]] {
+					out[ids[u]]++
+					in[ids[succ[j]]]++
+				}
+			}
+		}
+		kept = 0
+		for _, d := range out {
+			kept += int(d)
+		}
+		t.KnownArcsDropped = int64(int(off[n]) - kept)
+	} else {
+		for v := range n {
+			out[ids[v]], in[ids[v]] = off[v+1]-off[v], inCount[v]
+		}
 	}
-	t.pk.Reserve(int(off[n]), out, in)
-	return ids
+	t.pk.Reserve(kept, out, in)
+	return ids, drop
+}
+
+// reduceBudget is reduceKnown's work bound per arc.
+const reduceBudget = 4
+
+// noReduceForTest turns reduceKnown off, for the differential test.
+var noReduceForTest bool
+
+// reduceKnown marks the known arcs (numbered in the order arcs enumerates
+// them) that an acyclic graph does not need for its reachability: a second
+// copy of an arc, and an arc u→x where u→w→x for another w. In a DAG every
+// such arc is redundant, and dropping any set of redundant arcs at once
+// keeps what reaches what (the arcs of the transitive reduction remain), so
+// pk finds the same cycles and orders, through fewer arcs: less memory,
+// less set-up, and shorter scans in each search. Pruning's known graph
+// holds, for instance, a reader's RW edge to every later writer of a
+// version and the WW edges of every pair. The work, Σ over arcs u→w of
+// w's out-degree, stops at a budget of a few times the number of arcs;
+// the arcs of states not reached by then all stay. It also returns, in the
+// compressed rows of succ, each arc's number.
+func reduceKnown(n int, off, succ []int32, arcs func(func(u, v int32))) (drop []bool, seq []int32) {
+	m := off[n]
+	seq = make([]int32, m)
+	next := slices.Clone(off[:n])
+	i := int32(0)
+	arcs(func(u, _ int32) {
+		seq[next[u]] = i
+		next[u]++
+		i++
+	})
+	drop = make([]bool, m)
+	stamp := make([]int32, n) // == u+1: x is a successor of u
+	at := make([]int32, n)    // the arc number of u→x kept
+	budget := reduceBudget*int64(m) + int64(n)
+	for u := range int32(n) {
+		row := succ[off[u]:off[u+1]]
+		if len(row) < 2 {
+			continue
+		}
+		for j, x := range row {
+			if stamp[x] == u+1 {
+				drop[seq[off[u]+int32(j)]] = true // a second copy
+				continue
+			}
+			stamp[x], at[x] = u+1, seq[off[u]+int32(j)]
+		}
+		for j, w := range row {
+			if drop[seq[off[u]+int32(j)]] {
+				continue
+			}
+			ws := succ[off[w]:off[w+1]]
+			if budget -= int64(len(ws)); budget < 0 {
+				return drop, seq
+			}
+			for _, x := range ws {
+				if stamp[x] == u+1 {
+					drop[at[x]] = true
+				}
+			}
+		}
+	}
+	return drop, seq
 }
 
 // knownArcs calls arc for every arc (between graph states) of the known
