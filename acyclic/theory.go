@@ -1,6 +1,7 @@
 // Package acyclic is the theory of hyperiso's CDCL(T) solver: it keeps the
-// graph chosen so far (the pruned known graph plus the edges of every true
-// literal, with the RW edges they derive) acyclic in a Pearce–Kelly dynamic
+// graph chosen so far (the pruned known graph, less arcs that other known
+// arcs imply, plus the edges of every true literal, with the RW edges they
+// derive) acyclic in a Pearce–Kelly dynamic
 // topological order, explains each cycle as a conflict clause over the
 // literals behind its edges, and suggests decision polarities from the
 // order, which starts from the history's own order (file position or
