@@ -249,25 +249,23 @@ func newTheory(enc *encode.Encoding, polarity Polarity, pc, psi, hint bool) (*Th
 	if psi {
 		t.psi = newPSIState(n)
 	}
-	var drop []bool
-	t.ids, drop = t.knownOrder(n, hint)
+	var kr *knownRows
+	t.ids, kr = t.knownOrder(n, hint)
 	t.undo = append(t.undo, undoMark{})
-	if drop != nil {
+	if kr != nil {
 		// The reduced known arcs, each with its edge's reason. The graph is
-		// acyclic (knownOrder reduces only then) and in pk's order, so
-		// none closes a cycle.
-		a := 0
-		for i, e := range t.certain {
-			u1, v1, u2, v2, two := hyperpolygraph.StateArcs(e.From, e.To, e.Rel == hyperpolygraph.RW, t.layers)
-			if !drop[a] {
-				t.insertArc(u1, v1, -int32(i)-1)
-			}
-			a++
-			if two {
-				if !drop[a] {
-					t.insertArc(u2, v2, -int32(i)-1)
+		// acyclic (knownOrder reduces only then) and pk's order is
+		// topological, so none closes a cycle; taken by source in that
+		// order, pk's node records and out-lists fill front to back.
+		byPos := make([]int32, n)
+		for u, p := range t.ids {
+			byPos[p] = int32(u)
+		}
+		for _, u := range byPos {
+			for j := kr.off[u]; j < kr.off[u+1]; j++ {
+				if !kr.drop[j] {
+					t.insertArc(u, kr.succ[j], -kr.edge[j]-1)
 				}
-				a++
 			}
 		}
 	} else {
@@ -701,25 +699,25 @@ func (t *Theory) level(x history.TxnID) int32 {
 // topological order of the known edges (Kahn's algorithm); with a cycle the
 // remaining states keep their relative order and pk reports the cycle. It
 // also reserves pk's room for the known edges, whose degrees it counts.
-// For SER's and SI's graph, when the known arcs are acyclic, drop marks
-// (in knownArcs' order) the arcs reduceKnown found redundant, and pk's
-// room is reserved for the rest only.
-func (t *Theory) knownOrder(n int, hint bool) (ids []int32, drop []bool) {
+// For SER's and SI's graph, when the known arcs are acyclic, it returns
+// them in compressed rows with those reduceKnown found redundant marked,
+// and reserves pk's room for the rest only; otherwise kr is nil.
+func (t *Theory) knownOrder(n int, hint bool) (ids []int32, kr *knownRows) {
 	// The known arcs in compressed rows: the successors of state u are
 	// succ[off[u]:off[u+1]].
 	off := make([]int32, n+1)
 	indeg := make([]int32, n)
-	t.knownArcs(func(u, v int32) {
+	t.knownArcs(func(u, v, _ int32) {
 		off[u+1]++
 		indeg[v]++
 	})
 	for u := range n {
 		off[u+1] += off[u]
 	}
-	succ := make([]int32, off[n])
+	succ, edge := make([]int32, off[n]), make([]int32, off[n])
 	next := slices.Clone(off[:n])
-	t.knownArcs(func(u, v int32) {
-		succ[next[u]] = v
+	t.knownArcs(func(u, v, i int32) {
+		succ[next[u]], edge[next[u]] = v, i
 		next[u]++
 	})
 	inCount := slices.Clone(indeg)
@@ -760,11 +758,10 @@ func (t *Theory) knownOrder(n int, hint bool) (ids []int32, drop []bool) {
 	out, in := make([]int32, n), make([]int32, n)
 	kept := int(off[n])
 	if acyclic && t.psi == nil && !t.pc && !noReduceForTest {
-		var seq []int32
-		drop, seq = reduceKnown(n, off, succ, t.knownArcs)
+		kr = &knownRows{off: off, succ: succ, edge: edge, drop: reduceKnown(n, off, succ)}
 		for u := range n {
 			for j := off[u]; j < off[u+1]; j++ {
-				if !drop[seq[j]] {
+				if !kr.drop[j] {
 					out[ids[u]]++
 					in[ids[succ[j]]]++
 				}
@@ -781,7 +778,15 @@ func (t *Theory) knownOrder(n int, hint bool) (ids []int32, drop []bool) {
 		}
 	}
 	t.pk.Reserve(kept, out, in)
-	return ids, drop
+	return ids, kr
+}
+
+// knownRows is the known graph's arcs in compressed rows: state u's are
+// succ[off[u]:off[u+1]], arc j of certain edge edge[j]; drop[j] marks the
+// redundant ones (reduceKnown).
+type knownRows struct {
+	off, succ, edge []int32
+	drop            []bool
 }
 
 // reduceBudget is reduceKnown's work bound per arc.
@@ -790,8 +795,8 @@ const reduceBudget = 4
 // noReduceForTest turns reduceKnown off, for the differential test.
 var noReduceForTest bool
 
-// reduceKnown marks the known arcs (numbered in the order arcs enumerates
-// them) that an acyclic graph does not need for its reachability: a second
+// reduceKnown marks the known arcs (in the compressed rows off, succ) that
+// an acyclic graph does not need for its reachability: a second
 // copy of an arc, and an arc u→x where u→w→x for another w. In a DAG every
 // such arc is redundant, and dropping any set of redundant arcs at once
 // keeps what reaches what (the arcs of the transitive reduction remain), so
@@ -800,21 +805,12 @@ var noReduceForTest bool
 // holds, for instance, a reader's RW edge to every later writer of a
 // version and the WW edges of every pair. The work, Σ over arcs u→w of
 // w's out-degree, stops at a budget of a few times the number of arcs;
-// the arcs of states not reached by then all stay. It also returns, in the
-// compressed rows of succ, each arc's number.
-func reduceKnown(n int, off, succ []int32, arcs func(func(u, v int32))) (drop []bool, seq []int32) {
+// the arcs of states not reached by then all stay.
+func reduceKnown(n int, off, succ []int32) []bool {
 	m := off[n]
-	seq = make([]int32, m)
-	next := slices.Clone(off[:n])
-	i := int32(0)
-	arcs(func(u, _ int32) {
-		seq[next[u]] = i
-		next[u]++
-		i++
-	})
-	drop = make([]bool, m)
+	drop := make([]bool, m)
 	stamp := make([]int32, n) // == u+1: x is a successor of u
-	at := make([]int32, n)    // the arc number of u→x kept
+	at := make([]int32, n)    // the position in succ of u→x kept
 	budget := reduceBudget*int64(m) + int64(n)
 	for u := range int32(n) {
 		row := succ[off[u]:off[u+1]]
@@ -823,18 +819,18 @@ func reduceKnown(n int, off, succ []int32, arcs func(func(u, v int32))) (drop []
 		}
 		for j, x := range row {
 			if stamp[x] == u+1 {
-				drop[seq[off[u]+int32(j)]] = true // a second copy
+				drop[off[u]+int32(j)] = true // a second copy
 				continue
 			}
-			stamp[x], at[x] = u+1, seq[off[u]+int32(j)]
+			stamp[x], at[x] = u+1, off[u]+int32(j)
 		}
 		for j, w := range row {
-			if drop[seq[off[u]+int32(j)]] {
+			if drop[off[u]+int32(j)] {
 				continue
 			}
 			ws := succ[off[w]:off[w+1]]
 			if budget -= int64(len(ws)); budget < 0 {
-				return drop, seq
+				return drop
 			}
 			for _, x := range ws {
 				if stamp[x] == u+1 {
@@ -843,34 +839,36 @@ func reduceKnown(n int, off, succ []int32, arcs func(func(u, v int32))) (drop []
 			}
 		}
 	}
-	return drop, seq
+	return drop
 }
 
 // knownArcs calls arc for every arc (between graph states) of the known
-// edges, as insert adds them.
-func (t *Theory) knownArcs(arc func(u, v int32)) {
+// edges, as insert adds them, with the index in certain of its edge (-1
+// for PC's arcs s(x)→c(x)).
+func (t *Theory) knownArcs(arc func(u, v, i int32)) {
 	if t.psi != nil {
-		for _, e := range t.certain {
+		for i, e := range t.certain {
 			if e.Rel != hyperpolygraph.RW {
-				arc(int32(e.From), int32(e.To))
+				arc(int32(e.From), int32(e.To), int32(i))
 			}
 		}
 		return
 	}
 	if t.pc {
-		for _, e := range t.certain {
-			arc(hyperpolygraph.PCArc(e.From, e.To, e.Rel))
+		for i, e := range t.certain {
+			u, v := hyperpolygraph.PCArc(e.From, e.To, e.Rel)
+			arc(u, v, int32(i))
 		}
 		for x := range int32(t.g.N()) {
-			arc(2*x, 2*x+1)
+			arc(2*x, 2*x+1, -1)
 		}
 		return
 	}
-	for _, e := range t.g.Known {
+	for i, e := range t.g.Known {
 		u1, v1, u2, v2, two := hyperpolygraph.StateArcs(e.From, e.To, e.Rel == hyperpolygraph.RW, t.layers)
-		arc(u1, v1)
+		arc(u1, v1, int32(i))
 		if two {
-			arc(u2, v2)
+			arc(u2, v2, int32(i))
 		}
 	}
 }
