@@ -1,6 +1,7 @@
 // Package acyclic is the theory of hyperiso's CDCL(T) solver: it keeps the
-// graph chosen so far (the pruned known graph plus the edges of every true
-// literal, with the RW edges they derive) acyclic in a Pearce–Kelly dynamic
+// graph chosen so far (the pruned known graph, less arcs that other known
+// arcs imply, plus the edges of every true literal, with the RW edges they
+// derive) acyclic in a Pearce–Kelly dynamic
 // topological order, explains each cycle as a conflict clause over the
 // literals behind its edges, and suggests decision polarities from the
 // order, which starts from the history's own order (file position or
@@ -57,7 +58,7 @@ type undoMark struct {
 
 // pushRec records a literal added to a trueWR (or, with ww, trueWW) list.
 type pushRec struct {
-	wi *writerInfo
+	wi int32 // index into Theory.infos
 	ww bool
 }
 
@@ -106,13 +107,21 @@ const (
 
 // Theory implements cdcl.Theory for one encoding.
 type Theory struct {
-	enc     *encode.Encoding
-	g       *hyperpolygraph.Graph
-	si, pc  bool
-	psi     *psiState // PSI's RW edges and G adjacency; nil at other levels
-	layers  int       // graph states per transaction (hyperpolygraph.StateArcs)
-	pk      *pk.Graph
-	writers map[writerKey]*writerInfo
+	enc    *encode.Encoding
+	g      *hyperpolygraph.Graph
+	si, pc bool
+	psi    *psiState // PSI's RW edges and G adjacency; nil at other levels
+	layers int       // graph states per transaction (hyperpolygraph.StateArcs)
+	pk     *pk.Graph
+	// writers indexes infos by (key, writer). For SER and SI it holds only
+	// the writers that some variable's edge leaves (of a WW pair, a
+	// read-from candidate, an optional part's edge): RW derivation looks
+	// up no other, and the known-only writers were millions of entries at
+	// scale. PC and PSI derive RW edges from known edges too (knownRW), so
+	// there it holds every writer. Indices rather than pointers leave the
+	// map and the records nothing for the garbage collector to chase.
+	writers map[writerKey]int32
+	infos   []writerInfo
 	// value[v] is 0 unassigned, 1 true, -1 false (as seen by the theory).
 	value   []int8
 	reasons []reason
@@ -140,6 +149,9 @@ type Theory struct {
 	KnownRW int64
 	// FullChecks counts PSI's re-checks of full assignments.
 	FullChecks int64
+	// KnownArcsDropped counts the known arcs left out of pk as redundant
+	// (reduceKnown).
+	KnownArcsDropped int64
 }
 
 // New builds the theory for enc; the known graph must be acyclic (pruning
@@ -173,40 +185,53 @@ func NewPSI(enc *encode.Encoding, polarity Polarity) (*Theory, []hyperpolygraph.
 func newTheory(enc *encode.Encoding, polarity Polarity, pc, psi, hint bool) (*Theory, []hyperpolygraph.Edge) {
 	g := enc.G
 	t := &Theory{enc: enc, g: g, si: g.Level == history.SI && !pc, pc: pc, layers: g.Layers(),
-		writers: map[writerKey]*writerInfo{}, value: make([]int8, enc.NumVars+1), Polarity: polarity}
+		writers: map[writerKey]int32{}, value: make([]int8, enc.NumVars+1), Polarity: polarity}
 	if t.pc {
 		t.layers = 2
 	}
-	info := func(k history.KeyID, w history.TxnID) *writerInfo {
+	// info returns writer w of key k, added if absent and add is set, else
+	// nil if absent. Pointers into infos stay valid only until the next add.
+	info := func(k history.KeyID, w history.TxnID, add bool) *writerInfo {
 		wk := writerKey{k, w}
-		wi := t.writers[wk]
-		if wi == nil {
-			wi = &writerInfo{}
-			t.writers[wk] = wi
+		i, ok := t.writers[wk]
+		if !ok {
+			if !add {
+				return nil
+			}
+			i = int32(len(t.infos))
+			t.infos = append(t.infos, writerInfo{})
+			t.writers[wk] = i
 		}
-		return wi
+		return &t.infos[i]
 	}
 	for i, p := range g.WW {
-		info(p.Key, p.A).pairs = append(info(p.Key, p.A).pairs, int32(i))
-		info(p.Key, p.B).pairs = append(info(p.Key, p.B).pairs, int32(i))
+		a := info(p.Key, p.A, true)
+		a.pairs = append(a.pairs, int32(i))
+		b := info(p.Key, p.B, true)
+		b.pairs = append(b.pairs, int32(i))
 	}
 	for _, s := range g.WR {
 		for _, c := range s.Cands {
-			info(s.Key, c)
+			info(s.Key, c, true)
 		}
 	}
 	for v := int32(enc.NumVars); v > 0 && enc.IsOpt(v); v-- {
 		for _, e := range enc.Asserts(v) {
-			info(e.Key, e.From)
+			info(e.Key, e.From, true)
 		}
 	}
+	allWriters := t.pc || psi || allWritersForTest
 	for _, e := range g.Known {
-		switch e.Rel {
-		case hyperpolygraph.WW:
-			wi := info(e.Key, e.From)
+		if e.Rel != hyperpolygraph.WW && e.Rel != hyperpolygraph.WR {
+			continue
+		}
+		wi := info(e.Key, e.From, allWriters)
+		if wi == nil {
+			continue
+		}
+		if e.Rel == hyperpolygraph.WW {
 			wi.knownSucc = append(wi.knownSucc, e.To)
-		case hyperpolygraph.WR:
-			wi := info(e.Key, e.From)
+		} else {
 			wi.knownReaders = append(wi.knownReaders, e.To)
 		}
 	}
@@ -224,11 +249,30 @@ func newTheory(enc *encode.Encoding, polarity Polarity, pc, psi, hint bool) (*Th
 	if psi {
 		t.psi = newPSIState(n)
 	}
-	t.ids = t.knownOrder(n, hint)
+	var kr *knownRows
+	t.ids, kr = t.knownOrder(n, hint)
 	t.undo = append(t.undo, undoMark{})
-	for i, e := range t.certain {
-		if cyc := t.insert(e, -int32(i)-1); cyc != nil {
-			return nil, t.Cycle
+	if kr != nil {
+		// The reduced known arcs, each with its edge's reason. The graph is
+		// acyclic (knownOrder reduces only then) and pk's order is
+		// topological, so none closes a cycle; taken by source in that
+		// order, pk's node records and out-lists fill front to back.
+		byPos := make([]int32, n)
+		for u, p := range t.ids {
+			byPos[p] = int32(u)
+		}
+		for _, u := range byPos {
+			for j := kr.off[u]; j < kr.off[u+1]; j++ {
+				if !kr.drop[j] {
+					t.insertArc(u, kr.succ[j], -kr.edge[j]-1)
+				}
+			}
+		}
+	} else {
+		for i, e := range t.certain {
+			if cyc := t.insert(e, -int32(i)-1); cyc != nil {
+				return nil, t.Cycle
+			}
 		}
 	}
 	if psi {
@@ -258,7 +302,7 @@ func (t *Theory) knownRW() []hyperpolygraph.Edge {
 		if e.Rel != hyperpolygraph.WR {
 			continue
 		}
-		for _, succ := range t.writers[writerKey{e.Key, e.From}].knownSucc {
+		for _, succ := range t.infos[t.writers[writerKey{e.Key, e.From}]].knownSucc {
 			if succ != e.To {
 				out = append(out, hyperpolygraph.Edge{From: e.To, To: succ, Rel: hyperpolygraph.RW, Key: e.Key})
 			}
@@ -278,8 +322,8 @@ func (t *Theory) knownRW() []hyperpolygraph.Edge {
 // in the known graph, so they keep every successor.
 func (t *Theory) thinKnownSucc() {
 	byKey := map[history.KeyID][]history.TxnID{}
-	for wk, wi := range t.writers {
-		if len(wi.knownSucc) > 0 {
+	for wk, i := range t.writers {
+		if len(t.infos[i].knownSucc) > 0 {
 			byKey[wk.k] = append(byKey[wk.k], wk.t)
 		}
 	}
@@ -292,7 +336,7 @@ func (t *Theory) thinKnownSucc() {
 	stamp := int32(0)
 	for k, ws := range byKey {
 		for _, w := range ws {
-			info[w] = t.writers[writerKey{k, w}]
+			info[w] = &t.infos[t.writers[writerKey{k, w}]]
 		}
 		succ := func(s history.TxnID) []history.TxnID {
 			if si := info[s]; si != nil {
@@ -483,8 +527,9 @@ func (t *Theory) assign(l cnf.Lit) []cnf.Lit {
 // afterWW adds the RW edges that WW edge from→to on key x, put there by l,
 // derives: everyone who read from's version of x now precedes to.
 func (t *Theory) afterWW(x history.KeyID, from, to history.TxnID, l cnf.Lit) []cnf.Lit {
-	wi := t.writers[writerKey{x, from}]
-	wi.keep(t, litTo{l, to}, true)
+	i := t.writer(x, from)
+	wi := &t.infos[i]
+	t.keep(i, litTo{l, to}, true)
 	for _, r := range wi.knownReaders {
 		if r != to {
 			if c := t.addEdge(hyperpolygraph.Edge{From: r, To: to, Rel: hyperpolygraph.RW, Key: x}, l, 0); c != nil {
@@ -506,8 +551,9 @@ func (t *Theory) afterWW(x history.KeyID, from, to history.TxnID, l cnf.Lit) []c
 // afterWR adds the RW edges that WR edge w→r on key x, put there by l,
 // derives: r precedes every writer ordered after w.
 func (t *Theory) afterWR(x history.KeyID, w, r history.TxnID, l cnf.Lit) []cnf.Lit {
-	wi := t.writers[writerKey{x, w}]
-	wi.keep(t, litTo{l, r}, false)
+	i := t.writer(x, w)
+	wi := &t.infos[i]
+	t.keep(i, litTo{l, r}, false)
 	for _, succ := range wi.knownSucc {
 		if succ != r {
 			if c := t.addEdge(hyperpolygraph.Edge{From: r, To: succ, Rel: hyperpolygraph.RW, Key: x}, l, 0); c != nil {
@@ -545,6 +591,22 @@ func (t *Theory) afterWR(x history.KeyID, w, r history.TxnID, l cnf.Lit) []cnf.L
 	return nil
 }
 
+// allWritersForTest makes SER and SI keep every writer, as PC and PSI do:
+// the theory before it kept only those a variable's edge leaves, for the
+// differential test.
+var allWritersForTest bool
+
+// writer returns the index in infos of writer w of key k, which a
+// variable's edge leaves and newTheory therefore recorded.
+func (t *Theory) writer(k history.KeyID, w history.TxnID) int32 {
+	i, ok := t.writers[writerKey{k, w}]
+	if !ok {
+		// A missing record would silently drop RW edges: a wrong verdict.
+		panic("acyclic: no record of a writer some variable's edge leaves")
+	}
+	return i
+}
+
 // Unassign removes what the matching Assign inserted.
 func (t *Theory) Unassign(l cnf.Lit) {
 	m := t.undo[len(t.undo)-1]
@@ -558,21 +620,23 @@ func (t *Theory) Unassign(l cnf.Lit) {
 	t.reasons = t.reasons[:m.reasons]
 	for i := len(t.pushed) - 1; i >= int(m.pushed); i-- {
 		p := t.pushed[i]
+		wi := &t.infos[p.wi]
 		if p.ww {
-			p.wi.trueWW = p.wi.trueWW[:len(p.wi.trueWW)-1]
+			wi.trueWW = wi.trueWW[:len(wi.trueWW)-1]
 		} else {
-			p.wi.trueWR = p.wi.trueWR[:len(p.wi.trueWR)-1]
+			wi.trueWR = wi.trueWR[:len(wi.trueWR)-1]
 		}
 	}
 	t.pushed = t.pushed[:m.pushed]
 	t.value[l.Var()] = 0
 }
 
-// keep lists l, a true literal whose edge leaves wi's writer, for the RW
+// keep lists l, a true literal whose edge leaves writer infos[i], for the RW
 // edges later literals derive with it: as a read-from (ww false) or, when
 // l is a variable of the optional part, a version order (core pairs are
 // found through wi.pairs).
-func (wi *writerInfo) keep(t *Theory, l litTo, ww bool) {
+func (t *Theory) keep(i int32, l litTo, ww bool) {
+	wi := &t.infos[i]
 	switch {
 	case !ww:
 		wi.trueWR = append(wi.trueWR, l)
@@ -581,7 +645,7 @@ func (wi *writerInfo) keep(t *Theory, l litTo, ww bool) {
 	default:
 		return
 	}
-	t.pushed = append(t.pushed, pushRec{wi, ww})
+	t.pushed = append(t.pushed, pushRec{i, ww})
 }
 
 // Phase picks a decision's polarity as t.Polarity says: so that the edge it
@@ -635,27 +699,30 @@ func (t *Theory) level(x history.TxnID) int32 {
 // topological order of the known edges (Kahn's algorithm); with a cycle the
 // remaining states keep their relative order and pk reports the cycle. It
 // also reserves pk's room for the known edges, whose degrees it counts.
-func (t *Theory) knownOrder(n int, hint bool) []int32 {
+// For SER's and SI's graph, when the known arcs are acyclic, it returns
+// them in compressed rows with those reduceKnown found redundant marked,
+// and reserves pk's room for the rest only; otherwise kr is nil.
+func (t *Theory) knownOrder(n int, hint bool) (ids []int32, kr *knownRows) {
 	// The known arcs in compressed rows: the successors of state u are
 	// succ[off[u]:off[u+1]].
 	off := make([]int32, n+1)
 	indeg := make([]int32, n)
-	t.knownArcs(func(u, v int32) {
+	t.knownArcs(func(u, v, _ int32) {
 		off[u+1]++
 		indeg[v]++
 	})
 	for u := range n {
 		off[u+1] += off[u]
 	}
-	succ := make([]int32, off[n])
+	succ, edge := make([]int32, off[n]), make([]int32, off[n])
 	next := slices.Clone(off[:n])
-	t.knownArcs(func(u, v int32) {
-		succ[next[u]] = v
+	t.knownArcs(func(u, v, i int32) {
+		succ[next[u]], edge[next[u]] = v, i
 		next[u]++
 	})
 	inCount := slices.Clone(indeg)
 
-	ids := make([]int32, n)
+	ids = make([]int32, n)
 	placed := make([]bool, n)
 	pos := int32(0)
 	// Among the states ready, the one whose transaction comes first in
@@ -680,6 +747,7 @@ func (t *Theory) knownOrder(n int, hint bool) []int32 {
 			}
 		}
 	}
+	acyclic := pos == int32(n)
 	for v := range n {
 		if !placed[v] {
 			ids[v] = pos
@@ -688,38 +756,119 @@ func (t *Theory) knownOrder(n int, hint bool) []int32 {
 	}
 
 	out, in := make([]int32, n), make([]int32, n)
-	for v := range n {
-		out[ids[v]], in[ids[v]] = off[v+1]-off[v], inCount[v]
+	kept := int(off[n])
+	if acyclic && t.psi == nil && !t.pc && !noReduceForTest {
+		kr = &knownRows{off: off, succ: succ, edge: edge, drop: reduceKnown(n, off, succ)}
+		for u := range n {
+			for j := off[u]; j < off[u+1]; j++ {
+				if !kr.drop[j] {
+					out[ids[u]]++
+					in[ids[succ[j]]]++
+				}
+			}
+		}
+		kept = 0
+		for _, d := range out {
+			kept += int(d)
+		}
+		t.KnownArcsDropped = int64(int(off[n]) - kept)
+	} else {
+		for v := range n {
+			out[ids[v]], in[ids[v]] = off[v+1]-off[v], inCount[v]
+		}
 	}
-	t.pk.Reserve(int(off[n]), out, in)
-	return ids
+	t.pk.Reserve(kept, out, in)
+	return ids, kr
+}
+
+// knownRows is the known graph's arcs in compressed rows: state u's are
+// succ[off[u]:off[u+1]], arc j of certain edge edge[j]; drop[j] marks the
+// redundant ones (reduceKnown).
+type knownRows struct {
+	off, succ, edge []int32
+	drop            []bool
+}
+
+// reduceBudget is reduceKnown's work bound per arc.
+const reduceBudget = 4
+
+// noReduceForTest turns reduceKnown off, for the differential test.
+var noReduceForTest bool
+
+// reduceKnown marks the known arcs (in the compressed rows off, succ) that
+// an acyclic graph does not need for its reachability: a second
+// copy of an arc, and an arc u→x where u→w→x for another w. In a DAG every
+// such arc is redundant, and dropping any set of redundant arcs at once
+// keeps what reaches what (the arcs of the transitive reduction remain), so
+// pk finds the same cycles and orders, through fewer arcs: less memory,
+// less set-up, and shorter scans in each search. Pruning's known graph
+// holds, for instance, a reader's RW edge to every later writer of a
+// version and the WW edges of every pair. The work, Σ over arcs u→w of
+// w's out-degree, stops at a budget of a few times the number of arcs;
+// the arcs of states not reached by then all stay.
+func reduceKnown(n int, off, succ []int32) []bool {
+	m := off[n]
+	drop := make([]bool, m)
+	stamp := make([]int32, n) // == u+1: x is a successor of u
+	at := make([]int32, n)    // the position in succ of u→x kept
+	budget := reduceBudget*int64(m) + int64(n)
+	for u := range int32(n) {
+		row := succ[off[u]:off[u+1]]
+		if len(row) < 2 {
+			continue
+		}
+		for j, x := range row {
+			if stamp[x] == u+1 {
+				drop[off[u]+int32(j)] = true // a second copy
+				continue
+			}
+			stamp[x], at[x] = u+1, off[u]+int32(j)
+		}
+		for j, w := range row {
+			if drop[off[u]+int32(j)] {
+				continue
+			}
+			ws := succ[off[w]:off[w+1]]
+			if budget -= int64(len(ws)); budget < 0 {
+				return drop
+			}
+			for _, x := range ws {
+				if stamp[x] == u+1 {
+					drop[at[x]] = true
+				}
+			}
+		}
+	}
+	return drop
 }
 
 // knownArcs calls arc for every arc (between graph states) of the known
-// edges, as insert adds them.
-func (t *Theory) knownArcs(arc func(u, v int32)) {
+// edges, as insert adds them, with the index in certain of its edge (-1
+// for PC's arcs s(x)→c(x)).
+func (t *Theory) knownArcs(arc func(u, v, i int32)) {
 	if t.psi != nil {
-		for _, e := range t.certain {
+		for i, e := range t.certain {
 			if e.Rel != hyperpolygraph.RW {
-				arc(int32(e.From), int32(e.To))
+				arc(int32(e.From), int32(e.To), int32(i))
 			}
 		}
 		return
 	}
 	if t.pc {
-		for _, e := range t.certain {
-			arc(hyperpolygraph.PCArc(e.From, e.To, e.Rel))
+		for i, e := range t.certain {
+			u, v := hyperpolygraph.PCArc(e.From, e.To, e.Rel)
+			arc(u, v, int32(i))
 		}
 		for x := range int32(t.g.N()) {
-			arc(2*x, 2*x+1)
+			arc(2*x, 2*x+1, -1)
 		}
 		return
 	}
-	for _, e := range t.g.Known {
+	for i, e := range t.g.Known {
 		u1, v1, u2, v2, two := hyperpolygraph.StateArcs(e.From, e.To, e.Rel == hyperpolygraph.RW, t.layers)
-		arc(u1, v1)
+		arc(u1, v1, int32(i))
 		if two {
-			arc(u2, v2)
+			arc(u2, v2, int32(i))
 		}
 	}
 }

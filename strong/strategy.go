@@ -163,6 +163,9 @@ func cdclSolveHint(polarity acyclic.Polarity, kind theoryGraph, hint bool) func(
 			"restarts":         st.Restarts,
 			"theory_conflicts": th.Conflicts,
 		}
+		if th.KnownArcsDropped > 0 {
+			out.counters["theory_known_arcs_dropped"] = th.KnownArcsDropped
+		}
 		switch kind {
 		case graphPC:
 			out.counters["pc_known_rw_edges"] = th.KnownRW
