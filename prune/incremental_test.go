@@ -8,7 +8,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/hyperiso/hyperiso/history"
-	"github.com/hyperiso/hyperiso/hyperpolygraph"
 	"github.com/hyperiso/hyperiso/internal/oracle"
 	"github.com/hyperiso/hyperiso/prune"
 )
@@ -130,12 +129,10 @@ func TestIncrementalSame(t *testing.T) {
 					}
 					h = genRenewed(rng, 50+rng.IntN(250), 2+rng.IntN(8), 2+rng.IntN(6), 1+rng.IntN(8), rng.Float64()*0.3, lost)
 				}
-				g, viol, err := hyperpolygraph.BuildContext(context.Background(), h, level, nil, hyperpolygraph.BuildOptions{LazyPairs: i%2 == 0})
-				require.NoError(t, err)
-				if viol != nil {
+				g, full, ok := buildTwice(t, h, level, i%2 == 0)
+				if !ok {
 					continue
 				}
-				full := cloneGraph(g)
 				st, r, conf, err := prune.Prune(context.Background(), g, prune.Options{Reach: prune.Bitset})
 				require.NoError(t, err)
 				was := prune.SetIncremental(false)

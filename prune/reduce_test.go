@@ -159,12 +159,10 @@ func TestCompactDirtySame(t *testing.T) {
 				} else {
 					h = genScale(rng, 300+rng.IntN(300), 3+rng.IntN(8), 10+rng.IntN(40), 4)
 				}
-				g, viol, err := hyperpolygraph.BuildContext(context.Background(), h, level, nil, hyperpolygraph.BuildOptions{LazyPairs: i%2 == 0})
-				require.NoError(t, err)
-				if viol != nil {
+				g, all, ok := buildTwice(t, h, level, i%2 == 0)
+				if !ok {
 					continue
 				}
-				all := cloneGraph(g)
 				st, _, conf, err := prune.Prune(context.Background(), g, prune.Options{})
 				require.NoError(t, err)
 				was := prune.SetCompactDirty(false)

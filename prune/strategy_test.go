@@ -65,6 +65,19 @@ func randomGraph(rng *rand.Rand, level history.Level) *hyperpolygraph.Graph {
 	return g
 }
 
+// buildTwice builds h's graph at level (pairs pending when lazy) and a
+// clone of it, for tests that prune the same graph two ways; ok is false
+// when building alone finds the history violated.
+func buildTwice(t *testing.T, h *history.History, level history.Level, lazy bool) (g, twin *hyperpolygraph.Graph, ok bool) {
+	t.Helper()
+	g, viol, err := hyperpolygraph.BuildContext(context.Background(), h, level, nil, hyperpolygraph.BuildOptions{LazyPairs: lazy})
+	require.NoError(t, err)
+	if viol != nil {
+		return nil, nil, false
+	}
+	return g, cloneGraph(g), true
+}
+
 func cloneGraph(g *hyperpolygraph.Graph) *hyperpolygraph.Graph {
 	c := *g
 	c.Included = slices.Clone(g.Included)
