@@ -171,11 +171,12 @@ func within[T any](ctx context.Context, f func() (T, error)) (v T, finished bool
 	}
 }
 
-// readWithin reads the history, of size bytes (0: unknown), in stage
-// "read", giving up when ctx ends: h is then nil and err ctx's error.
-// Reading does not look at a context, and the history is useless once the
-// deadline has passed, so no grace.
-func readWithin(ctx context.Context, size int64, read func() (*history.History, error)) (*history.History, error) {
+// readWithin reads the history, whose size in bytes size tells (0:
+// unknown; asked only when a display shows it), in stage "read", giving up
+// when ctx ends: h is then nil and err ctx's error. Reading does not look
+// at a context, and the history is useless once the deadline has passed,
+// so no grace.
+func readWithin(ctx context.Context, size func() int64, read func() (*history.History, error)) (*history.History, error) {
 	st := stateOf(ctx)
 	st.set("read")
 	st.display.reading(size)

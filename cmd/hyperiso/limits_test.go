@@ -76,7 +76,7 @@ func TestWithinGivesUp(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	h, err := readWithin(ctx, 0, func() (*history.History, error) {
+	h, err := readWithin(ctx, func() int64 { return 0 }, func() (*history.History, error) {
 		<-release
 		return nil, errors.New("read after the deadline")
 	})

@@ -29,11 +29,10 @@ type stageDisplay struct {
 	w     io.Writer
 	bar   *progressbar.ProgressBar // the spinner
 	stage string
-	// The read bar, while stage "read" runs with readTotal > 0 bytes to
-	// read, of which readBase had been read by the process before.
-	readBar   *progressbar.ProgressBar
-	readTotal int64
-	readBase  int64
+	// The read bar, while stage "read" runs on an input of known size,
+	// of which the process had read readBase bytes before.
+	readBar  *progressbar.ProgressBar
+	readBase int64
 	// bytesRead returns what the process has read so far (ok false:
 	// unknown on this system).
 	bytesRead func() (int64, bool)
@@ -100,7 +99,7 @@ func (d *stageDisplay) draw() {
 		if n, ok := d.bytesRead(); ok {
 			// What else the process reads (a few bytes of /proc) may
 			// push the count past the size: the bar stops at full.
-			_ = d.readBar.Set64(min(max(n-d.readBase, 0), d.readTotal-1))
+			_ = d.readBar.Set64(min(max(n-d.readBase, 0), d.readBar.GetMax64()-1))
 			return
 		}
 	}
@@ -127,15 +126,17 @@ func (d *stageDisplay) set(stage string) {
 	d.mu.Unlock()
 }
 
-// reading enters stage "read" of an input of total bytes (0: unknown, the
-// spinner is shown); nil-safe.
-func (d *stageDisplay) reading(total int64) {
+// reading enters stage "read" of an input whose size in bytes size tells
+// (0: unknown, the spinner is shown); nil-safe, and without a display size
+// is not asked, so that a check off a terminal stats nothing more.
+func (d *stageDisplay) reading(size func() int64) {
 	if d == nil {
 		return
 	}
+	total := size()
 	d.mu.Lock()
 	d.clearReadBar()
-	d.stage, d.readTotal = "read", total
+	d.stage = "read"
 	d.readBase, _ = d.bytesRead()
 	if total > 0 {
 		d.readBar = progressbar.NewOptions64(total,

@@ -24,6 +24,7 @@ func TestStageDisplayOnlyOnTerminals(t *testing.T) {
 	require.Nil(t, newStageDisplay(w))
 	var d *stageDisplay
 	d.set("solve")
+	d.reading(func() int64 { t.Fatal("the size of an input no display shows was asked"); return 0 })
 	d.finish()
 }
 
@@ -36,7 +37,7 @@ func TestStageDisplayReadBar(t *testing.T) {
 	read.Store(200 << 10) // read before the stage: not counted
 	d := startStageDisplay(&out, func() (int64, bool) { return read.Load(), true }, 0)
 	d.set("read")
-	d.reading(400 << 10)
+	d.reading(func() int64 { return 400 << 10 })
 	read.Add(100 << 10)
 	require.Eventually(t, func() bool { return strings.Contains(out.String(), "25%") }, 5*time.Second, 10*time.Millisecond, out.String())
 	read.Add(200 << 10)
@@ -57,7 +58,7 @@ func TestStageDisplayReadUnknown(t *testing.T) {
 	}{{0, true}, {1 << 20, false}} {
 		var out syncBuffer
 		d := startStageDisplay(&out, func() (int64, bool) { return 512 << 10, tc.count }, 0)
-		d.reading(tc.size)
+		d.reading(func() int64 { return tc.size })
 		require.Eventually(t, func() bool { return strings.Contains(out.String(), "read") }, 5*time.Second, 10*time.Millisecond)
 		d.finish()
 		require.NotContains(t, out.String(), "%")
