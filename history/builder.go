@@ -59,6 +59,8 @@ type Builder struct {
 	initAll  bool
 	initAllV int64
 	promoted TxnID
+	// restReserved: ReserveRest has judged the rest of the input.
+	restReserved bool
 }
 
 // NewBuilder starts a history read from source by the named format.
@@ -130,6 +132,26 @@ func (b *Builder) ReserveScaled(f float64) {
 	// sized for too many costs its size, one sized for too few grows
 	// once. So no more than half the operations, as when half are reads.
 	b.ReserveValues(int(min(float64(vals)*f, ops/2)))
+}
+
+// reserveAfter is how much of an input of known size is read before
+// ReserveRest judges the rest from it.
+const reserveAfter = 1 << 20
+
+// ReserveRest makes room, once, for the rest of an input of size bytes (0
+// or less: unknown, nothing is done) of which read bytes have been read,
+// as soon as read reaches a megabyte: the rest is taken to hold about what
+// that first part held (5 % more), so that the builder's arrays and tables
+// do not grow step by step, copying themselves and leaving garbage.
+// Readers call it as they go; the size is only a hint.
+func (b *Builder) ReserveRest(read, size int64) {
+	if b.restReserved || size <= 0 || read < reserveAfter {
+		return
+	}
+	b.restReserved = true
+	if read < size {
+		b.ReserveScaled(float64(size-read) / float64(read) * 1.05)
+	}
 }
 
 // NumSessions returns how many sessions exist so far.

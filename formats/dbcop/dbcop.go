@@ -147,7 +147,6 @@ type parser struct {
 	reads     []pendingRead   // successful reads of non-zero values, checked at the end
 	allFailed bool            // every transaction and event so far has success 0
 	raw       []history.RawOp // scratch for kept
-	reserved  bool            // the builder has made room for the rest (reserve)
 	sink      int64           // what kept's look-ahead loads read
 
 	params      [5]uint64
@@ -370,24 +369,8 @@ func (p *parser) txn(s int32, si, ti uint64) error {
 		p.w.add(kindFailedInCommitted, p.pos(start), "committed transaction %d has %d failed events (informational)", id, failed)
 	}
 	p.emit(s, id, start, ok)
-	p.reserve()
+	p.b.ReserveRest(p.off, p.size)
 	return nil
-}
-
-// reserve makes room in the builder for the transactions and events the
-// rest of the file likely holds, judged from its first megabyte: growing
-// the builder's arrays step by step copies them and leaves the old ones
-// as garbage.
-func (p *parser) reserve() {
-	if p.reserved || p.size <= 0 || p.off < 1<<20 {
-		return
-	}
-	p.reserved = true
-	if p.off >= p.size {
-		return
-	}
-	rest := float64(p.size-p.off) / float64(p.off) * 1.05
-	p.b.ReserveScaled(rest)
 }
 
 func (p *parser) event(ei uint64, where func() string) (event, error) {

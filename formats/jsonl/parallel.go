@@ -110,7 +110,7 @@ func (p *parser) buildBatch(b *batch) error {
 	if b.err != nil {
 		return fmt.Errorf("%s: %w", p.name, b.err)
 	}
-	p.reserve(b.read)
+	p.b.ReserveRest(b.read, p.size)
 	return nil
 }
 

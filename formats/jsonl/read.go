@@ -180,35 +180,13 @@ type parser struct {
 	ignored history.Dropped
 
 	// size is how many bytes the input holds, if known (a hint: reading
-	// never relies on it); reserved says the builder has made room for
-	// the rest.
-	size     int64
-	reserved bool
+	// never relies on it; Builder.ReserveRest).
+	size int64
 }
 
 // smallInput is the size of a file too small for the pipelined reader to
 // pay for its goroutine and batches.
 const smallInput = 64 << 10
-
-// reserveAfter is how many bytes are read before the builder reserves
-// room for the rest of the input, estimated from what they held.
-const reserveAfter = 1 << 20
-
-// reserve makes room in the builder for the transactions, operations and
-// values the rest of the input (size bytes in all, read of them so far) likely
-// holds, once enough is read to judge: growing the builder's arrays step
-// by step copies them and leaves the old ones as garbage.
-func (p *parser) reserve(read int64) {
-	if p.reserved || p.size <= 0 || read < reserveAfter {
-		return
-	}
-	p.reserved = true
-	if read >= p.size {
-		return
-	}
-	rest := float64(p.size-read) / float64(read) * 1.05
-	p.b.ReserveScaled(rest)
-}
 
 // Parse reads a JSONL history from r; name is used in positions and errors.
 func Parse(r io.Reader, name string, opt Options) (*history.History, error) {
@@ -252,7 +230,7 @@ func (p *parser) readSequential(r io.Reader) error {
 		if e := p.line(line, lineNo); e != nil {
 			return e
 		}
-		p.reserve(lr.read)
+		p.b.ReserveRest(lr.read, p.size)
 	}
 }
 

@@ -77,14 +77,8 @@ func Parse(r io.Reader, name string, opt Options) (*history.History, error) {
 		if err := p.line(line, tooLong, lineNo); err != nil {
 			return nil, err
 		}
-		if read += int64(len(line)) + 1; read >= 1<<20 && size > read && !p.reserved {
-			// Room for the rest of the file, judged from its first
-			// megabyte: growing the builder's arrays step by step copies
-			// them and leaves the old ones as garbage.
-			p.reserved = true
-			rest := float64(size-read) / float64(read) * 1.05
-			p.b.ReserveScaled(rest)
-		}
+		read += int64(len(line)) + 1
+		p.b.ReserveRest(read, size)
 	}
 	if lineNo == 0 {
 		// An empty file has no line 1, but "file:1" reads better than a byte offset.
@@ -133,8 +127,6 @@ type parser struct {
 	// go together (Builder.AddRaw) before anything else reaches it.
 	raw    []history.RawOp
 	rawTxn history.TxnID
-
-	reserved bool // the builder has made room for the rest of the file
 }
 
 // rawGroup is how many operations the parser holds before AddRaw.
