@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -72,12 +73,43 @@ type faultable struct {
 	*memstore.Store
 	injected atomic.Int64
 	refuse   error
+	// began, when set, is closed by the first injection; transactions
+	// wait for it, so a fault due at 0s fires even when the memory
+	// store would finish the whole workload before the fault's
+	// goroutine is scheduled.
+	began chan struct{}
+	once  sync.Once
 }
 
 func (f *faultable) CheckFault(collect.Fault) error { return f.refuse }
 
+func (f *faultable) Connect(ctx context.Context) (collect.Conn, error) {
+	c, err := f.Store.Connect(ctx)
+	if err != nil || f.began == nil {
+		return c, err
+	}
+	return &gatedConn{Conn: c, began: f.began}, nil
+}
+
+type gatedConn struct {
+	collect.Conn
+	began chan struct{}
+}
+
+func (c *gatedConn) Begin(ctx context.Context, iso collect.Isolation) (collect.Tx, error) {
+	select {
+	case <-c.began:
+	case <-time.After(30 * time.Second):
+		return nil, errors.New("no fault was injected within 30s")
+	}
+	return c.Conn.Begin(ctx, iso)
+}
+
 func (f *faultable) Inject(ctx context.Context, fault collect.Fault) (string, error) {
 	f.injected.Add(1)
+	if f.began != nil {
+		f.once.Do(func() { close(f.began) })
+	}
 	t := time.NewTimer(fault.For)
 	defer t.Stop()
 	select {
@@ -90,7 +122,7 @@ func (f *faultable) Inject(ctx context.Context, fault collect.Fault) (string, er
 func (f *faultable) Level(collect.Isolation) history.Level { return history.SI }
 
 func TestFaultsAreInjectedAndCounted(t *testing.T) {
-	st := &faultable{Store: memstore.New(memstore.Options{Seed: 1})}
+	st := &faultable{Store: memstore.New(memstore.Options{Seed: 1}), began: make(chan struct{})}
 	// A fault at 0s fires at once; one that would last an hour is cut
 	// short when the workload ends; one due in an hour never fires.
 	fs, err := collect.ParseFaults("restart@0s+1h,pause:2@1h")
