@@ -26,7 +26,6 @@
 package acyclic
 
 import (
-	"cmp"
 	"slices"
 
 	"github.com/hyperiso/hyperiso/cnf"
@@ -874,57 +873,24 @@ func (t *Theory) knownArcs(arc func(u, v, i int32)) {
 }
 
 // hintOrder ranks the n graph states by where their transactions stand in
-// the order the history itself suggests: completion time when every
-// transaction has a real-time interval, else position in the file when the
-// file interleaves its sessions, else nothing (nil): a file that lists one
-// session after another (dbcop, Cobra's per-thread logs) says nothing of
-// time, and deciding session by session cost HD-10k a fifth more. It is
-// only a hint (real time is no constraint without --realtime), but on
-// histories that satisfy the level the commit order it approximates is
-// almost always a valid one, so decisions polarised by the pk order start
-// out right instead of following an arbitrary topological order of the
-// known graph. Of a transaction's two states, 2x+1 (the one Level reads)
-// ranks first, as encode's ranks have it for SI.
+// the order the history itself suggests (Graph.HistoryOrder; nil when it
+// suggests none: deciding session by session cost HD-10k a fifth more). It
+// is only a hint, but decisions polarised by a pk order that follows it
+// start out right instead of following an arbitrary topological order of
+// the known graph. Of a transaction's two states, 2x+1 (the one Level
+// reads) ranks first, as encode's ranks have it for SI.
 func (t *Theory) hintOrder(n int) []int32 {
-	h := t.g.H
-	nt := t.g.N()
-	timed := len(h.Txns) >= nt
-	for x := 1; x < nt && timed; x++ {
-		timed = h.Txns[x].Timed
+	t.hint = t.g.HistoryOrder()
+	if t.hint == nil {
+		return nil
 	}
-	if !timed {
-		// Interleaved: the session changes from one transaction to the
-		// next far more often than once per session.
-		switches := 0
-		for x := 2; x < min(nt, len(h.Txns)); x++ {
-			if h.Txns[x].Session != h.Txns[x-1].Session {
-				switches++
-			}
-		}
-		if switches < 4*len(h.Sessions) {
-			return nil
-		}
-	}
-	txns := make([]int32, nt)
-	for x := range txns {
-		txns[x] = int32(x)
-	}
-	if timed {
-		// T⊥ (0) first, then by completion, ties by position.
-		slices.SortStableFunc(txns[1:], func(a, b int32) int {
-			return cmp.Compare(h.Txns[a].End, h.Txns[b].End)
-		})
-	}
-	t.hint = make([]int32, nt)
-	for i, x := range txns {
-		t.hint[x] = int32(i)
-	}
+	nt := len(t.hint)
 	rank := make([]int32, n)
 	per := int32(n / max(nt, 1))
-	for i, x := range txns {
+	for x, i := range t.hint {
 		for s := range per {
 			// State per·x + s; for two layers the higher one ranks first.
-			rank[per*x+s] = int32(i)*per + (per - 1 - s)
+			rank[per*int32(x)+s] = i*per + (per - 1 - s)
 		}
 	}
 	return rank

@@ -15,7 +15,7 @@ import (
 
 // StageOrder is the order of the pipeline stages in tables and CSV;
 // stages not listed follow in name order.
-var StageOrder = []string{"read", "validate", "build", "prune", "encode", "solve"}
+var StageOrder = []string{"read", "validate", "build", "probe", "prune", "encode", "solve"}
 
 // TableCounters are the counters WriteTable shows (those that some
 // measurement reports); CSV and JSON hold all of them.

@@ -201,6 +201,9 @@ func (r *run) once(ctx context.Context, h *history.History, plan *unknownPlan, o
 	if err != nil || done {
 		return err
 	}
+	if r.strat.Probe && plan.nOpt == 0 && r.probe(g, out) {
+		return nil
+	}
 	if plan.nOpt > 0 {
 		g.SplitOptional(plan.optional, plan.needOne)
 		out.Counters["unknown_optional"] = int64(plan.nOpt)
@@ -255,6 +258,40 @@ func (r *run) graph(ctx context.Context, h *history.History, include func(histor
 	out.Counters["wr_constraints"] = int64(len(g.WR))
 	out.Counters["known_edges"] = int64(len(g.Known))
 	return g, false, nil
+}
+
+// probe tries, before any search, the version orders and reads the
+// history's own order suggests (Graph.ResolveInOrder): on a history that
+// satisfies the level and records its transactions in about the order
+// they ran, that one graph is usually acyclic, and its order is the
+// witness. It decides only that: a cyclic guess says nothing, and the
+// search goes on as if it had not been tried. Counter order_probe is 1
+// when it decided, 0 when it was tried in vain.
+func (r *run) probe(g *hyperpolygraph.Graph, out *Outcome) (done bool) {
+	switch r.level {
+	case history.SER, history.StrictSER, history.SI:
+	default:
+		return false
+	}
+	hint := g.HistoryOrder()
+	if hint == nil {
+		return false
+	}
+	t := time.Now()
+	r.enter(out, "probe")
+	defer func() { out.TimingsMS["probe"] = ms(time.Since(t)) }()
+	out.Counters["order_probe"] = 0
+	c := g.ResolveInOrder(hint)
+	if c == nil {
+		return false
+	}
+	order, snaps, ok := witness(r.level, c)
+	if !ok {
+		return false
+	}
+	out.Counters["order_probe"] = 1
+	out.Verdict, out.Order, out.Snapshots = Satisfied, order, snaps
+	return true
 }
 
 // prune resolves what the known graph already decides, when the strategy
@@ -320,7 +357,7 @@ func (r *run) solve(ctx context.Context, enc *encode.Encoding, out *Outcome) err
 	if r.level == history.Mixed {
 		out.Order, out.Snapshots = mixedWitness(res.compatible, r.mixed)
 	} else {
-		out.Order, out.Snapshots = witness(r.level, res.compatible)
+		out.Order, out.Snapshots, _ = witness(r.level, res.compatible)
 	}
 	taken := int64(0)
 	for _, t := range out.Order {
@@ -334,19 +371,23 @@ func (r *run) solve(ctx context.Context, enc *encode.Encoding, out *Outcome) err
 
 // witness is the order of an acyclic compatible graph, T⊥ left out: serial
 // for SER, commit order with snapshots for SI and PC, a commit order (of
-// the edges other than RW) for PSI.
-func witness(level history.Level, c *hyperpolygraph.Compatible) (order []history.TxnID, snaps []int) {
+// the edges other than RW) for PSI. ok is false when c is not acyclic at
+// level (then there is no order).
+func witness(level history.Level, c *hyperpolygraph.Compatible) (order []history.TxnID, snaps []int, ok bool) {
 	var all []history.TxnID
 	var snap []int
 	switch level {
 	case history.SI:
-		all, snap, _ = c.SnapshotOrder()
+		all, snap, ok = c.SnapshotOrder()
 	case history.PC:
-		all, snap, _ = c.PCOrder()
+		all, snap, ok = c.PCOrder()
 	case history.PSI:
-		all, _ = c.PSIOrder()
+		all, ok = c.PSIOrder()
 	default:
-		all, _ = c.Order()
+		all, ok = c.Order()
+	}
+	if !ok {
+		return nil, nil, false
 	}
 	if snap == nil {
 		for _, t := range all {
@@ -354,7 +395,7 @@ func witness(level history.Level, c *hyperpolygraph.Compatible) (order []history
 				order = append(order, t)
 			}
 		}
-		return order, nil
+		return order, nil, true
 	}
 	for i, t := range all {
 		if t == history.InitTxn {
@@ -364,7 +405,7 @@ func witness(level history.Level, c *hyperpolygraph.Compatible) (order []history
 		// T⊥ comes first in the order and is not listed.
 		snaps = append(snaps, max(snap[i]-1, 0))
 	}
-	return order, snaps
+	return order, snaps, true
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

@@ -6,3 +6,7 @@ import "github.com/hyperiso/hyperiso/acyclic"
 // (acyclic.NewUnhinted, no decision priorities): the path before it.
 var NoHint = Strategy{Name: "veristrong/no-hint", Prune: true, TwoWidth: true,
 	solve: cdclSolveHint(acyclic.LatestWriterPolarity, graphPlain, false)}
+
+// NoProbe is the default strategy without the history-order probe
+// (run.probe): the search alone.
+var NoProbe = Strategies[1]

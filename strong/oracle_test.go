@@ -21,18 +21,17 @@ import (
 
 // testStrategies adds the lazy strategies without preprocessing, so that
 // pruning and the width-two clauses are checked against the plain search.
+// Only veristrong keeps the history-order probe: in the others it would
+// settle most satisfied histories before the part they test ran.
 func testStrategies() []strong.Strategy {
 	out := append([]strong.Strategy(nil), strong.Strategies...)
-	for _, s := range strong.Strategies[:1] {
-		raw := s
-		raw.Name += "/raw"
-		raw.Prune, raw.TwoWidth = false, false
-		noTW := s
-		noTW.Name += "/no-2width"
-		noTW.TwoWidth = false
-		out = append(out, raw, noTW)
+	for i := range out[1:] {
+		out[1+i].Probe = false
 	}
-	return out
+	raw := out[1] // no-probe
+	raw.Name += "/raw"
+	raw.Prune, raw.TwoWidth = false, false
+	return append(out, raw)
 }
 
 func TestStrongAgreesWithOracle(t *testing.T) {

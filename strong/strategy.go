@@ -15,9 +15,10 @@ import (
 // Strategy is a way to solve the encoded hyper-polygraph.
 type Strategy struct {
 	Name string
-	// Prune and TwoWidth switch the preprocessing stages.
-	Prune, TwoWidth bool
-	solve           func(ctx context.Context, enc *encode.Encoding, out *solveOutcome) error
+	// Prune and TwoWidth switch the preprocessing stages; Probe tries the
+	// history's own order before any of them (run.probe).
+	Prune, TwoWidth, Probe bool
+	solve                  func(ctx context.Context, enc *encode.Encoding, out *solveOutcome) error
 }
 
 // solveOutcome is what a strategy reports back.
@@ -33,12 +34,15 @@ type solveOutcome struct {
 // Strategies lists the selectable strategies for SER and SI; the first is
 // the default.
 var Strategies = []Strategy{
-	{Name: "veristrong", Prune: true, TwoWidth: true, solve: cdclSolve(acyclic.LatestWriterPolarity, graphPlain)},
-	{Name: "order-polarity", Prune: true, TwoWidth: true, solve: cdclSolve(acyclic.OrderPolarity, graphPlain)},
-	{Name: "no-polarity", Prune: true, TwoWidth: true, solve: cdclSolve(acyclic.NoPolarity, graphPlain)},
-	{Name: "no-2width", Prune: true, TwoWidth: false, solve: cdclSolve(acyclic.LatestWriterPolarity, graphPlain)},
+	{Name: "veristrong", Prune: true, TwoWidth: true, Probe: true, solve: cdclSolve(acyclic.LatestWriterPolarity, graphPlain)},
+	// The ablations switch one of veristrong's optimisations off each.
+	{Name: "no-probe", Prune: true, TwoWidth: true, solve: cdclSolve(acyclic.LatestWriterPolarity, graphPlain)},
+	{Name: "order-polarity", Prune: true, TwoWidth: true, Probe: true, solve: cdclSolve(acyclic.OrderPolarity, graphPlain)},
+	{Name: "no-polarity", Prune: true, TwoWidth: true, Probe: true, solve: cdclSolve(acyclic.NoPolarity, graphPlain)},
+	{Name: "no-2width", Prune: true, TwoWidth: false, Probe: true, solve: cdclSolve(acyclic.LatestWriterPolarity, graphPlain)},
 	// Without pruning there is no reachability, hence no width-two clauses.
-	{Name: "no-prune", Prune: false, TwoWidth: false, solve: cdclSolve(acyclic.LatestWriterPolarity, graphPlain)},
+	{Name: "no-prune", Prune: false, TwoWidth: false, Probe: true, solve: cdclSolve(acyclic.LatestWriterPolarity, graphPlain)},
+	// The baselines: an off-the-shelf SAT solver, cycles blocked lazily.
 	{Name: "lazy-gini", Prune: true, TwoWidth: true, solve: func(ctx context.Context, enc *encode.Encoding, out *solveOutcome) error {
 		return lazySolve(ctx, enc, newGini(enc.NumVars), (*hyperpolygraph.Compatible).FindCycles, out)
 	}},

@@ -79,6 +79,13 @@ type GenOptions struct {
 	PSkipSession float64
 	// Mode chooses how reads are simulated.
 	Mode SimMode
+	// Times gives every transaction a real-time interval from the
+	// simulation: it ends at its place in the commit order and starts just
+	// after the last transaction its snapshot holds (SimSnapshot) or just
+	// before it ends (the other modes), as a tester's clock would record.
+	// It draws no random numbers: with it or without, the same seed gives
+	// the same transactions.
+	Times bool
 }
 
 // DefaultGenOptions returns the options the tests use: 2 or 3 sessions,
@@ -128,6 +135,7 @@ type genTxn struct {
 	ops    []genOp
 	final  map[int64]int64
 	pos    int // position in the simulated commit order, from 1
+	start  int // its start time for GenOptions.Times
 }
 
 // Generate makes a random small history from rng, the same one for the same
@@ -257,6 +265,7 @@ func Generate(rng *rand.Rand, opt GenOptions) *history.History {
 
 	for _, i := range commit {
 		tx := &txs[i]
+		tx.start = 2*tx.pos - 1
 		respectSO := rng.Float64() >= opt.PSkipSession
 		lo := 1 // the lowest snapshot point honouring session order
 		if respectSO {
@@ -279,6 +288,7 @@ func Generate(rng *rand.Rand, opt GenOptions) *history.History {
 				pt = max(lo, tx.pos-1-rng.IntN(2))
 			}
 			vis = prefix(pt)
+			tx.start = 2*pt - 1
 		case SimVisible:
 			seen := make([]bool, len(txs))
 			for j := range txs {
@@ -315,6 +325,9 @@ func Generate(rng *rand.Rand, opt GenOptions) *history.History {
 	for n, i := range interleave(rng, sessions) {
 		s := b.Session(int64(txs[i].sess))
 		ids[i] = b.Begin(s, int64(n+1), txs[i].status, history.Pos{})
+		if opt.Times {
+			b.SetInterval(ids[i], int64(txs[i].start), int64(2*txs[i].pos))
+		}
 	}
 	for i, tx := range txs {
 		for _, op := range tx.ops {

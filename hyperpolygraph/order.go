@@ -1,0 +1,236 @@
+package hyperpolygraph
+
+import (
+	"cmp"
+	"container/heap"
+	"slices"
+
+	"github.com/hyperiso/hyperiso/history"
+)
+
+// HistoryOrder ranks the transactions (pos[t] for TxnID t; T⊥ is 0) by the
+// order the history itself suggests: completion time when every
+// transaction has a real-time interval, ties by position, else position in
+// the file when the file interleaves its sessions. It is nil when the
+// history suggests nothing: a file that lists one session after another
+// (dbcop, Cobra's per-thread logs) says nothing of time. Without
+// --realtime the order is no constraint, only a good first guess: on a
+// history that satisfies its level, the commit order it approximates is
+// almost always a valid one.
+func (g *Graph) HistoryOrder() []int32 {
+	h := g.H
+	nt := g.N()
+	timed := len(h.Txns) >= nt
+	for x := 1; x < nt && timed; x++ {
+		timed = h.Txns[x].Timed
+	}
+	if !timed {
+		// Interleaved: the session changes from one transaction to the
+		// next far more often than once per session.
+		switches := 0
+		for x := 2; x < min(nt, len(h.Txns)); x++ {
+			if h.Txns[x].Session != h.Txns[x-1].Session {
+				switches++
+			}
+		}
+		if switches < 4*len(h.Sessions) {
+			return nil
+		}
+	}
+	txns := make([]int32, nt)
+	for x := range txns {
+		txns[x] = int32(x)
+	}
+	if timed {
+		// T⊥ (0) first, then by completion, ties by position.
+		slices.SortStableFunc(txns[1:], func(a, b int32) int {
+			return cmp.Compare(h.Txns[a].End, h.Txns[b].End)
+		})
+	}
+	pos := make([]int32, nt)
+	for i, x := range txns {
+		pos[x] = int32(i)
+	}
+	return pos
+}
+
+// ResolveInOrder is the compatible graph of the assignment that follows
+// the transaction order hint (HistoryOrder) as far as the known graph
+// allows: the included transactions are sorted topologically by the known
+// edges other than RW, taking among the ready ones the first by hint; each
+// key's versions follow that order, and each uncertain read observes its
+// latest candidate before the reader (its first candidate when none is
+// before it); at SI, when every transaction is timed, its latest candidate
+// that completed before the reader started, where there is one: the
+// snapshot SI reads from. The graph is built like Resolve's, for a graph whose pairs
+// are listed or pending alike, without listing them. It is nil when the
+// known edges other than RW have a cycle (no assignment avoids it).
+//
+// Nothing says the result is acyclic: the caller tests it, and only an
+// acyclic one is an answer.
+func (g *Graph) ResolveInOrder(hint []int32) *Compatible {
+	rank := g.knownTopoOrder(hint)
+	if rank == nil {
+		return nil
+	}
+	c := &Compatible{G: g}
+	none := Prov{-1, -1}
+	add := func(e Edge) {
+		c.Edges = append(c.Edges, e)
+		c.Prov = append(c.Prov, none)
+	}
+	// The known WW edges go in beside the chains, though the chains follow
+	// them: were the order ever to break one, the graph would have a cycle
+	// instead of an order the history forbids. Known RW edges follow from
+	// known WR and WW edges and the chains.
+	for _, e := range g.Known {
+		if e.Rel != RW {
+			add(e)
+		}
+	}
+	h := g.H
+	snapshots := g.Level == history.SI && len(h.Txns) >= g.N()
+	for x := 1; x < g.N() && snapshots; x++ {
+		snapshots = h.Txns[x].Timed
+	}
+	// at[w] is w's place in the version order of the key at hand.
+	at := make([]int32, g.N())
+	var chain []history.TxnID
+	for k, ws := range g.Writers {
+		key := history.KeyID(k)
+		chain = append(chain[:0], ws...)
+		slices.SortFunc(chain, func(a, b history.TxnID) int { return cmp.Compare(rank[a], rank[b]) })
+		for i, w := range chain {
+			at[w] = int32(i)
+			if i > 0 {
+				add(Edge{From: chain[i-1], To: w, Rel: WW, Key: key})
+			}
+		}
+		for _, r := range g.Reads[k] {
+			w := r.Writer
+			if r.Set >= 0 {
+				cands := g.WR[r.Set].Cands
+				w = latestBefore(cands, rank, rank[r.Reader])
+				if snapshots {
+					w = latestInSnapshot(h, cands, rank, r.Reader, w)
+				}
+				add(Edge{From: w, To: r.Reader, Rel: WR, Key: key})
+			}
+			if i := at[w] + 1; int(i) < len(chain) && chain[i] != r.Reader {
+				// The reader overwrote the version itself: its own WW
+				// edge orders it before every later writer.
+				add(Edge{From: r.Reader, To: chain[i], Rel: RW, Key: key})
+			}
+		}
+	}
+	return c
+}
+
+// latestBefore is the candidate ranked last before limit, or the first
+// ranked when none is before it.
+func latestBefore(cands []history.TxnID, rank []int32, limit int32) history.TxnID {
+	best, first := history.TxnID(-1), cands[0]
+	for _, w := range cands {
+		if rank[w] < limit && (best < 0 || rank[w] > rank[best]) {
+			best = w
+		}
+		if rank[w] < rank[first] {
+			first = w
+		}
+	}
+	if best < 0 {
+		return first
+	}
+	return best
+}
+
+// latestInSnapshot is the candidate ranked last of those that completed
+// before reader started, or else when none did.
+func latestInSnapshot(h *history.History, cands []history.TxnID, rank []int32, reader, orElse history.TxnID) history.TxnID {
+	best, start := history.TxnID(-1), h.Txns[reader].Start
+	for _, w := range cands {
+		if (w == history.InitTxn || h.Txns[w].End < start) && (best < 0 || rank[w] > rank[best]) {
+			best = w
+		}
+	}
+	if best < 0 {
+		return orElse
+	}
+	return best
+}
+
+// knownTopoOrder ranks the included transactions in a topological order of
+// the known edges other than RW (Kahn's algorithm, the ready transaction
+// first by hint; hint nil ranks by TxnID). It is nil when those edges have
+// a cycle.
+func (g *Graph) knownTopoOrder(hint []int32) []int32 {
+	n := g.N()
+	start := make([]int32, n+1)
+	indeg := make([]int32, n)
+	for _, e := range g.Known {
+		if e.Rel != RW {
+			start[e.From+1]++
+			indeg[e.To]++
+		}
+	}
+	for v := range n {
+		start[v+1] += start[v]
+	}
+	succ := make([]history.TxnID, start[n])
+	fill := slices.Clone(start[:n])
+	for _, e := range g.Known {
+		if e.Rel != RW {
+			succ[fill[e.From]] = e.To
+			fill[e.From]++
+		}
+	}
+	if hint == nil {
+		hint = make([]int32, n)
+		for v := range hint {
+			hint[v] = int32(v)
+		}
+	}
+	q := &hintHeap{hint: hint}
+	included := 0
+	for v := range n {
+		if g.Included[v] {
+			included++
+			if indeg[v] == 0 {
+				q.ts = append(q.ts, history.TxnID(v))
+			}
+		}
+	}
+	heap.Init(q)
+	rank := make([]int32, n)
+	next := int32(0)
+	for q.Len() > 0 {
+		v := heap.Pop(q).(history.TxnID)
+		rank[v] = next
+		next++
+		for _, w := range succ[start[v]:start[v+1]] {
+			if indeg[w]--; indeg[w] == 0 {
+				heap.Push(q, w)
+			}
+		}
+	}
+	if int(next) < included {
+		return nil
+	}
+	return rank
+}
+
+// hintHeap is a min-heap of transactions by hint.
+type hintHeap struct {
+	ts   []history.TxnID
+	hint []int32
+}
+
+func (h *hintHeap) Len() int           { return len(h.ts) }
+func (h *hintHeap) Less(i, j int) bool { return h.hint[h.ts[i]] < h.hint[h.ts[j]] }
+func (h *hintHeap) Swap(i, j int)      { h.ts[i], h.ts[j] = h.ts[j], h.ts[i] }
+func (h *hintHeap) Push(x any)         { h.ts = append(h.ts, x.(history.TxnID)) }
+func (h *hintHeap) Pop() any {
+	v := h.ts[len(h.ts)-1]
+	h.ts = h.ts[:len(h.ts)-1]
+	return v
+}

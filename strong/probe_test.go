@@ -1,0 +1,92 @@
+package strong_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/hyperiso/hyperiso/check"
+	"github.com/hyperiso/hyperiso/history"
+	"github.com/hyperiso/hyperiso/internal/oracle"
+	"github.com/hyperiso/hyperiso/strong"
+)
+
+// The history-order probe only ever answers "satisfied", with a witness
+// that replays; on every history the default strategy (probe first) and the
+// search alone (strong.NoProbe) agree. Most histories carry the intervals
+// of their simulated execution (so the probe's guess is often right), some
+// random ones (mostly wrong), some none (the file's order, interleaved).
+// The test fails unless the probe both decided and was tried in vain many
+// times, at SER and SI.
+func TestProbeAgreesWithSearch(t *testing.T) {
+	n := 4000
+	if testing.Short() {
+		n = 400
+	}
+	rng := rand.New(rand.NewPCG(21, 5))
+	opts := oracle.DefaultGenOptions()
+	opts.MinTxns, opts.Txns = 6, 30
+	opts.Sessions, opts.Keys, opts.Values = 6, 4, 6
+	opts.PUnknown = 0 // unknown outcomes keep the probe out (plan.nOpt)
+	dup := oracle.DupGenOptions()
+	dup.MinTxns, dup.Txns, dup.Sessions, dup.Keys = 6, 24, 5, 3
+	dup.PUnknown = 0
+	counts := map[string]int{}
+	for i := range n {
+		o := opts
+		if i%3 == 2 {
+			o = dup
+		}
+		o.Times = i%5 < 3
+		h := oracle.Generate(rng, o)
+		if i%5 == 3 {
+			for x := 1; x < len(h.Txns); x++ {
+				s := rng.Int64N(1000)
+				h.Txns[x].Start, h.Txns[x].End, h.Txns[x].Timed = s, s+rng.Int64N(100), true
+			}
+		}
+		levels := []history.Level{history.SER, history.SI}
+		if len(h.Txns) > 1 && h.Txns[1].Timed {
+			levels = append(levels, history.StrictSER)
+		}
+		for _, level := range levels {
+			var verdicts [2]check.Verdict
+			for j, s := range []strong.Strategy{strong.Strategies[0], strong.NoProbe} {
+				saved := strong.Strategies
+				strong.Strategies = []strong.Strategy{s}
+				res, err := check.Check(context.Background(), h, level, check.Options{})
+				strong.Strategies = saved
+				require.NoError(t, err)
+				verdicts[j] = res.Verdict
+				if res.Verdict == check.Satisfied {
+					replay := level
+					if level == history.StrictSER {
+						replay = history.SER // its witness is a serial order too
+					}
+					checkWitness(t, h, replay, res)
+				}
+				if j == 0 {
+					if p, ok := res.Counters["order_probe"]; ok {
+						counts[fmt.Sprintf("%s probe=%d", level, p)]++
+						if p == 1 {
+							require.Equal(t, check.Satisfied, res.Verdict)
+						}
+					}
+				}
+			}
+			if verdicts[0] != verdicts[1] {
+				t.Fatalf("history %d, %s: %s with the probe, %s without\n%s", i, level, verdicts[0], verdicts[1], oracle.Format(h))
+			}
+			counts[fmt.Sprintf("%s=%s", level, verdicts[0])]++
+		}
+	}
+	t.Logf("over %d histories: %v", n, counts)
+	for _, level := range []history.Level{history.SER, history.SI, history.StrictSER} {
+		require.Greater(t, counts[fmt.Sprintf("%s probe=1", level)], n/10, "%s: the probe decided too rarely to be tested", level)
+		require.Greater(t, counts[fmt.Sprintf("%s probe=0", level)], n/20, "%s: the probe failed too rarely", level)
+		require.Greater(t, counts[fmt.Sprintf("%s=violated", level)], n/20, level)
+	}
+}
