@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"container/heap"
 	"slices"
+	"unsafe"
 
 	"github.com/hyperiso/hyperiso/history"
 )
@@ -81,10 +82,9 @@ func (g *Graph) ResolveInOrder(hint []int32) *Compatible {
 	}
 	// The known WW edges go in beside the chains, though the chains follow
 	// them: were the order ever to break one, the graph would have a cycle
-	// instead of an order the history forbids. Known RW edges follow from
-	// known WR and WW edges and the chains.
+	// instead of an order the history forbids.
 	for _, e := range g.Known {
-		if e.Rel != RW {
+		if inOrderKnown(e) {
 			add(e)
 		}
 	}
@@ -124,6 +124,35 @@ func (g *Graph) ResolveInOrder(hint []int32) *Compatible {
 		}
 	}
 	return c
+}
+
+// inOrderKnown says whether ResolveInOrder copies known edge e. Known RW
+// edges follow from known WR and WW edges and the chains; T⊥'s WW edges
+// from its place at the head of every chain (nothing precedes it in the
+// known graph, and it ranks first by every hint).
+func inOrderKnown(e Edge) bool {
+	return e.Rel != RW && !(e.Rel == WW && e.From == history.InitTxn)
+}
+
+// ResolveInOrderBytes estimates what ResolveInOrder and an order of its
+// graph (Compatible.Order, SnapshotOrder) allocate: the graph's edges with
+// their provenance, the topological sort's arrays, and the order's
+// adjacency lists, at SI with as many induced arcs again.
+func (g *Graph) ResolveInOrderBytes() int64 {
+	edges := int64(0)
+	for _, e := range g.Known {
+		if inOrderKnown(e) {
+			edges++
+		}
+	}
+	for k, ws := range g.Writers {
+		edges += int64(len(ws)) + 2*int64(len(g.Reads[k]))
+	}
+	perEdge := int64(unsafe.Sizeof(Edge{})+unsafe.Sizeof(Prov{})) + 4 + 8
+	if g.Level == history.SI {
+		perEdge += 8
+	}
+	return edges*perEdge + int64(g.N())*48
 }
 
 // latestBefore is the candidate ranked last before limit, or the first

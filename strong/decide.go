@@ -266,7 +266,8 @@ func (r *run) graph(ctx context.Context, h *history.History, include func(histor
 // they ran, that one graph is usually acyclic, and its order is the
 // witness. It decides only that: a cyclic guess says nothing, and the
 // search goes on as if it had not been tried. Counter order_probe is 1
-// when it decided, 0 when it was tried in vain.
+// when it decided, 0 when it was tried in vain, -1 when the memory budget
+// had no room for it.
 func (r *run) probe(g *hyperpolygraph.Graph, out *Outcome) (done bool) {
 	switch r.level {
 	case history.SER, history.StrictSER, history.SI:
@@ -280,6 +281,11 @@ func (r *run) probe(g *hyperpolygraph.Graph, out *Outcome) (done bool) {
 	t := time.Now()
 	r.enter(out, "probe")
 	defer func() { out.TimingsMS["probe"] = ms(time.Since(t)) }()
+	if r.fit(g.ResolveInOrderBytes(), "the history-order probe") != nil {
+		// Only a shortcut: the search asks for its own memory.
+		out.Counters["order_probe"] = -1
+		return false
+	}
 	out.Counters["order_probe"] = 0
 	c := g.ResolveInOrder(hint)
 	if c == nil {
