@@ -201,7 +201,10 @@ func (r *run) once(ctx context.Context, h *history.History, plan *unknownPlan, o
 	if err != nil || done {
 		return err
 	}
-	if r.strat.Probe && plan.nOpt == 0 && r.probe(g, out) {
+	// The probe runs before SplitOptional: it takes every optional
+	// unknown-status transaction as committed, which is one of the
+	// choices the search has.
+	if r.strat.Probe && r.probe(g, out) {
 		return nil
 	}
 	if plan.nOpt > 0 {
@@ -297,6 +300,7 @@ func (r *run) probe(g *hyperpolygraph.Graph, out *Outcome) (done bool) {
 	}
 	out.Counters["order_probe"] = 1
 	out.Verdict, out.Order, out.Snapshots = Satisfied, order, snaps
+	out.Counters["unknown_taken"] = unknownTaken(g.H, order)
 	return true
 }
 
@@ -365,14 +369,20 @@ func (r *run) solve(ctx context.Context, enc *encode.Encoding, out *Outcome) err
 	} else {
 		out.Order, out.Snapshots, _ = witness(r.level, res.compatible)
 	}
+	out.Counters["unknown_taken"] = unknownTaken(enc.G.H, out.Order)
+	return nil
+}
+
+// unknownTaken counts the unknown-status transactions a witness takes as
+// committed.
+func unknownTaken(h *history.History, order []history.TxnID) int64 {
 	taken := int64(0)
-	for _, t := range out.Order {
-		if enc.G.H.Txns[t].Status == history.Unknown {
+	for _, t := range order {
+		if h.Txns[t].Status == history.Unknown {
 			taken++
 		}
 	}
-	out.Counters["unknown_taken"] = taken
-	return nil
+	return taken
 }
 
 // witness is the order of an acyclic compatible graph, T⊥ left out: serial
