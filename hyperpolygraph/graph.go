@@ -223,14 +223,35 @@ func BuildContext(ctx context.Context, h *history.History, level history.Level, 
 			g.WW = g.KeyPairs(g.WW, history.KeyID(k))
 		}
 	}
-	g.Known = append(g.Known, g.DeriveRW(g.Known)...)
+	// The RW edges from T⊥'s WW edges, the only known ones yet: what
+	// DeriveRW(g.Known) gives, in its order, without its map of every
+	// read.
+	var initReaders []history.TxnID
+	for k, ws := range g.Writers {
+		if len(ws) == 0 || ws[0] != history.InitTxn {
+			continue
+		}
+		initReaders = initReaders[:0]
+		for _, r := range g.Reads[k] {
+			if r.Writer == history.InitTxn {
+				initReaders = append(initReaders, r.Reader)
+			}
+		}
+		for _, b := range ws[1:] {
+			for _, s := range initReaders {
+				if s != b {
+					g.Known = append(g.Known, Edge{From: s, To: b, Rel: RW, Key: history.KeyID(k)})
+				}
+			}
+		}
+	}
 	return g, nil, nil
 }
 
 // reserve allocates g.WW and room in g.Known for what the rest of Build
 // adds, after asking fit whether it fits: the pairs of each key's writers,
 // T⊥'s version orders and the RW edges they derive from reads of T⊥'s
-// version (an upper bound; DeriveRW's own slice counted too).
+// version (an upper bound).
 func (g *Graph) reserve(fit func(need int64, what string) error) error {
 	var pairs, known, derived int64
 	for k, ws := range g.Writers {
@@ -250,7 +271,7 @@ func (g *Graph) reserve(fit func(need int64, what string) error) error {
 	}
 	if fit != nil {
 		edge, pair := int64(unsafe.Sizeof(Edge{})), int64(unsafe.Sizeof(WWPair{}))
-		need := pairs*pair + (int64(len(g.Known))+known+2*derived)*edge
+		need := pairs*pair + (int64(len(g.Known))+known+derived)*edge
 		what := fmt.Sprintf("the hyper-polygraph (%d version-order pairs, up to %d known edges)", pairs, int64(len(g.Known))+known+derived)
 		if err := fit(need, what); err != nil {
 			return err

@@ -133,7 +133,7 @@ func TestBuildContextStops(t *testing.T) {
 		return refuse
 	}})
 	require.ErrorIs(t, err, refuse)
-	require.Equal(t, int64(3*12+(5+2+3+2*6)*16), need, "pairs of 12 bytes, edges of 16")
+	require.Equal(t, int64(3*12+(5+2+3+6)*16), need, "pairs of 12 bytes, edges of 16")
 	require.Contains(t, what, "3 version-order pairs, up to 16 known edges")
 
 	g, viol, err := BuildContext(context.Background(), h, history.SER, nil, BuildOptions{Fit: func(int64, string) error { return nil }})

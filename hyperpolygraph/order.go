@@ -74,7 +74,8 @@ func (g *Graph) ResolveInOrder(hint []int32) *Compatible {
 	if rank == nil {
 		return nil
 	}
-	c := &Compatible{G: g}
+	size := g.resolveInOrderEdges()
+	c := &Compatible{G: g, Edges: make([]Edge, 0, size), Prov: make([]Prov, 0, size)}
 	none := Prov{-1, -1}
 	add := func(e Edge) {
 		c.Edges = append(c.Edges, e)
@@ -135,24 +136,27 @@ func inOrderKnown(e Edge) bool {
 }
 
 // ResolveInOrderBytes estimates what ResolveInOrder and an order of its
-// graph (Compatible.Order, SnapshotOrder) allocate: the graph's edges with
-// their provenance, the topological sort's arrays, and the order's
-// adjacency lists, at SI with as many induced arcs again.
+// graph (Compatible.Order, SnapshotOrder) allocate.
 func (g *Graph) ResolveInOrderBytes() int64 {
-	edges := int64(0)
+	edges := int64(g.resolveInOrderEdges())
+	// The edges with their provenance, and an order's adjacency (at SI
+	// in two parts, the induced arcs walked, not stored).
+	perEdge := int64(unsafe.Sizeof(Edge{})+unsafe.Sizeof(Prov{})) + 4
+	return edges*perEdge + int64(g.N())*48
+}
+
+// resolveInOrderEdges bounds the edges of ResolveInOrder's graph.
+func (g *Graph) resolveInOrderEdges() int {
+	edges := 0
 	for _, e := range g.Known {
 		if inOrderKnown(e) {
 			edges++
 		}
 	}
 	for k, ws := range g.Writers {
-		edges += int64(len(ws)) + 2*int64(len(g.Reads[k]))
+		edges += len(ws) + 2*len(g.Reads[k])
 	}
-	perEdge := int64(unsafe.Sizeof(Edge{})+unsafe.Sizeof(Prov{})) + 4 + 8
-	if g.Level == history.SI {
-		perEdge += 8
-	}
-	return edges*perEdge + int64(g.N())*48
+	return edges
 }
 
 // latestBefore is the candidate ranked last before limit, or the first

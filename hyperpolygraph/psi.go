@@ -103,11 +103,5 @@ func (c *Compatible) psiCycle(n int, disabled []bool) []int {
 // PSIOrder returns a commit order for PSI: a topological order of the
 // edges other than RW. ok is false if they have a cycle.
 func (c *Compatible) PSIOrder() (order []history.TxnID, ok bool) {
-	adj := make([][]history.TxnID, c.G.N())
-	for _, e := range c.Edges {
-		if e.Rel != RW {
-			adj[e.From] = append(adj[e.From], e.To)
-		}
-	}
-	return c.topo(adj)
+	return c.topo(c.adjacency(func(r Rel) bool { return r != RW }), csr{})
 }

@@ -195,11 +195,8 @@ func (c *Compatible) findMany(max int, one func(disabled []bool) []int) [][]int 
 // Order returns a serial order of the included nodes: a topological order
 // of all edges of c. ok is false if c has a cycle.
 func (c *Compatible) Order() (order []history.TxnID, ok bool) {
-	adj := make([][]history.TxnID, c.G.N())
-	for _, e := range c.Edges {
-		adj[e.From] = append(adj[e.From], e.To)
-	}
-	return c.topo(adj)
+	adj := c.adjacency(func(Rel) bool { return true })
+	return c.topo(adj, csr{})
 }
 
 // SnapshotOrder returns, for SI, a commit order of the included nodes and
@@ -209,68 +206,103 @@ func (c *Compatible) Order() (order []history.TxnID, ok bool) {
 // prefix that ends with the last of its direct so/wr/ww predecessors. Every
 // predecessor U of T followed by T →rw S orders U before S, so what T read
 // is not overwritten inside its snapshot. ok is false if the induced graph
-// is cyclic.
+// is cyclic. The induced edges are walked, never stored: there are
+// Σ_b |pred(b)|·|rwOut(b)| of them, far more than edges at scale.
 func (c *Compatible) SnapshotOrder() (order []history.TxnID, snap []int, ok bool) {
-	n := c.G.N()
-	adj := make([][]history.TxnID, n)
-	pred := make([][]history.TxnID, n)
-	rwOut := make([][]history.TxnID, n)
-	for _, e := range c.Edges {
-		if e.Rel == RW {
-			rwOut[e.From] = append(rwOut[e.From], e.To)
-			continue
-		}
-		adj[e.From] = append(adj[e.From], e.To)
-		pred[e.To] = append(pred[e.To], e.From)
-	}
-	for b := range n {
-		for _, a := range pred[b] {
-			adj[a] = append(adj[a], rwOut[b]...)
-		}
-	}
-	order, ok = c.topo(adj)
+	adj := c.adjacency(func(r Rel) bool { return r != RW })
+	rw := c.adjacency(func(r Rel) bool { return r == RW })
+	order, ok = c.topo(adj, rw)
 	if !ok {
 		return nil, nil, false
 	}
-	pos := make([]int, n)
+	pos := make([]int32, c.G.N())
 	for i, t := range order {
-		pos[t] = i
+		pos[t] = int32(i)
 	}
 	snap = make([]int, len(order))
-	for i, t := range order {
-		for _, p := range pred[t] {
-			snap[i] = max(snap[i], pos[p]+1)
+	for _, e := range c.Edges {
+		if e.Rel != RW {
+			i := pos[e.To]
+			snap[i] = max(snap[i], int(pos[e.From])+1)
 		}
 	}
 	return order, snap, true
 }
 
-// topo sorts the included nodes by adj (Kahn's algorithm).
-func (c *Compatible) topo(adj [][]history.TxnID) (order []history.TxnID, ok bool) {
+// csr is an adjacency in compressed rows: the heads of the arcs out of v
+// are to[start[v]:start[v+1]].
+type csr struct {
+	start []int32
+	to    []history.TxnID
+}
+
+func (a csr) out(v history.TxnID) []history.TxnID {
+	if a.start == nil {
+		return nil
+	}
+	return a.to[a.start[v]:a.start[v+1]]
+}
+
+// adjacency is the csr of c's edges whose relation keep accepts, each
+// node's arcs in the order of c.Edges.
+func (c *Compatible) adjacency(keep func(Rel) bool) csr {
 	n := c.G.N()
-	indeg := make([]int32, n)
-	for _, out := range adj {
-		for _, w := range out {
-			indeg[w]++
+	a := csr{start: make([]int32, n+1)}
+	for _, e := range c.Edges {
+		if keep(e.Rel) {
+			a.start[e.From+1]++
 		}
 	}
-	var queue []history.TxnID
+	for v := range n {
+		a.start[v+1] += a.start[v]
+	}
+	a.to = make([]history.TxnID, a.start[n])
+	fill := slices.Clone(a.start[:n])
+	for _, e := range c.Edges {
+		if keep(e.Rel) {
+			a.to[fill[e.From]] = e.To
+			fill[e.From]++
+		}
+	}
+	return a
+}
+
+// topo sorts the included nodes by adj and, when rw is given, by the
+// induced arcs a → c of every a → b of adj and b → c of rw (Kahn's
+// algorithm, first come first served).
+func (c *Compatible) topo(adj, rw csr) (order []history.TxnID, ok bool) {
+	n := c.G.N()
+	indeg := make([]int32, n)
+	for v := range n {
+		for _, b := range adj.out(history.TxnID(v)) {
+			indeg[b]++
+			for _, w := range rw.out(b) {
+				indeg[w]++
+			}
+		}
+	}
 	cnt := 0
 	for v := range n {
 		if c.G.Included[v] {
 			cnt++
-			if indeg[v] == 0 {
-				queue = append(queue, history.TxnID(v))
-			}
 		}
 	}
-	for len(queue) > 0 {
-		v := queue[0]
-		queue = queue[1:]
-		order = append(order, v)
-		for _, w := range adj[v] {
-			if indeg[w]--; indeg[w] == 0 {
-				queue = append(queue, w)
+	// order is the queue too: what is taken is never put back.
+	order = make([]history.TxnID, 0, cnt)
+	for v := range n {
+		if c.G.Included[v] && indeg[v] == 0 {
+			order = append(order, history.TxnID(v))
+		}
+	}
+	for i := 0; i < len(order); i++ {
+		for _, b := range adj.out(order[i]) {
+			if indeg[b]--; indeg[b] == 0 {
+				order = append(order, b)
+			}
+			for _, w := range rw.out(b) {
+				if indeg[w]--; indeg[w] == 0 {
+					order = append(order, w)
+				}
 			}
 		}
 	}
