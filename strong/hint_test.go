@@ -1,14 +1,10 @@
 package strong_test
 
 import (
-	"context"
 	"fmt"
 	"math/rand/v2"
 	"testing"
 
-	"github.com/stretchr/testify/require"
-
-	"github.com/hyperiso/hyperiso/check"
 	"github.com/hyperiso/hyperiso/history"
 	"github.com/hyperiso/hyperiso/internal/oracle"
 	"github.com/hyperiso/hyperiso/strong"
@@ -43,33 +39,16 @@ func TestHintAgreesWithUnhinted(t *testing.T) {
 		}
 		h := oracle.Generate(rng, o)
 		switch i % 4 {
-		case 1, 2: // random intervals
-			for x := 1; x < len(h.Txns); x++ {
-				s := rng.Int64N(1000)
-				h.Txns[x].Start, h.Txns[x].End, h.Txns[x].Timed = s, s+rng.Int64N(100), true
-			}
+		case 1, 2:
+			randomIntervals(rng, h)
 		case 3: // the file's order, as an interleaved file would give
 			for x := 1; x < len(h.Txns); x++ {
 				h.Txns[x].Start, h.Txns[x].End, h.Txns[x].Timed = int64(x), int64(x), true
 			}
 		}
 		for _, level := range []history.Level{history.SER, history.SI} {
-			var verdicts [2]check.Verdict
-			for j, s := range []strong.Strategy{strong.NoProbe, strong.NoHint} {
-				saved := strong.Strategies
-				strong.Strategies = []strong.Strategy{s}
-				res, err := check.Check(context.Background(), h, level, check.Options{})
-				strong.Strategies = saved
-				require.NoError(t, err)
-				verdicts[j] = res.Verdict
-				if res.Verdict == check.Satisfied {
-					checkWitness(t, h, level, res)
-				}
-			}
-			if verdicts[0] != verdicts[1] {
-				t.Fatalf("history %d, %s: %s with the hint, %s without\n%s", i, level, verdicts[0], verdicts[1], oracle.Format(h))
-			}
-			counts[fmt.Sprintf("%s=%s", level, verdicts[0])]++
+			res := agreeOn(t, i, h, level, strong.NoProbe, strong.NoHint)
+			counts[fmt.Sprintf("%s=%s", level, res.Verdict)]++
 		}
 	}
 	t.Logf("verdicts over %d histories: %v", n, counts)

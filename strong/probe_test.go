@@ -43,47 +43,24 @@ func TestProbeAgreesWithSearch(t *testing.T) {
 		o.Times = i%5 < 3
 		h := oracle.Generate(rng, o)
 		if i%5 == 3 {
-			for x := 1; x < len(h.Txns); x++ {
-				s := rng.Int64N(1000)
-				h.Txns[x].Start, h.Txns[x].End, h.Txns[x].Timed = s, s+rng.Int64N(100), true
-			}
+			randomIntervals(rng, h)
 		}
 		levels := []history.Level{history.SER, history.SI}
 		if len(h.Txns) > 1 && h.Txns[1].Timed {
 			levels = append(levels, history.StrictSER)
 		}
 		for _, level := range levels {
-			var verdicts [2]check.Verdict
-			for j, s := range []strong.Strategy{strong.Strategies[0], strong.NoProbe} {
-				saved := strong.Strategies
-				strong.Strategies = []strong.Strategy{s}
-				res, err := check.Check(context.Background(), h, level, check.Options{})
-				strong.Strategies = saved
-				require.NoError(t, err)
-				verdicts[j] = res.Verdict
-				if res.Verdict == check.Satisfied {
-					replay := level
-					if level == history.StrictSER {
-						replay = history.SER // its witness is a serial order too
-					}
-					checkWitness(t, h, replay, res)
-				}
-				if j == 0 {
-					if p, ok := res.Counters["order_probe"]; ok {
-						counts[fmt.Sprintf("%s probe=%d", level, p)]++
-						if p == 1 {
-							require.Equal(t, check.Satisfied, res.Verdict)
-							if res.Counters["unknown_taken"] > 0 {
-								counts["probe took unknown"]++
-							}
-						}
+			res := agreeOn(t, i, h, level, strong.Strategies[0], strong.NoProbe)
+			if p, ok := res.Counters["order_probe"]; ok {
+				counts[fmt.Sprintf("%s probe=%d", level, p)]++
+				if p == 1 {
+					require.Equal(t, check.Satisfied, res.Verdict)
+					if res.Counters["unknown_taken"] > 0 {
+						counts["probe took unknown"]++
 					}
 				}
 			}
-			if verdicts[0] != verdicts[1] {
-				t.Fatalf("history %d, %s: %s with the probe, %s without\n%s", i, level, verdicts[0], verdicts[1], oracle.Format(h))
-			}
-			counts[fmt.Sprintf("%s=%s", level, verdicts[0])]++
+			counts[fmt.Sprintf("%s=%s", level, res.Verdict)]++
 		}
 	}
 	t.Logf("over %d histories: %v", n, counts)
@@ -93,4 +70,40 @@ func TestProbeAgreesWithSearch(t *testing.T) {
 		require.Greater(t, counts[fmt.Sprintf("%s probe=0", level)], n/20, "%s: the probe failed too rarely", level)
 		require.Greater(t, counts[fmt.Sprintf("%s=violated", level)], n/20, level)
 	}
+}
+
+// randomIntervals gives every transaction of h a random real-time interval:
+// an order that is mostly wrong.
+func randomIntervals(rng *rand.Rand, h *history.History) {
+	for x := 1; x < len(h.Txns); x++ {
+		s := rng.Int64N(1000)
+		h.Txns[x].Start, h.Txns[x].End, h.Txns[x].Timed = s, s+rng.Int64N(100), true
+	}
+}
+
+// agreeOn checks h (history i of a test) at level with strategy a alone,
+// then b alone: the same verdict, and every witness replays (strict-ser's
+// as the serial order it also is). It returns a's result.
+func agreeOn(t *testing.T, i int, h *history.History, level history.Level, a, b strong.Strategy) *check.Result {
+	t.Helper()
+	var results [2]*check.Result
+	for j, s := range []strong.Strategy{a, b} {
+		saved := strong.Strategies
+		strong.Strategies = []strong.Strategy{s}
+		res, err := check.Check(context.Background(), h, level, check.Options{})
+		strong.Strategies = saved
+		require.NoError(t, err)
+		if res.Verdict == check.Satisfied {
+			replay := level
+			if level == history.StrictSER {
+				replay = history.SER
+			}
+			checkWitness(t, h, replay, res)
+		}
+		results[j] = res
+	}
+	if results[0].Verdict != results[1].Verdict {
+		t.Fatalf("history %d, %s: %s with %s, %s with %s\n%s", i, level, results[0].Verdict, a.Name, results[1].Verdict, b.Name, oracle.Format(h))
+	}
+	return results[0]
 }
