@@ -61,15 +61,15 @@ func (g *Graph) HistoryOrder() []int32 {
 // edges other than RW, taking among the ready ones the first by hint; each
 // key's versions follow that order, and each uncertain read observes its
 // latest candidate before the reader (its first candidate when none is
-// before it); at SI, when every transaction is timed, its latest candidate
-// that completed before the reader started, where there is one: the
-// snapshot SI reads from. The graph is built like Resolve's, for a graph whose pairs
+// before it); with snapshots (SI, PC, PSI), when every transaction is
+// timed, its latest candidate that completed before the reader started,
+// where there is one: the snapshot such a reader reads from. The graph is built like Resolve's, for a graph whose pairs
 // are listed or pending alike, without listing them. It is nil when the
 // known edges other than RW have a cycle (no assignment avoids it).
 //
 // Nothing says the result is acyclic: the caller tests it, and only an
 // acyclic one is an answer.
-func (g *Graph) ResolveInOrder(hint []int32) *Compatible {
+func (g *Graph) ResolveInOrder(hint []int32, snapshots bool) *Compatible {
 	rank := g.knownTopoOrder(hint)
 	if rank == nil {
 		return nil
@@ -90,7 +90,7 @@ func (g *Graph) ResolveInOrder(hint []int32) *Compatible {
 		}
 	}
 	h := g.H
-	snapshots := g.Level == history.SI && len(h.Txns) >= g.N()
+	snapshots = snapshots && len(h.Txns) >= g.N()
 	for x := 1; x < g.N() && snapshots; x++ {
 		snapshots = h.Txns[x].Timed
 	}

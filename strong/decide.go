@@ -161,6 +161,13 @@ func Decide(ctx context.Context, h *history.History, level history.Level, opt Op
 		r.strat = mixedStrategy(r)
 		levelOf = func(t history.TxnID) history.Level { return r.levels[t] }
 	}
+	if (level == history.PC || level == history.PSI) && r.strat.Probe {
+		// The probe first: a history recorded in the order it ran is
+		// settled before SER's whole search below.
+		if done, err := r.probeFirst(ctx, h, out); done || err != nil {
+			return out, err
+		}
+	}
 	if level == history.PC || level == history.PSI {
 		// Their search has no pruning of SER's strength: a serializable
 		// history, the common case, is settled by SER's pipeline first.
@@ -203,8 +210,8 @@ func (r *run) once(ctx context.Context, h *history.History, plan *unknownPlan, o
 	}
 	// The probe runs before SplitOptional: it takes every optional
 	// unknown-status transaction as committed, which is one of the
-	// choices the search has.
-	if r.strat.Probe && r.probe(g, out) {
+	// choices the search has. PC and PSI tried it before SER's pipeline.
+	if r.strat.Probe && r.level != history.PC && r.level != history.PSI && r.probe(g, out) {
 		return nil
 	}
 	if plan.nOpt > 0 {
@@ -244,7 +251,7 @@ func (r *run) once(ctx context.Context, h *history.History, plan *unknownPlan, o
 // decided the level.
 func (r *run) graph(ctx context.Context, h *history.History, include func(history.TxnID) bool, out *Outcome) (g *hyperpolygraph.Graph, done bool, err error) {
 	t := time.Now()
-	defer func() { out.TimingsMS["build"] = ms(time.Since(t)) }()
+	defer func() { out.TimingsMS["build"] += ms(time.Since(t)) }()
 	r.enter(out, "build")
 	g, viol, err := buildGraph(ctx, h, r.level, include, false, r.fit, r.lazy)
 	if err != nil {
@@ -273,7 +280,7 @@ func (r *run) graph(ctx context.Context, h *history.History, include func(histor
 // had no room for it.
 func (r *run) probe(g *hyperpolygraph.Graph, out *Outcome) (done bool) {
 	switch r.level {
-	case history.SER, history.StrictSER, history.SI:
+	case history.SER, history.StrictSER, history.SI, history.PC, history.PSI:
 	default:
 		return false
 	}
@@ -290,18 +297,43 @@ func (r *run) probe(g *hyperpolygraph.Graph, out *Outcome) (done bool) {
 		return false
 	}
 	out.Counters["order_probe"] = 0
-	c := g.ResolveInOrder(hint)
+	snapshots := r.level == history.SI || r.level == history.PC || r.level == history.PSI
+	c := g.ResolveInOrder(hint, snapshots)
 	if c == nil {
 		return false
 	}
 	order, snaps, ok := witness(r.level, c)
-	if !ok {
+	if !ok || (r.level == history.PSI && len(c.FindPSICycles(1)) > 0) {
+		// PSIOrder orders the edges other than RW; PSI also forbids
+		// cycles with one RW edge.
 		return false
 	}
 	out.Counters["order_probe"] = 1
 	out.Verdict, out.Order, out.Snapshots = Satisfied, order, snaps
 	out.Counters["unknown_taken"] = unknownTaken(g.H, order)
 	return true
+}
+
+// probeFirst builds the graph of the transactions the plan for unknown
+// outcomes admits and tries the probe on it, before anything else: for PC
+// and PSI, whose Decide otherwise runs SER's whole pipeline first. Where
+// the plan or the build finds a violation, it leaves the report of it to
+// the usual path.
+func (r *run) probeFirst(ctx context.Context, h *history.History, out *Outcome) (done bool, err error) {
+	plan, viol := planUnknownAt(h, func(history.TxnID) history.Level { return r.level }, h.ListFacts().UnknownAppenders)
+	if viol != nil {
+		return false, nil
+	}
+	g, done, err := r.graph(ctx, h, plan.include, out)
+	if err != nil || done {
+		out.Verdict, out.Violation = 0, nil
+		return false, err
+	}
+	if !r.probe(g, out) {
+		return false, nil
+	}
+	out.Stage = ""
+	return true, nil
 }
 
 // prune resolves what the known graph already decides, when the strategy

@@ -226,7 +226,11 @@ func strategiesAgreeWithMixIso(t *testing.T, level history.Level, seed uint64, r
 	opts := oracle.DupGenOptions()
 	opts.MinTxns, opts.Txns = 3, 6
 	counts := map[bool]int{}
+	probed := map[string]int{}
 	for i := range 3000 {
+		// Half the histories carry the intervals of their simulated
+		// execution, so that the default strategies' probe is tried.
+		opts.Times = i%2 == 0
 		h := oracle.Generate(rng, opts)
 		if !slices.ContainsFunc(h.Txns[1:], func(tx history.Txn) bool { return tx.Status != history.Aborted }) {
 			continue // nothing to check
@@ -244,12 +248,18 @@ func strategiesAgreeWithMixIso(t *testing.T, level history.Level, seed uint64, r
 			if want {
 				replay(t, h, res, fmt.Sprintf("history %d, strategy %s", i, run.strategy))
 			}
+			if p, ok := res.Counters["order_probe"]; ok {
+				probed[fmt.Sprintf("%s probe=%d", run.strategy, p)]++
+			}
 		}
 		counts[want]++
 	}
 	require.Positive(t, counts[true])
 	require.Positive(t, counts[false])
-	t.Logf("verdicts: %v", counts)
+	t.Logf("verdicts: %v, probe: %v", counts, probed)
+	first := runs[0].strategy
+	require.Greater(t, probed[first+" probe=1"], 100, "%s: the probe decided too rarely to be tested", first)
+	require.Greater(t, probed[first+" probe=0"], 100, "%s: the probe failed too rarely", first)
 }
 
 // checkPrefixWitness replays a PC witness: each transaction's external

@@ -68,7 +68,7 @@ func StrategyNames() []string {
 // WW acyclic, no RW edge whose head reaches its tail); lazy-gini-psi is the
 // lazy search on gini, each model tested by Compatible.FindPSICycles.
 var PSIStrategies = []Strategy{
-	{Name: "cdcl-psi", solve: cdclSolve(acyclic.LatestWriterPolarity, graphPSI)},
+	{Name: "cdcl-psi", Probe: true, solve: cdclSolve(acyclic.LatestWriterPolarity, graphPSI)},
 	{Name: "lazy-gini-psi", solve: func(ctx context.Context, enc *encode.Encoding, out *solveOutcome) error {
 		return lazySolve(ctx, enc, newGini(enc.NumVars), (*hyperpolygraph.Compatible).FindPSICycles, out)
 	}},
@@ -82,7 +82,7 @@ var PSIStrategies = []Strategy{
 // their cycles): Decide prunes PC with PruneMixed instead. lazy-gini-pc is
 // the lazy search on gini, each model tested by Compatible.FindPCCycles.
 var PCStrategies = []Strategy{
-	{Name: "cdcl-pc", solve: cdclSolve(acyclic.LatestWriterPolarity, graphPC)},
+	{Name: "cdcl-pc", Probe: true, solve: cdclSolve(acyclic.LatestWriterPolarity, graphPC)},
 	{Name: "lazy-gini-pc", solve: func(ctx context.Context, enc *encode.Encoding, out *solveOutcome) error {
 		return lazySolve(ctx, enc, newGini(enc.NumVars), (*hyperpolygraph.Compatible).FindPCCycles, out)
 	}},
