@@ -1,0 +1,179 @@
+package dbcop
+
+import "github.com/hyperiso/hyperiso/history"
+
+// The warnings about versions (§2.5: duplicate writes, writes of 0,
+// aborted and thin-air reads) are found after reading, from the History,
+// so that reading never needs a value back from the builder and the
+// builder can intern values on two cores. versions walks the events in
+// file order again, as reading met them: kept transactions are the
+// History's, in order, each event an operation at 18 bytes from the last;
+// the irregular ones (failed events, dropped transactions) were noted
+// while reading; the versions of failed and dropped writes are the
+// History's aborted writes, in order.
+
+// written records what is known about one version: where it was first
+// written successfully and by whom. 16 bytes: the walk's cache misses
+// are on these.
+type written struct {
+	first int64 // 1 + offset of the first successful write, 0 if none
+	// lastTxn is the last transaction that wrote it successfully, 0 if
+	// none or if that one was dropped (DropAborted): only a kept
+	// transaction's reads ask whether it wrote the version itself.
+	lastTxn history.TxnID
+	flags   uint8
+}
+
+const (
+	wCommitted uint8 = 1 << iota // successfully written by a committed transaction
+	wAborted                     // written by an aborted transaction or a failed write
+	wDup                         // reported as written twice
+	wZero                        // the value is 0
+)
+
+// pendingRead is a successful read of a non-zero value, checked against
+// all writes once every event is walked.
+type pendingRead struct {
+	off int64
+	ver history.Version
+}
+
+// versionWalk is the state of versions: a record per version, all in one
+// array, key k's values from at[k] on.
+type versionWalk struct {
+	p       *parser
+	h       *history.History
+	at      []int
+	vers    []written
+	aborted int // next of h.AbortedWrites
+	sink    int64
+	reads   []pendingRead
+}
+
+func (v *versionWalk) of(ver history.Version) *written {
+	return &v.vers[v.at[ver.Key]+int(ver.Value)]
+}
+
+// versions walks every event of h in file order, warns about duplicate
+// writes and writes of 0 as reading did, and returns the reads to check
+// once all writes are known.
+func (p *parser) versions(h *history.History) *versionWalk {
+	v := &versionWalk{p: p, h: h, at: make([]int, len(h.Keys))}
+	n := 0
+	for k, vals := range h.Values {
+		v.at[k] = n
+		n += len(vals)
+	}
+	v.vers = make([]written, n)
+	for k, vals := range h.Values {
+		for i, x := range vals {
+			if x == 0 {
+				v.vers[v.at[k]+i].flags = wZero
+			}
+		}
+	}
+	irr := p.irregular
+	for t := 1; t < len(h.Txns); t++ {
+		tx := &h.Txns[t]
+		for len(irr) > 0 && irr[0].id < tx.ID {
+			v.irregular(&irr[0], 0, nil)
+			irr = irr[1:]
+		}
+		if len(irr) > 0 && irr[0].id == tx.ID {
+			v.irregular(&irr[0], history.TxnID(t), tx.Ops)
+			irr = irr[1:]
+			continue
+		}
+		p.w.stage = 2*tx.ID + 1
+		committed := tx.Status == history.Committed
+		// The versions' records, loaded ahead: see history.Builder.AddRaw.
+		for _, op := range tx.Ops {
+			v.sink += v.of(history.Version{Key: op.Key, Value: op.Value}).first
+		}
+		for i, op := range tx.Ops {
+			v.kept(op, tx.Pos.Offset+8+int64(i)*eventSize, history.TxnID(t), committed)
+		}
+	}
+	for i := range irr {
+		v.irregular(&irr[i], 0, nil)
+	}
+	return v
+}
+
+// irregular walks the events of ir, transaction t (0 if dropped), whose
+// kept ones are ops.
+func (v *versionWalk) irregular(ir *irregular, t history.TxnID, ops []history.Op) {
+	v.p.w.stage = 2*ir.id + 1
+	for i, f := range ir.evs {
+		off := ir.start + 8 + int64(i)*eventSize
+		switch {
+		case f&evOK != 0 && !ir.dropped:
+			v.kept(ops[0], off, t, ir.committed)
+			ops = ops[1:]
+		case f&evWrite == 0:
+			// A failed read, or a read of a dropped transaction.
+		default:
+			// A failed write, or a write of a dropped transaction: an
+			// aborted write.
+			ver := v.h.AbortedWrites[v.aborted]
+			v.aborted++
+			v.note(ver, off, t, f&evOK != 0, ir.committed)
+		}
+	}
+}
+
+// kept walks op, a successful event of kept transaction t.
+func (v *versionWalk) kept(op history.Op, off int64, t history.TxnID, committed bool) {
+	ver := history.Version{Key: op.Key, Value: op.Value}
+	if op.Kind == history.OpWrite {
+		w := v.note(ver, off, t, true, committed)
+		if w.flags&wZero != 0 {
+			v.p.w.add(kindZeroWrite, v.p.pos(off), "write of value 0 to key %d collides with the initial value", v.h.Keys[op.Key])
+		}
+	} else if w := v.of(ver); w.flags&(wZero|wCommitted) == 0 && w.lastTxn != t {
+		// Reads of 0 see the initial state; a read of the transaction's
+		// own earlier write is internal; a committed write explains a
+		// read, whatever comes later.
+		v.reads = append(v.reads, pendingRead{off, ver})
+	}
+}
+
+// note records a write of ver at off by transaction t (0: dropped):
+// success says whether the event succeeded, committed whether its
+// transaction did. A successful write that repeats an earlier successful
+// one is reported.
+func (v *versionWalk) note(ver history.Version, off int64, t history.TxnID, success, committed bool) *written {
+	w := v.of(ver)
+	if success {
+		w.lastTxn = t
+		if w.first > 0 && w.flags&wDup == 0 {
+			// Reported once per (key, value), at its second write.
+			w.flags |= wDup
+			v.p.w.add(kindDupWrite, v.p.pos(off), "write of (key %d, value %d) repeats the write at byte %d (dbcop requires unique values)",
+				v.h.Keys[ver.Key], v.h.Value(ver.Key, ver.Value), w.first-1)
+		} else if w.first == 0 {
+			w.first = off + 1
+		}
+	}
+	if success && committed {
+		w.flags |= wCommitted
+	} else {
+		w.flags |= wAborted
+	}
+	return w
+}
+
+// report warns about the reads that no committed write explains.
+func (v *versionWalk) report(p *parser, h *history.History) {
+	for _, r := range v.reads {
+		w := v.of(r.ver)
+		key, value := h.Keys[r.ver.Key], h.Value(r.ver.Key, r.ver.Value)
+		switch {
+		case w.flags&wCommitted != 0:
+		case w.flags&wAborted != 0:
+			p.w.add(kindAbortedRead, p.pos(r.off), "read of (key %d, value %d) sees a value only aborted or failed writes wrote (aborted read)", key, value)
+		default:
+			p.w.add(kindThinAir, p.pos(r.off), "read of (key %d, value %d) sees a value nothing wrote (thin-air read)", key, value)
+		}
+	}
+}
