@@ -350,16 +350,39 @@ func (p *parser) txn(s int32, si, ti uint64) error {
 		p.evsPerTxnOK = false
 	}
 	p.evs = p.evs[:0]
-	failed := 0
-	for ei := uint64(1); ei <= nEv; ei++ {
-		e, err := p.event(ei, where)
-		if err != nil {
-			return err
+	for ei := uint64(1); ei <= nEv; {
+		// The events already in the reader's buffer are decoded in place;
+		// reading one more is left to event, which says where the file
+		// ends.
+		n := min(nEv-ei+1, uint64(p.r.Buffered()/eventSize))
+		if n == 0 {
+			e, err := p.event(ei, where)
+			if err != nil {
+				return err
+			}
+			p.evs = append(p.evs, e)
+			ei++
+			continue
 		}
-		if !e.ok {
+		buf, _ := p.r.Peek(int(n) * eventSize) // buffered: no read, no error
+		for len(buf) > 0 {
+			e, err := p.decode(buf[:eventSize], ei, where)
+			if err != nil {
+				return err
+			}
+			p.evs = append(p.evs, e)
+			buf = buf[eventSize:]
+			ei++
+		}
+		if _, err := p.r.Discard(int(n) * eventSize); err != nil {
+			return err // cannot happen: the bytes are buffered
+		}
+	}
+	failed := 0
+	for i := range p.evs {
+		if !p.evs[i].ok {
 			failed++
 		}
-		p.evs = append(p.evs, e)
 	}
 	at := p.off
 	if err := p.read(p.buf[:1], func() string { return "success flag of " + where() }); err != nil {
@@ -382,9 +405,6 @@ func (p *parser) txn(s int32, si, ti uint64) error {
 
 func (p *parser) event(ei uint64, where func() string) (event, error) {
 	e := event{off: p.off}
-	field := func(name string) func() string {
-		return func() string { return fmt.Sprintf("%s of event %d of %s", name, ei, where()) }
-	}
 	n, err := io.ReadFull(p.r, p.buf[:eventSize])
 	if err != nil {
 		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
@@ -402,23 +422,36 @@ func (p *parser) event(ei uint64, where func() string) (event, error) {
 				fstart, flen, fname = 17, 1, "success flag"
 			}
 			return e, history.Errorf(p.pos(e.off+int64(fstart)), "truncated: file ends at byte %d, inside the %d-byte %s",
-				e.off+int64(n), flen, field(fname)())
+				e.off+int64(n), flen, eventField(fname, ei, where)())
 		}
 		return e, fmt.Errorf("%s: byte %d: %w", p.name, e.off+int64(n), err)
 	}
+	return p.decode(p.buf[:], ei, where)
+}
+
+// eventField names a field of event ei of the transaction where says.
+func eventField(name string, ei uint64, where func() string) func() string {
+	return func() string { return fmt.Sprintf("%s of event %d of %s", name, ei, where()) }
+}
+
+// decode decodes b, event ei, the eventSize bytes at the current offset,
+// and moves past it.
+func (p *parser) decode(b []byte, ei uint64, where func() string) (event, error) {
+	b = b[:eventSize]
+	e := event{off: p.off}
 	p.off += eventSize
-	b := &p.buf
+	var err error
 	e.key = int64(binary.LittleEndian.Uint64(b[1:9]))
 	e.value = int64(binary.LittleEndian.Uint64(b[9:17]))
 	e.write, e.ok = b[0] == 1, b[17] == 1
 	// The messages are built only for a bad byte: no allocation per event.
 	if b[0] > 1 {
-		if e.write, err = p.boolean(b[0], e.off, field("is_write flag")); err != nil {
+		if e.write, err = p.boolean(b[0], e.off, eventField("is_write flag", ei, where)); err != nil {
 			return e, err
 		}
 	}
 	if b[17] > 1 {
-		if e.ok, err = p.boolean(b[17], e.off+17, field("success flag")); err != nil {
+		if e.ok, err = p.boolean(b[17], e.off+17, eventField("success flag", ei, where)); err != nil {
 			return e, err
 		}
 	}

@@ -167,13 +167,14 @@ func (v *versionWalk) note(ver history.Version, off int64, t history.TxnID, succ
 func (v *versionWalk) report(p *parser, h *history.History) {
 	for _, r := range v.reads {
 		w := v.of(r.ver)
-		key, value := h.Keys[r.ver.Key], h.Value(r.ver.Key, r.ver.Value)
 		switch {
 		case w.flags&wCommitted != 0:
 		case w.flags&wAborted != 0:
-			p.w.add(kindAbortedRead, p.pos(r.off), "read of (key %d, value %d) sees a value only aborted or failed writes wrote (aborted read)", key, value)
+			p.w.add(kindAbortedRead, p.pos(r.off), "read of (key %d, value %d) sees a value only aborted or failed writes wrote (aborted read)",
+				h.Keys[r.ver.Key], h.Value(r.ver.Key, r.ver.Value))
 		default:
-			p.w.add(kindThinAir, p.pos(r.off), "read of (key %d, value %d) sees a value nothing wrote (thin-air read)", key, value)
+			p.w.add(kindThinAir, p.pos(r.off), "read of (key %d, value %d) sees a value nothing wrote (thin-air read)",
+				h.Keys[r.ver.Key], h.Value(r.ver.Key, r.ver.Value))
 		}
 	}
 }
