@@ -1,6 +1,10 @@
 package dbcop
 
-import "github.com/hyperiso/hyperiso/history"
+import (
+	"fmt"
+
+	"github.com/hyperiso/hyperiso/history"
+)
 
 // The warnings about versions (§2.5: duplicate writes, writes of 0,
 // aborted and thin-air reads) are found after reading, from the History,
@@ -12,11 +16,11 @@ import "github.com/hyperiso/hyperiso/history"
 // while reading; the versions of failed and dropped writes are the
 // History's aborted writes, in order.
 
-// written records what is known about one version: where it was first
-// written successfully and by whom. 16 bytes: the walk's cache misses
-// are on these.
+// written records what is known about one version. 8 bytes: the walk's
+// cache misses are on these, so where a version was first written is
+// not kept but found again for the few duplicate writes reported
+// (firsts).
 type written struct {
-	first int64 // 1 + offset of the first successful write, 0 if none
 	// lastTxn is the last transaction that wrote it successfully, 0 if
 	// none or if that one was dropped (DropAborted): only a kept
 	// transaction's reads ask whether it wrote the version itself.
@@ -25,7 +29,8 @@ type written struct {
 }
 
 const (
-	wCommitted uint8 = 1 << iota // successfully written by a committed transaction
+	wWritten   uint8 = 1 << iota // successfully written
+	wCommitted                   // successfully written by a committed transaction
 	wAborted                     // written by an aborted transaction or a failed write
 	wDup                         // reported as written twice
 	wZero                        // the value is 0
@@ -46,8 +51,20 @@ type versionWalk struct {
 	at      []int
 	vers    []written
 	aborted int // next of h.AbortedWrites
-	sink    int64
+	sink    uint8
 	reads   []pendingRead
+	dups    []dupWrite
+	// firsts, while the events are walked again, is where each version
+	// of a kept duplicate write warning was first written successfully
+	// (1 + offset, 0 until found).
+	firsts map[history.Version]int64
+}
+
+// dupWrite is a kept duplicate write warning, list[at] of the warner,
+// whose message waits for where ver was first written.
+type dupWrite struct {
+	at  int
+	ver history.Version
 }
 
 func (v *versionWalk) of(ver history.Version) *written {
@@ -72,6 +89,25 @@ func (p *parser) versions(h *history.History) *versionWalk {
 			}
 		}
 	}
+	v.walk()
+	if len(v.dups) > 0 {
+		v.firsts = map[history.Version]int64{}
+		for _, d := range v.dups {
+			v.firsts[d.ver] = 0
+		}
+		v.aborted = 0
+		v.walk()
+		for _, d := range v.dups {
+			p.w.list[d.at].w.Msg = fmt.Sprintf("write of (key %d, value %d) repeats the write at byte %d (dbcop requires unique values)",
+				h.Keys[d.ver.Key], h.Value(d.ver.Key, d.ver.Value), v.firsts[d.ver]-1)
+		}
+	}
+	return v
+}
+
+// walk walks every event in file order.
+func (v *versionWalk) walk() {
+	p, h := v.p, v.h
 	irr := p.irregular
 	for t := 1; t < len(h.Txns); t++ {
 		tx := &h.Txns[t]
@@ -88,7 +124,7 @@ func (p *parser) versions(h *history.History) *versionWalk {
 		committed := tx.Status == history.Committed
 		// The versions' records, loaded ahead: see history.Builder.AddRaw.
 		for _, op := range tx.Ops {
-			v.sink += v.of(history.Version{Key: op.Key, Value: op.Value}).first
+			v.sink += v.of(history.Version{Key: op.Key, Value: op.Value}).flags
 		}
 		for i, op := range tx.Ops {
 			v.kept(op, tx.Pos.Offset+8+int64(i)*eventSize, history.TxnID(t), committed)
@@ -97,7 +133,6 @@ func (p *parser) versions(h *history.History) *versionWalk {
 	for i := range irr {
 		v.irregular(&irr[i], 0, nil)
 	}
-	return v
 }
 
 // irregular walks the events of ir, transaction t (0 if dropped), whose
@@ -127,10 +162,10 @@ func (v *versionWalk) kept(op history.Op, off int64, t history.TxnID, committed 
 	ver := history.Version{Key: op.Key, Value: op.Value}
 	if op.Kind == history.OpWrite {
 		w := v.note(ver, off, t, true, committed)
-		if w.flags&wZero != 0 {
+		if w != nil && w.flags&wZero != 0 {
 			v.p.w.add(kindZeroWrite, v.p.pos(off), "write of value 0 to key %d collides with the initial value", v.h.Keys[op.Key])
 		}
-	} else if w := v.of(ver); w.flags&(wZero|wCommitted) == 0 && w.lastTxn != t {
+	} else if w := v.of(ver); v.firsts == nil && w.flags&(wZero|wCommitted) == 0 && w.lastTxn != t {
 		// Reads of 0 see the initial state; a read of the transaction's
 		// own earlier write is internal; a committed write explains a
 		// read, whatever comes later.
@@ -143,17 +178,23 @@ func (v *versionWalk) kept(op history.Op, off int64, t history.TxnID, committed 
 // transaction did. A successful write that repeats an earlier successful
 // one is reported.
 func (v *versionWalk) note(ver history.Version, off int64, t history.TxnID, success, committed bool) *written {
+	if v.firsts != nil {
+		if first, ok := v.firsts[ver]; ok && first == 0 && success {
+			v.firsts[ver] = off + 1
+		}
+		return nil
+	}
 	w := v.of(ver)
 	if success {
 		w.lastTxn = t
-		if w.first > 0 && w.flags&wDup == 0 {
+		if w.flags&(wWritten|wDup) == wWritten {
 			// Reported once per (key, value), at its second write.
 			w.flags |= wDup
-			v.p.w.add(kindDupWrite, v.p.pos(off), "write of (key %d, value %d) repeats the write at byte %d (dbcop requires unique values)",
-				v.h.Keys[ver.Key], v.h.Value(ver.Key, ver.Value), w.first-1)
-		} else if w.first == 0 {
-			w.first = off + 1
+			if at := v.p.w.addLater(kindDupWrite, v.p.pos(off)); at >= 0 {
+				v.dups = append(v.dups, dupWrite{at, ver})
+			}
 		}
+		w.flags |= wWritten
 	}
 	if success && committed {
 		w.flags |= wCommitted

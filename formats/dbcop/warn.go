@@ -63,6 +63,17 @@ func (w *warner) add(k warnKind, pos history.Pos, format string, args ...any) {
 	}
 }
 
+// addLater is add for a warning whose message is not known yet: it
+// returns where the warning is in list, for the caller to set its
+// message, or -1 if it is held back.
+func (w *warner) addLater(k warnKind, pos history.Pos) int {
+	w.add(k, pos, "")
+	if w.count[k] > maxWarningsPerKind {
+		return -1
+	}
+	return len(w.list) - 1
+}
+
 // done returns the kept warnings in input order, then one summary per
 // kind that overflowed.
 func (w *warner) done() []history.Warning {
