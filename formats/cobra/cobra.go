@@ -100,6 +100,11 @@ const (
 	sizeR = 33
 )
 
+// parallelBatch is how many values the builder interns at a time on two
+// goroutines (history.Builder.SetParallel); a variable so that tests can
+// make batches small.
+var parallelBatch = history.ParallelBatch
+
 // maxWarningsPerKind bounds the warnings of one kind; the rest are counted
 // in a summary warning (a log read in the wrong flavour has a thin-air read
 // per read). A variable so tests can change it.
@@ -300,8 +305,11 @@ func parse(source string, files []*logFile, opt Options) (*history.History, erro
 		}
 	}
 	b := history.NewBuilder(source, "cobra")
+	b.SetParallel(parallelBatch)
 	bd := builder{scanner: &s, b: b}
-	bd.w.b = b
+	// Identities are about half the operations (a write and a read of
+	// it): room for that many saves growing the table in steps.
+	bd.ids.reserve(s.ops / 2)
 	detected := Unique
 	if s.universalW > 0 {
 		detected = Universal
