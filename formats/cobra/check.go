@@ -16,11 +16,11 @@ const (
 )
 
 // pendingRead is a read whose version was not written when it was met; it
-// is a thin-air read unless a later record writes that version.
+// is a thin-air read unless a later record writes that version. Its
+// fields are read again from the record, at, for the few reported.
 type pendingRead struct {
-	at                 loc
-	key, wt, wid, hash int64
-	ver                history.Version
+	at  loc
+	ver history.Version
 }
 
 // checker is the state of check: a byte of flags per version, all in one
@@ -112,7 +112,7 @@ func (c *checker) read(ver history.Version, cur int64, at loc, wt, wid, key, has
 		c.w.add(kindOwnRead, c.pos(at), "read names its own transaction %s as the writer", hexID(wt))
 	}
 	if *c.flags(ver)&(verWritten|verInit) == 0 {
-		c.pending = append(c.pending, pendingRead{at, key, wt, wid, hash, ver})
+		c.pending = append(c.pending, pendingRead{at, ver})
 	}
 }
 
@@ -122,13 +122,17 @@ func (c *checker) finish() {
 		if *c.flags(r.ver)&(verWritten|verInit) != 0 {
 			continue // written later in scan order
 		}
+		d := c.files[r.at.file].data[r.at.off:]
+		wt, wid, key, hash := be64(d[1:]), be64(d[9:]), be64(d[17:]), be64(d[25:])
 		detail := ""
-		if w, ok := c.wids[r.wid]; ok && r.wid != UniversalID && c.flavour == Unique {
+		if !c.w.keeps(kindThinAir) {
+			// Only counted: the write id is not looked up.
+		} else if w, ok := c.wids.get(wid); ok && wid != UniversalID && c.flavour == Unique {
 			detail = "; that write id belongs to the write at " + c.pos(w).String()
-		} else if r.wid != UniversalID && c.flavour == Unique {
+		} else if wid != UniversalID && c.flavour == Unique {
 			detail = "; no log has that write id"
 		}
 		c.w.add(kindThinAir, c.pos(r.at), "read of key %d (writer %s, write id %s, value hash %#x) matches no write (thin-air read)%s",
-			r.key, hexID(r.wt), hexID(r.wid), uint64(r.hash), detail)
+			key, hexID(wt), hexID(wid), uint64(hash), detail)
 	}
 }

@@ -43,6 +43,9 @@ func (w *warner) add(k warnKind, pos history.Pos, format string, args ...any) {
 	}
 }
 
+// keeps reports whether the next warning of kind k will be kept.
+func (w *warner) keeps(k warnKind) bool { return w.count[k] < maxWarningsPerKind }
+
 // done returns the warnings kept and one summary per kind that overflowed.
 func (w *warner) done() []history.Warning {
 	for k, n := range w.count {
