@@ -267,6 +267,18 @@ func (b *Builder) ValueIDOf(k KeyID, key, val int64) ValueID {
 	return v
 }
 
+// AddValue gives key k a new value, val, and returns its identifier,
+// without entering it in the table ValueID looks values up in: for a
+// reader that keeps its own table of the versions it has identified
+// (Cobra's value identities), so that an operation costs it one lookup
+// rather than two. The value must not be interned otherwise: nothing may
+// ask ValueID, or a method that interns (Read, Write, InitWrite, …), for
+// (k, val) afterwards, or it would get a second identifier.
+func (b *Builder) AddValue(k KeyID, val int64) ValueID {
+	b.flush() // values pending from AddRaw come first
+	return b.newValue(k, val)
+}
+
 // newValue gives key k its next value, val.
 func (b *Builder) newValue(k KeyID, val int64) ValueID {
 	return b.newValueIn(shardOf(b.seeds[k]), k, val)

@@ -7,10 +7,13 @@ import (
 // ident is the triple whose first appearance gives a value identity (§3.5).
 type ident struct{ a, b, v int64 }
 
-// identTable maps triples to identities. A Go map keyed by the 24-byte
-// triple spent most of a large log's reading in generic hashing and
-// probing; this open-addressing table hashes with two multiplies and
-// probes adjacent slots.
+// identTable maps triples to identities, and each to the version, in the
+// history builder, of the first key it came with: the version of nearly
+// every operation, so that the builder needs no lookup of its own (see
+// Builder.AddValue). A Go map keyed by the 24-byte triple spent most of
+// a large log's reading in generic hashing and probing; this
+// open-addressing table hashes with three multiplies and probes adjacent
+// slots, 48 bytes each.
 type identTable struct {
 	slots []identSlot // len is a power of two; id == 0 marks a free slot
 	n     int
@@ -18,8 +21,10 @@ type identTable struct {
 }
 
 type identSlot struct {
-	k  ident
-	id int64
+	k   ident
+	id  int64
+	key int64 // raw key of the version: ver is (key, id)'s
+	ver history.Version
 }
 
 func (t *identTable) hash(k ident) uint64 {
@@ -48,61 +53,51 @@ func (t *identTable) resize(size int) {
 	for s := size; s > 1; s >>= 1 {
 		t.shift--
 	}
-	for _, s := range old {
-		if s.id != 0 {
-			t.insert(s.k, s.id)
+	for i := range old {
+		if old[i].id != 0 {
+			t.insert(&old[i])
 		}
 	}
 }
 
-func (t *identTable) get(k ident) (int64, bool) {
+// get returns the slot of k, or nil.
+func (t *identTable) get(k ident) *identSlot {
 	if t.n == 0 {
-		return 0, false
+		return nil
 	}
 	mask := uint64(len(t.slots) - 1)
 	for i := t.hash(k); ; i = (i + 1) & mask {
 		s := &t.slots[i]
 		if s.id == 0 {
-			return 0, false
+			return nil
 		}
 		if s.k == k {
-			return s.id, true
+			return s
 		}
 	}
 }
 
-// put adds k with id (non-zero); k must not be present.
-func (t *identTable) put(k ident, id int64) {
+// put adds s, whose triple must not be present and whose id is not 0.
+func (t *identTable) put(s *identSlot) {
 	if 4*(t.n+1) > 3*len(t.slots) {
 		t.resize(max(64, 2*len(t.slots)))
 	}
-	t.insert(k, id)
+	t.insert(s)
 	t.n++
 }
 
-// touch loads the slot where k is probed first: a look-ahead load (see
-// history.Builder.AddRaw).
-func (t *identTable) touch(k ident) int64 {
-	if t.n == 0 {
-		return 0
-	}
-	return t.slots[t.hash(k)].id
-}
-
-func (t *identTable) insert(k ident, id int64) {
+func (t *identTable) insert(s *identSlot) {
 	mask := uint64(len(t.slots) - 1)
-	i := t.hash(k)
+	i := t.hash(s.k)
 	for t.slots[i].id != 0 {
 		i = (i + 1) & mask
 	}
-	t.slots[i] = identSlot{k, id}
+	t.slots[i] = *s
 }
 
 // builder is the second pass: it assigns value identities in scan order and
-// hands sessions, transactions and operations to the history builder. It
-// never needs a value back from the builder, which so interns them on two
-// cores (Builder.SetParallel); the warnings are found once the History is
-// built (check).
+// hands sessions, transactions and operations to the history builder; the
+// warnings are found once the History is built (check).
 type builder struct {
 	*scanner
 	b       *history.Builder
@@ -110,19 +105,12 @@ type builder struct {
 	flavour Flavour
 	ids     identTable
 	next    int64
-	inits   []initialRead   // reads of the initial state, in scan order
-	recs    []record        // the current transaction's W and R records
-	raw     []history.RawOp // scratch for AddRaw
-	sink    int64           // what look-ahead loads read
+	inits   []history.Version // versions read from the initial state, in scan order
+	pending []pendingRead     // check's, with room for every read
 }
-
-// initialRead is a read of the initial state of key, as value identity id:
-// the first one of each key defines the key's initial value.
-type initialRead struct{ key, id int64 }
 
 // record is a W or R record of a log.
 type record struct {
-	off                int
 	write              bool
 	wt, wid, key, hash int64
 }
@@ -144,17 +132,6 @@ func (bd *builder) ident(r *record, cur int64) ident {
 	return ident{r.wid, r.wt, r.hash}
 }
 
-// id returns the identity of a triple, assigning the next one on first use.
-func (bd *builder) id(a, b, v int64) int64 {
-	k := ident{a, b, v}
-	if x, ok := bd.ids.get(k); ok {
-		return x
-	}
-	bd.next++ // from 1: 0 marks a free slot
-	bd.ids.put(k, bd.next)
-	return bd.next
-}
-
 func isInitID(id int64) bool { return id == InitID || id == NullID }
 
 func (bd *builder) build(fi int32) {
@@ -167,62 +144,57 @@ func (bd *builder) build(fi int32) {
 	for off := 0; off < len(d); {
 		switch d[off] {
 		case 'S':
-			bd.records(t, cur)
 			cur = be64(d[off+1:])
 			t = bd.b.Begin(s, cur, history.Committed, pos(off))
 			off += sizeS
 		case 'C':
 			off += sizeC
 		case 'W':
-			bd.recs = append(bd.recs, record{off: off, write: true, wid: be64(d[off+1:]), key: be64(d[off+9:]), hash: be64(d[off+17:])})
+			r := record{write: true, wid: be64(d[off+1:]), key: be64(d[off+9:]), hash: be64(d[off+17:])}
+			ver := bd.version(bd.ident(&r, cur), r.key)
+			bd.b.WriteID(t, ver.Key, ver.Value)
 			off += sizeW
 		case 'R':
-			bd.recs = append(bd.recs, record{off: off, wt: be64(d[off+1:]), wid: be64(d[off+9:]), key: be64(d[off+17:]), hash: be64(d[off+25:])})
+			r := record{wt: be64(d[off+1:]), wid: be64(d[off+9:]), key: be64(d[off+17:]), hash: be64(d[off+25:])}
+			ver := bd.version(bd.ident(&r, cur), r.key)
+			bd.b.ReadID(t, ver.Key, ver.Value)
+			if isInitID(r.wt) && isInitID(r.wid) {
+				bd.inits = append(bd.inits, ver)
+			}
 			off += sizeR
 		}
 	}
-	bd.records(t, cur)
 	if f.openAt > 0 {
 		bd.b.SetStatus(t, history.Unknown)
 	}
 }
 
-// records adds the held records of transaction t (native id cur): their
-// values' identities, in order, then their operations at once
-// (Builder.AddRaw).
-func (bd *builder) records(t history.TxnID, cur int64) {
-	recs := bd.recs
-	if len(recs) == 0 {
-		return
+// version returns the version of a record of key whose triple is k,
+// giving k the next identity on first use.
+func (bd *builder) version(k ident, key int64) history.Version {
+	s := bd.ids.get(k)
+	switch {
+	case s != nil && s.key == key:
+		return s.ver
+	case s != nil:
+		// The triple with another key (a read naming a write of
+		// another key, or, universal, a hash written to two keys): a
+		// version the builder interns.
+		kid := bd.b.KeyID(key)
+		return history.Version{Key: kid, Value: bd.b.ValueID(kid, s.id)}
 	}
-	sink := bd.sink
-	for i := range recs {
-		sink += bd.ids.touch(bd.ident(&recs[i], cur))
-	}
-	bd.sink = sink
-	raw := bd.raw[:0]
-	for i := range recs {
-		r := &recs[i]
-		k := bd.ident(r, cur)
-		kind := history.OpRead
-		if r.write {
-			kind = history.OpWrite
-		}
-		id := bd.id(k.a, k.b, k.v)
-		raw = append(raw, history.RawOp{Kind: kind, Key: r.key, Value: id})
-		if !r.write && isInitID(r.wt) && isInitID(r.wid) {
-			bd.inits = append(bd.inits, initialRead{r.key, id})
-		}
-	}
-	bd.raw = raw
-	bd.b.AddRaw(t, raw)
-	bd.recs = recs[:0]
+	bd.next++ // from 1: 0 marks a free slot
+	kid := bd.b.KeyID(key)
+	ns := identSlot{k: k, id: bd.next, key: key, ver: history.Version{Key: kid, Value: bd.b.AddValue(kid, bd.next)}}
+	bd.ids.put(&ns)
+	return ns.ver
 }
 
 func (bd *builder) finish() *history.History {
-	// T⊥ writes each key's first initial read (InitWrite keeps the first).
-	for _, r := range bd.inits {
-		bd.b.InitWrite(r.key, r.id)
+	// T⊥ writes each key's first initial read (InitWriteID keeps the
+	// first).
+	for _, v := range bd.inits {
+		bd.b.InitWriteID(v.Key, v.Value)
 	}
 	h := bd.b.Finish()
 	bd.check(h)

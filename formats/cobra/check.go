@@ -30,7 +30,6 @@ type checker struct {
 	at      []int
 	vers    []uint8
 	initVal []int32 // by KeyID: 1 + ValueID of the key's initial value
-	pending []pendingRead
 }
 
 func (c *checker) flags(ver history.Version) *uint8 { return &c.vers[c.at[ver.Key]+int(ver.Value)] }

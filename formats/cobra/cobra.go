@@ -100,11 +100,6 @@ const (
 	sizeR = 33
 )
 
-// parallelBatch is how many values the builder interns at a time on two
-// goroutines (history.Builder.SetParallel); a variable so that tests can
-// make batches small.
-var parallelBatch = history.ParallelBatch
-
 // maxWarningsPerKind bounds the warnings of one kind; the rest are counted
 // in a summary warning (a log read in the wrong flavour has a thin-air read
 // per read). A variable so tests can change it.
@@ -304,15 +299,14 @@ func parse(source string, files []*logFile, opt Options) (*history.History, erro
 		}
 	}
 	b := history.NewBuilder(source, "cobra")
-	b.SetParallel(parallelBatch)
 	bd := builder{scanner: &s, b: b}
 	// The scan counted the transactions and operations: room for them,
-	// and for about half as many identities and values as operations (a
-	// write and a read of it), saves growing the arrays and tables step
-	// by step, copying them and leaving garbage.
+	// and for about half as many identities as operations (a write and a
+	// read of it), saves growing the arrays and tables step by step,
+	// copying them and leaving garbage.
 	b.Reserve(len(s.txns), s.ops)
-	b.ReserveValues(s.ops / 2)
 	bd.ids.reserve(s.ops / 2)
+	bd.pending = make([]pendingRead, 0, s.reads)
 	detected := Unique
 	if s.universalW > 0 {
 		detected = Universal
@@ -360,12 +354,11 @@ type scanner struct {
 	files []*logFile
 	opt   Options
 	txns  map[int64]loc // where each transaction id starts (C6)
-	// writes are the writes with their own write id, in scan order;
-	// wids, once indexWriteIDs has run, where each write id is first.
-	writes                       []widAt
+	// wids is, in the unique flavour once indexWriteIDs has run, where
+	// each write id is first written.
 	wids                         widTable
 	universalW, otherW           int
-	ops                          int // W and R records, to size the identity map
+	ops, reads                   int // W and R records, R records
 	firstUniversalW, firstOtherW loc
 }
 
@@ -448,6 +441,8 @@ func (s *scanner) scan(fi int32) error {
 			s.ops++
 			if op == 'W' {
 				s.write(fi, off, be64(r))
+			} else {
+				s.reads++
 			}
 		}
 		off += size
@@ -475,5 +470,4 @@ func (s *scanner) write(fi int32, off int, wid int64) {
 		s.firstOtherW = here
 	}
 	s.otherW++
-	s.writes = append(s.writes, widAt{wid, here})
 }

@@ -160,14 +160,14 @@ func sameHistory(t *testing.T, want, got *history.History, msg ...any) {
 }
 
 // TestSameAsReference: the reader, which finds the warnings after
-// reading and interns values on two cores, reads random logs, and every
-// prefix of small ones, as the reader it replaced did.
+// reading and keeps the versions of value identities in its own table,
+// reads random logs, and every prefix of small ones, as the reader it
+// replaced did.
 func TestSameAsReference(t *testing.T) {
-	defer func(n, b int) { maxWarningsPerKind, parallelBatch = n, b }(maxWarningsPerKind, parallelBatch)
+	defer func(n int) { maxWarningsPerKind = n }(maxWarningsPerKind)
 	rng := rand.New(rand.NewPCG(3, 4))
 	for i := range 400 {
 		maxWarningsPerKind = []int{0, 1, 3, 20}[i%4]
-		parallelBatch = []int{0, 1, 7, 64, history.ParallelBatch}[i%5]
 		files := randomLogs(rng, 1+rng.IntN(30))
 		sameAsReference(t, files)
 		if i%10 == 0 {
@@ -187,7 +187,7 @@ func TestSameAsReference(t *testing.T) {
 			}
 		}
 	}
-	// Large enough for the parallel interning.
+	// Large enough for the tables to grow.
 	for range 3 {
 		sameAsReference(t, randomLogs(rng, 40000))
 	}

@@ -1,11 +1,5 @@
 package cobra
 
-// widAt is a write id and where its write is.
-type widAt struct {
-	wid int64
-	at  loc
-}
-
 // duplicate is the first write, in scan order, whose write id an earlier
 // write has (second.file is -1 if none).
 type duplicate struct {
@@ -13,42 +7,47 @@ type duplicate struct {
 	first, second loc
 }
 
-// indexWriteIDs puts the writes with their own write id into s.wids, each
-// id at its first write, and returns the first duplicate. It is built
-// once the logs are scanned, to its final size and with look-ahead loads
-// (see history.Builder.AddRaw): a Go map filled while scanning spent as
-// long as the rest of the scan.
+// indexWriteIDs puts the writes with their own write id into s.wids,
+// each id at its first write, and returns the first duplicate. The logs
+// are walked again once the scan has counted the writes, so that the
+// table is sized once: a Go map filled while scanning spent as long as
+// the rest of the scan.
 func (s *scanner) indexWriteIDs() duplicate {
-	d := duplicate{second: loc{file: -1}}
-	s.wids.reserve(len(s.writes))
-	var sink int64
-	for ws := s.writes; len(ws) > 0; {
-		g := ws[:min(32, len(ws))]
-		ws = ws[len(g):]
-		for i := range g {
-			sink += s.wids.touch(g[i].wid)
-		}
-		for i := range g {
-			if first, dup := s.wids.get(g[i].wid); dup {
-				if d.second.file < 0 {
-					d = duplicate{g[i].wid, first, g[i].at}
+	dup := duplicate{second: loc{file: -1}}
+	s.wids.reserve(s.otherW)
+	for fi, f := range s.files {
+		d := f.data
+		for off := 0; off < len(d); {
+			switch d[off] {
+			case 'S':
+				off += sizeS
+			case 'C':
+				off += sizeC
+			case 'W':
+				if wid := be64(d[off+1:]); wid != UniversalID {
+					here := loc{int32(fi), int64(off)}
+					if first, ok := s.wids.get(wid); !ok {
+						s.wids.put(wid, here)
+					} else if dup.second.file < 0 {
+						dup = duplicate{wid, first, here}
+					}
 				}
-				continue
+				off += sizeW
+			case 'R':
+				off += sizeR
 			}
-			s.wids.put(g[i].wid, g[i].at)
 		}
 	}
-	s.writes = nil
-	s.wids.sink = sink
-	return d
+	return dup
 }
 
 // widTable maps write ids to where their writes are: open addressing
-// with linear probing over one flat array.
+// with linear probing over one flat array, sized once the scan has
+// counted the writes (a Go map filled while scanning spent as long as the
+// rest of the scan).
 type widTable struct {
 	slots []widSlot // len is a power of two
 	shift uint
-	sink  int64 // what touch loaded
 }
 
 type widSlot struct {
@@ -102,6 +101,3 @@ func (t *widTable) put(wid int64, l loc) {
 	}
 	t.slots[i] = widSlot{wid, l.off, l.file + 1}
 }
-
-// touch loads the slot where wid is probed first.
-func (t *widTable) touch(wid int64) int64 { return t.slots[t.hash(wid)].off }
