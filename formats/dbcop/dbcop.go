@@ -578,7 +578,7 @@ func (p *parser) finish() *history.History {
 	}
 	h := p.b.Finish()
 
-	reads := p.versions(h)
+	vw := p.versions(h)
 	p.w.stage = stageEnd
 	if p.allFailed && p.totalTxns > 0 {
 		p.w.add(kindWorkload, p.pos(0), "every transaction and every event has success 0: this looks like an un-executed dbcop workload, not a history")
@@ -589,7 +589,7 @@ func (p *parser) finish() *history.History {
 		p.w.add(kindParams, p.pos(0), "params (n_node %d, n_transaction %d, n_event %d) match neither dbcop's per-session counts nor PolySI's totals (%d sessions, %d transactions, %d events); informational",
 			p.params[1], p.params[3], p.params[4], p.nSessions, p.totalTxns, p.totalEvents)
 	}
-	reads.report(p, h)
+	vw.reads()
 	h.Warnings = append(h.Warnings, p.w.done()...)
 	return h
 }

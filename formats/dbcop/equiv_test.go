@@ -70,6 +70,9 @@ func randomFile(rng *rand.Rand, txns int) []byte {
 		u(uint64(n))
 		for range n {
 			ne := rng.IntN(7)
+			if rng.IntN(60) == 0 {
+				ne = 60 + rng.IntN(80) // longer than ownLimit
+			}
 			u(uint64(ne))
 			for range ne {
 				flag(rng.IntN(2) == 0)
@@ -111,11 +114,14 @@ func sameAsReference(t *testing.T, data []byte) {
 // versions after reading and interns values on two cores, reads random
 // files, and every prefix of small ones, as the reader it replaced did.
 func TestSameAsReference(t *testing.T) {
-	defer func(n, b int) { maxWarningsPerKind, parallelBatch = n, b }(maxWarningsPerKind, parallelBatch)
+	defer func(n, b, o int) {
+		maxWarningsPerKind, parallelBatch, ownLimit = n, b, o
+	}(maxWarningsPerKind, parallelBatch, ownLimit)
 	rng := rand.New(rand.NewPCG(1, 2))
 	for i := range 300 {
 		maxWarningsPerKind = []int{0, 1, 3, 20}[i%4]
 		parallelBatch = []int{0, 1, 7, 64, history.ParallelBatch}[i%5]
+		ownLimit = []int{64, 0, 2}[i/8%3]
 		data := randomFile(rng, 1+rng.IntN(40))
 		sameAsReference(t, data)
 		if i%10 == 0 && len(data) < 600 {
