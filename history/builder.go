@@ -629,16 +629,16 @@ func (b *Builder) sortInitOps() {
 		op  Op
 	}
 	ks := make([]keyed, len(b.initOps))
-	var all, any uint64 // bits set in all keys, in any key
+	var all, some uint64 // bits set in all keys, in some key
 	all = ^uint64(0)
 	for i, op := range b.initOps {
 		ks[i] = keyed{uint64(b.h.Keys[op.Key]) ^ 1<<63, op}
 		all &= ks[i].raw
-		any |= ks[i].raw
+		some |= ks[i].raw
 	}
 	tmp := make([]keyed, len(ks))
 	for shift := 0; shift < 64; shift += 8 {
-		if (all^any)>>shift&0xff == 0 {
+		if (all^some)>>shift&0xff == 0 {
 			continue // every key has the same digit here
 		}
 		var count [1<<8 + 1]int

@@ -126,8 +126,8 @@ const (
 
 // irregular is a transaction whose events are not simply its operations
 // in the History: one with failed events, or one dropped (DropAborted).
-// versions needs its events' kinds and outcomes to walk it; the others'
-// are their operations, at 18 bytes each from start+8.
+// The version walks need its events' kinds and outcomes; the others'
+// events are their operations, at 18 bytes each from start+8.
 type irregular struct {
 	id        int64 // native id
 	start     int64 // offset of its event count
@@ -146,9 +146,9 @@ type parser struct {
 	w    warner
 	buf  [eventSize]byte
 
-	evs       []event // events of the current transaction, reused
-	txnID     int64   // last transaction id assigned
-	lastTxn   history.TxnID
+	evs       []event       // events of the current transaction, reused
+	txnID     int64         // last transaction id assigned
+	lastTxn   history.TxnID // the last transaction given to the builder
 	initRaw   map[int64]struct{}
 	irregular []irregular
 	allFailed bool            // every transaction and event so far has success 0
