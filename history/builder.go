@@ -267,6 +267,18 @@ func (b *Builder) ValueIDOf(k KeyID, key, val int64) ValueID {
 	return v
 }
 
+// AddValue gives key k a new value, val, and returns its identifier,
+// without entering it in the table ValueID looks values up in: for a
+// reader that keeps its own table of the versions it has identified
+// (Cobra's value identities), so that an operation costs it one lookup
+// rather than two. The value must not be interned otherwise: nothing may
+// ask ValueID, or a method that interns (Read, Write, InitWrite, …), for
+// (k, val) afterwards, or it would get a second identifier.
+func (b *Builder) AddValue(k KeyID, val int64) ValueID {
+	b.flush() // values pending from AddRaw come first
+	return b.newValue(k, val)
+}
+
 // newValue gives key k its next value, val.
 func (b *Builder) newValue(k KeyID, val int64) ValueID {
 	return b.newValueIn(shardOf(b.seeds[k]), k, val)
@@ -581,17 +593,7 @@ func (b *Builder) Finish() *History {
 	}
 	b.layValues()
 	b.standIns()
-	// Initial writes in ascending key order, as the formats specify.
-	slices.SortFunc(b.initOps, func(x, y Op) int {
-		a, c := h.Keys[x.Key], h.Keys[y.Key]
-		switch {
-		case a < c:
-			return -1
-		case a > c:
-			return 1
-		}
-		return 0
-	})
+	b.sortInitOps()
 	b.spans[InitTxn] = opSpan{}
 	h.Txns[InitTxn].Ops = slices.Clip(b.initOps)
 	for t := 1; t < len(h.Txns); t++ {
@@ -615,6 +617,47 @@ func (b *Builder) Finish() *History {
 	}
 	b.arena, b.spans, b.detached = nil, nil, nil
 	return h
+}
+
+// sortInitOps puts T⊥'s writes in ascending key order, as the formats
+// specify: a radix sort of the raw keys (sign bit flipped), each write
+// beside its key. A comparison sort that looked the keys up cost more
+// than the rest of Finish on a history of many keys.
+func (b *Builder) sortInitOps() {
+	type keyed struct {
+		raw uint64
+		op  Op
+	}
+	ks := make([]keyed, len(b.initOps))
+	var all, some uint64 // bits set in all keys, in some key
+	all = ^uint64(0)
+	for i, op := range b.initOps {
+		ks[i] = keyed{uint64(b.h.Keys[op.Key]) ^ 1<<63, op}
+		all &= ks[i].raw
+		some |= ks[i].raw
+	}
+	tmp := make([]keyed, len(ks))
+	for shift := 0; shift < 64; shift += 8 {
+		if (all^some)>>shift&0xff == 0 {
+			continue // every key has the same digit here
+		}
+		var count [1<<8 + 1]int
+		for _, k := range ks {
+			count[k.raw>>shift&0xff+1]++
+		}
+		for d := 1; d < len(count); d++ {
+			count[d] += count[d-1]
+		}
+		for _, k := range ks {
+			d := k.raw >> shift & 0xff
+			tmp[count[d]] = k
+			count[d]++
+		}
+		ks, tmp = tmp, ks
+	}
+	for i := range ks {
+		b.initOps[i] = ks[i].op
+	}
 }
 
 // promote moves the promoted transaction's writes into T⊥ and removes the

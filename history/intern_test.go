@@ -138,3 +138,21 @@ func TestValueIDMatchesMap(t *testing.T) {
 		}
 	}
 }
+
+// TestAddValue: values given with AddValue are numbered with the key's
+// interned ones, in order, and laid out with them by Finish.
+func TestAddValue(t *testing.T) {
+	b := NewBuilder("x", "test")
+	tx := b.Begin(b.Session(1), 1, Committed, Pos{})
+	k := b.KeyID(7)
+	b.WriteID(tx, k, b.ValueID(k, 10))
+	v := b.AddValue(k, 20)
+	b.WriteID(tx, k, v)
+	b.WriteID(tx, k, b.ValueID(k, 30))
+	k2 := b.KeyID(8)
+	b.ReadID(tx, k2, b.AddValue(k2, 20))
+	h := b.Finish()
+	require.Equal(t, ValueID(1), v)
+	require.Equal(t, [][]int64{{10, 20, 30}, {20}}, h.Values)
+	require.Equal(t, []Op{{OpWrite, k, 0, 0}, {OpWrite, k, 1, 0}, {OpWrite, k, 2, 0}, {OpRead, k2, 0, 0}}, h.Txns[1].Ops)
+}

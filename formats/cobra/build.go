@@ -7,10 +7,13 @@ import (
 // ident is the triple whose first appearance gives a value identity (§3.5).
 type ident struct{ a, b, v int64 }
 
-// identTable maps triples to identities. A Go map keyed by the 24-byte
-// triple spent most of a large log's reading in generic hashing and
-// probing; this open-addressing table hashes with two multiplies and
-// probes adjacent slots.
+// identTable maps triples to identities, and each to the version, in the
+// history builder, of the first key it came with: the version of nearly
+// every operation, so that the builder needs no lookup of its own (see
+// Builder.AddValue). A Go map keyed by the 24-byte triple spent most of
+// a large log's reading in generic hashing and probing; this
+// open-addressing table hashes with three multiplies and probes adjacent
+// slots, 48 bytes each.
 type identTable struct {
 	slots []identSlot // len is a power of two; id == 0 marks a free slot
 	n     int
@@ -18,8 +21,10 @@ type identTable struct {
 }
 
 type identSlot struct {
-	k  ident
-	id int64
+	k   ident
+	id  int64
+	key int64 // raw key of the version: ver is (key, id)'s
+	ver history.Version
 }
 
 func (t *identTable) hash(k ident) uint64 {
@@ -29,77 +34,70 @@ func (t *identTable) hash(k ident) uint64 {
 	return h >> t.shift
 }
 
-func (t *identTable) get(k ident) (int64, bool) {
+// reserve makes room for n identities, so that the table does not grow
+// (and leave its old slots as garbage) while they are put.
+func (t *identTable) reserve(n int) {
+	size := max(64, len(t.slots))
+	for 4*n > 3*size {
+		size *= 2
+	}
+	if size > len(t.slots) {
+		t.resize(size)
+	}
+}
+
+func (t *identTable) resize(size int) {
+	old := t.slots
+	t.slots = make([]identSlot, size)
+	t.shift = 64
+	for s := size; s > 1; s >>= 1 {
+		t.shift--
+	}
+	for i := range old {
+		if old[i].id != 0 {
+			t.insert(&old[i])
+		}
+	}
+}
+
+// get returns the slot of k, or nil.
+func (t *identTable) get(k ident) *identSlot {
 	if t.n == 0 {
-		return 0, false
+		return nil
 	}
 	mask := uint64(len(t.slots) - 1)
 	for i := t.hash(k); ; i = (i + 1) & mask {
 		s := &t.slots[i]
 		if s.id == 0 {
-			return 0, false
+			return nil
 		}
 		if s.k == k {
-			return s.id, true
+			return s
 		}
 	}
 }
 
-// put adds k with id (non-zero); k must not be present.
-func (t *identTable) put(k ident, id int64) {
+// put adds s, whose triple must not be present and whose id is not 0.
+func (t *identTable) put(s *identSlot) {
 	if 4*(t.n+1) > 3*len(t.slots) {
-		old := t.slots
-		size := max(64, 2*len(old))
-		t.slots = make([]identSlot, size)
-		t.shift = 64
-		for s := size; s > 1; s >>= 1 {
-			t.shift--
-		}
-		for _, s := range old {
-			if s.id != 0 {
-				t.insert(s.k, s.id)
-			}
-		}
+		t.resize(max(64, 2*len(t.slots)))
 	}
-	t.insert(k, id)
+	t.insert(s)
 	t.n++
 }
 
-// touch loads the slot where k is probed first: a look-ahead load (see
-// history.Builder.AddRaw).
-func (t *identTable) touch(k ident) int64 {
-	if t.n == 0 {
-		return 0
-	}
-	return t.slots[t.hash(k)].id
-}
-
-func (t *identTable) insert(k ident, id int64) {
+func (t *identTable) insert(s *identSlot) {
 	mask := uint64(len(t.slots) - 1)
-	i := t.hash(k)
+	i := t.hash(s.k)
 	for t.slots[i].id != 0 {
 		i = (i + 1) & mask
 	}
-	t.slots[i] = identSlot{k, id}
-}
-
-// Per-version flags.
-const (
-	verWritten uint8 = 1 << iota // some transaction writes it
-	verInit                      // the initial transaction writes it
-	verDup                       // reported as written twice
-)
-
-// pendingRead is a read whose version was not written when it was met; it
-// is a thin-air read unless a later record writes that version.
-type pendingRead struct {
-	at                 loc
-	key, wt, wid, hash int64
-	ver                history.Version
+	t.slots[i] = *s
 }
 
 // builder is the second pass: it assigns value identities in scan order and
-// hands sessions, transactions and operations to the history builder.
+// hands sessions, transactions and operations to the history builder; the
+// warnings are found once the History is built (check).
 type builder struct {
 	*scanner
 	b       *history.Builder
@@ -107,18 +105,12 @@ type builder struct {
 	flavour Flavour
 	ids     identTable
 	next    int64
-	vers    [][]uint8 // by KeyID and ValueID
-	initVal []int32   // by KeyID: 1 + ValueID of the key's initial value
-	initOps []history.Op
-	pending []pendingRead
-	recs    []record        // the current transaction's W and R records
-	raw     []history.RawOp // scratch for AddRaw
-	sink    int64           // what look-ahead loads read
+	inits   []history.Version // versions read from the initial state, in scan order
+	pending []pendingRead     // check's, with room for every read
 }
 
 // record is a W or R record of a log.
 type record struct {
-	off                int
 	write              bool
 	wt, wid, key, hash int64
 }
@@ -140,168 +132,72 @@ func (bd *builder) ident(r *record, cur int64) ident {
 	return ident{r.wid, r.wt, r.hash}
 }
 
-// id returns the identity of a triple, assigning the next one on first use.
-func (bd *builder) id(a, b, v int64) int64 {
-	k := ident{a, b, v}
-	if x, ok := bd.ids.get(k); ok {
-		return x
-	}
-	bd.next++ // from 1: 0 marks a free slot
-	bd.ids.put(k, bd.next)
-	return bd.next
-}
-
-// flags returns the flags of ver, growing the tables as the builder interns
-// new keys and values.
-func (bd *builder) flags(ver history.Version) *uint8 {
-	for int(ver.Key) >= len(bd.vers) {
-		bd.vers = append(bd.vers, nil)
-		bd.initVal = append(bd.initVal, 0)
-	}
-	vs := bd.vers[ver.Key]
-	for int(ver.Value) >= len(vs) {
-		vs = append(vs, 0)
-	}
-	bd.vers[ver.Key] = vs
-	return &vs[ver.Value]
-}
-
 func isInitID(id int64) bool { return id == InitID || id == NullID }
 
 func (bd *builder) build(fi int32) {
 	f := bd.files[fi]
 	s := bd.b.Session(f.session)
 	pos := func(off int) history.Pos { return history.Pos{File: f.name, Offset: int64(off)} }
-	if len(f.data) == 0 {
-		bd.w.add(kindEmpty, pos(0), "empty log: a session with no transactions")
-	}
 	var t history.TxnID
 	var cur int64
 	d := f.data
 	for off := 0; off < len(d); {
 		switch d[off] {
 		case 'S':
-			bd.records(fi, t, cur)
 			cur = be64(d[off+1:])
 			t = bd.b.Begin(s, cur, history.Committed, pos(off))
 			off += sizeS
 		case 'C':
 			off += sizeC
 		case 'W':
-			bd.recs = append(bd.recs, record{off: off, write: true, wid: be64(d[off+1:]), key: be64(d[off+9:]), hash: be64(d[off+17:])})
+			r := record{write: true, wid: be64(d[off+1:]), key: be64(d[off+9:]), hash: be64(d[off+17:])}
+			ver := bd.version(bd.ident(&r, cur), r.key)
+			bd.b.WriteID(t, ver.Key, ver.Value)
 			off += sizeW
 		case 'R':
-			bd.recs = append(bd.recs, record{off: off, wt: be64(d[off+1:]), wid: be64(d[off+9:]), key: be64(d[off+17:]), hash: be64(d[off+25:])})
+			r := record{wt: be64(d[off+1:]), wid: be64(d[off+9:]), key: be64(d[off+17:]), hash: be64(d[off+25:])}
+			ver := bd.version(bd.ident(&r, cur), r.key)
+			bd.b.ReadID(t, ver.Key, ver.Value)
+			if isInitID(r.wt) && isInitID(r.wid) {
+				bd.inits = append(bd.inits, ver)
+			}
 			off += sizeR
 		}
 	}
-	bd.records(fi, t, cur)
 	if f.openAt > 0 {
 		bd.b.SetStatus(t, history.Unknown)
-		bd.w.add(kindOpen, pos(int(f.openAt-1)), "transaction %s has no commit record when the file ends: kept with status unknown", hexID(cur))
 	}
 }
 
-// records adds the held records of transaction t (native id cur) of file
-// fi: their values' identities, in order, then their operations at once
-// (Builder.AddRaw), then what each record implies.
-func (bd *builder) records(fi int32, t history.TxnID, cur int64) {
-	recs := bd.recs
-	if len(recs) == 0 {
-		return
-	}
-	sink := bd.sink
-	for i := range recs {
-		sink += bd.ids.touch(bd.ident(&recs[i], cur))
-	}
-	raw := bd.raw[:0]
-	for i := range recs {
-		r := &recs[i]
-		k := bd.ident(r, cur)
-		kind := history.OpRead
-		if r.write {
-			kind = history.OpWrite
-		}
-		raw = append(raw, history.RawOp{Kind: kind, Key: r.key, Value: bd.id(k.a, k.b, k.v)})
-	}
-	bd.raw = raw
-	bd.b.AddRaw(t, raw)
-	ops := bd.b.Ops(t)
-	ops = ops[len(ops)-len(raw):]
-	for _, op := range ops {
-		if int(op.Key) < len(bd.vers) && int(op.Value) < len(bd.vers[op.Key]) {
-			sink += int64(bd.vers[op.Key][op.Value])
-		}
-	}
-	bd.sink = sink
-	f := bd.files[fi]
-	for i := range recs {
-		r := &recs[i]
-		ver := history.Version{Key: ops[i].Key, Value: ops[i].Value}
-		if r.write {
-			fl := bd.flags(ver)
-			// Reported once per (key, value), at its second write.
-			if *fl&(verWritten|verDup) == verWritten && bd.flavour == Universal {
-				*fl |= verDup
-				bd.w.add(kindDupValue, history.Pos{File: f.name, Offset: int64(r.off)}, "write of (key %d, value hash %#x) repeats an earlier write: universal-flavour values are not unique (informational)",
-					r.key, uint64(r.hash))
-			}
-			*fl |= verWritten
-			continue
-		}
-		bd.read(ver, cur, loc{fi, int64(r.off)}, r.wt, r.wid, r.key, r.hash)
-	}
-	bd.recs = recs[:0]
-}
-
-// read goes on with a read of ver, already added.
-func (bd *builder) read(ver history.Version, cur int64, at loc, wt, wid, key, hash int64) {
-	if isInitID(wt) && isInitID(wid) {
-		// A read of the initial state: the first one of each key defines
-		// the key's initial value.
-		fl := bd.flags(ver)
-		switch iv := bd.initVal[ver.Key]; {
-		case iv == 0:
-			bd.initVal[ver.Key] = int32(ver.Value) + 1
-			bd.initOps = append(bd.initOps, history.Op{Kind: history.OpWrite, Key: ver.Key, Value: ver.Value})
-			*fl |= verInit
-		case iv-1 != int32(ver.Value):
-			bd.w.add(kindInitConflict, bd.pos(at), "read of the initial state of key %d (writer %s, write id %s, value hash %#x) differs from the key's first such read; only that one defines the initial value",
-				key, hexID(wt), hexID(wid), uint64(hash))
-		}
-		return
-	}
+// version returns the version of a record of key whose triple is k,
+// giving k the next identity on first use.
+func (bd *builder) version(k ident, key int64) history.Version {
+	s := bd.ids.get(k)
 	switch {
-	case isInitID(wt) && (wid == GCTrue || wid == GCFalse):
-		bd.w.add(kindGC, bd.pos(at), "read issued by Cobra's garbage collector (write id %s); kept as a read of a write no log has", hexID(wid))
-	case isInitID(wt):
-		bd.w.add(kindBadInitWid, bd.pos(at), "read names writer %s with write id %s, which is neither INIT nor NULL (PolySI rejects this)",
-			hexID(wt), hexID(wid))
-	case wt == cur:
-		bd.w.add(kindOwnRead, bd.pos(at), "read names its own transaction %s as the writer", hexID(wt))
+	case s != nil && s.key == key:
+		return s.ver
+	case s != nil:
+		// The triple with another key (a read naming a write of
+		// another key, or, universal, a hash written to two keys): a
+		// version the builder interns.
+		kid := bd.b.KeyID(key)
+		return history.Version{Key: kid, Value: bd.b.ValueID(kid, s.id)}
 	}
-	if *bd.flags(ver)&(verWritten|verInit) == 0 {
-		bd.pending = append(bd.pending, pendingRead{at, key, wt, wid, hash, ver})
-	}
+	bd.next++ // from 1: 0 marks a free slot
+	kid := bd.b.KeyID(key)
+	ns := identSlot{k: k, id: bd.next, key: key, ver: history.Version{Key: kid, Value: bd.b.AddValue(kid, bd.next)}}
+	bd.ids.put(&ns)
+	return ns.ver
 }
 
 func (bd *builder) finish() *history.History {
-	for _, r := range bd.pending {
-		if *bd.flags(r.ver)&(verWritten|verInit) != 0 {
-			continue // written later in scan order
-		}
-		detail := ""
-		if w, ok := bd.wids[r.wid]; ok && r.wid != UniversalID && bd.flavour == Unique {
-			detail = "; that write id belongs to the write at " + bd.pos(w).String()
-		} else if r.wid != UniversalID && bd.flavour == Unique {
-			detail = "; no log has that write id"
-		}
-		bd.w.add(kindThinAir, bd.pos(r.at), "read of key %d (writer %s, write id %s, value hash %#x) matches no write (thin-air read)%s",
-			r.key, hexID(r.wt), hexID(r.wid), uint64(r.hash), detail)
+	// T⊥ writes each key's first initial read (InitWriteID keeps the
+	// first).
+	for _, v := range bd.inits {
+		bd.b.InitWriteID(v.Key, v.Value)
 	}
-	bd.w.flush()
-	for _, op := range bd.initOps {
-		bd.b.InitWriteID(op.Key, op.Value)
-	}
-	return bd.b.Finish()
+	h := bd.b.Finish()
+	bd.check(h)
+	h.Warnings = bd.w.done()
+	return h
 }

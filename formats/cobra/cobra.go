@@ -292,8 +292,7 @@ func parse(source string, files []*logFile, opt Options) (*history.History, erro
 	if err := order(source, files); err != nil {
 		return nil, err
 	}
-	s := scanner{files: files, opt: opt, txns: make(map[int64]loc), wids: make(map[int64]loc)}
-	s.dup.second.file = -1
+	s := scanner{files: files, opt: opt, txns: make(map[int64]loc)}
 	for i := range files {
 		if err := s.scan(int32(i)); err != nil {
 			return nil, err
@@ -301,7 +300,13 @@ func parse(source string, files []*logFile, opt Options) (*history.History, erro
 	}
 	b := history.NewBuilder(source, "cobra")
 	bd := builder{scanner: &s, b: b}
-	bd.w.b = b
+	// The scan counted the transactions and operations: room for them,
+	// and for about half as many identities as operations (a write and a
+	// read of it), saves growing the arrays and tables step by step,
+	// copying them and leaving garbage.
+	b.Reserve(len(s.txns), s.ops)
+	bd.ids.reserve(s.ops / 2)
+	bd.pending = make([]pendingRead, 0, s.reads)
 	detected := Unique
 	if s.universalW > 0 {
 		detected = Universal
@@ -319,10 +324,12 @@ func parse(source string, files []*logFile, opt Options) (*history.History, erro
 	case fl == Universal && s.otherW > 0:
 		bd.w.add(kindFlavour, s.pos(s.firstOtherW), "read as universal flavour, but %d writes have their own write id: reads that name their writer cannot match them", s.otherW)
 	}
-	if fl == Unique && s.dup.second.file >= 0 {
-		d := s.dup
-		return nil, history.Errorf(s.pos(d.second), "write id %s is already used by the write at %s (unique-write-id flavour needs distinct write ids)",
-			hexID(d.wid), s.pos(d.first))
+	if fl == Unique {
+		// Only this flavour names writes by their ids.
+		if d := s.indexWriteIDs(); d.second.file >= 0 {
+			return nil, history.Errorf(s.pos(d.second), "write id %s is already used by the write at %s (unique-write-id flavour needs distinct write ids)",
+				hexID(d.wid), s.pos(d.first))
+		}
 	}
 	bd.flavour = fl
 	b.SetMeta("cobra.flavour", fl.String())
@@ -347,13 +354,11 @@ type scanner struct {
 	files []*logFile
 	opt   Options
 	txns  map[int64]loc // where each transaction id starts (C6)
-	wids  map[int64]loc // non-UNIVERSAL write ids (C9, diagnostics)
-	dup   struct {      // first repeated write id, for C9
-		wid           int64
-		first, second loc
-	}
+	// wids is, in the unique flavour once indexWriteIDs has run, where
+	// each write id is first written.
+	wids                         widTable
 	universalW, otherW           int
-	ops                          int // W and R records, to size the identity map
+	ops, reads                   int // W and R records, R records
 	firstUniversalW, firstOtherW loc
 }
 
@@ -436,6 +441,8 @@ func (s *scanner) scan(fi int32) error {
 			s.ops++
 			if op == 'W' {
 				s.write(fi, off, be64(r))
+			} else {
+				s.reads++
 			}
 		}
 		off += size
@@ -463,11 +470,4 @@ func (s *scanner) write(fi int32, off int, wid int64) {
 		s.firstOtherW = here
 	}
 	s.otherW++
-	if prev, dup := s.wids[wid]; dup {
-		if s.dup.second.file < 0 {
-			s.dup.wid, s.dup.first, s.dup.second = wid, prev, here
-		}
-		return
-	}
-	s.wids[wid] = here
 }

@@ -30,7 +30,8 @@ func fuzzLogs(data []byte, mode uint8) ([]Log, map[string]int, Options) {
 	return logs, sizes, opt
 }
 
-// FuzzParseLog: no input panics; an error is an *InputError inside one of
+// FuzzParseLog: no input panics; the reader agrees with the reference
+// reader (reference_test.go); an error is an *InputError inside one of
 // the logs; a success is a consistent history, and a strict success reads
 // the same in lenient mode.
 func FuzzParseLog(f *testing.F) {
@@ -56,6 +57,15 @@ func FuzzParseLog(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, mode uint8) {
 		logs, sizes, opt := fuzzLogs(data, mode)
 		h, err := ParseLogs("fuzz", logs, opt)
+		refLogs, _, _ := fuzzLogs(data, mode)
+		want, wantErr := refParseLogs("fuzz", refLogs, opt)
+		if wantErr != nil {
+			require.Error(t, err)
+			require.Equal(t, wantErr.Error(), err.Error())
+		} else {
+			require.NoError(t, err)
+			sameHistory(t, want, h)
+		}
 		if err != nil {
 			var ie *history.InputError
 			require.True(t, errors.As(err, &ie), "%T %v", err, err)

@@ -96,12 +96,19 @@ func Parse(r io.Reader, name string, size int64, opt Options) (*history.History,
 		opt:  opt,
 		b:    history.NewBuilder(name, "dbcop"),
 	}
-	p.w.b = p.b
+	// Values are interned on two cores (Builder.SetParallel): nothing
+	// reads them back while reading; the warnings about versions are
+	// found afterwards, from the History (versions).
+	p.b.SetParallel(parallelBatch)
 	if err := p.parse(); err != nil {
 		return nil, err
 	}
 	return p.finish(), nil
 }
+
+// parallelBatch is how many values the builder interns at a time on two
+// goroutines; a variable so that tests can make batches small.
+var parallelBatch = history.ParallelBatch
 
 type event struct {
 	off   int64 // offset of the event's first byte
@@ -111,22 +118,22 @@ type event struct {
 	ok    bool
 }
 
-// written records what is known about one version for the semantic
-// warnings: where it was first written successfully and by whom.
-type written struct {
-	first     int64 // 1 + offset of the first successful write, 0 if none
-	lastTxn   int64 // id of the last transaction that wrote it successfully
-	committed bool  // successfully written by a committed transaction
-	aborted   bool  // written by an aborted transaction or a failed write
-	dup       bool  // reported as written twice
-}
+// Event flags of an irregular transaction.
+const (
+	evWrite uint8 = 1 << iota
+	evOK
+)
 
-// pendingRead is a successful read of a non-zero value, checked against
-// all writes once the whole file is read.
-type pendingRead struct {
-	off        int64
-	key, value int64
-	ver        history.Version
+// irregular is a transaction whose events are not simply its operations
+// in the History: one with failed events, or one dropped (DropAborted).
+// The version walks need its events' kinds and outcomes; the others'
+// events are their operations, at 18 bytes each from start+8.
+type irregular struct {
+	id        int64 // native id
+	start     int64 // offset of its event count
+	committed bool
+	dropped   bool
+	evs       []uint8 // per event: evWrite, evOK
 }
 
 type parser struct {
@@ -139,15 +146,13 @@ type parser struct {
 	w    warner
 	buf  [eventSize]byte
 
-	evs       []event // events of the current transaction, reused
-	txnID     int64   // last transaction id assigned
-	initKeys  []bool  // by KeyID: occurs in a successful event
+	evs       []event       // events of the current transaction, reused
+	txnID     int64         // last transaction id assigned
+	lastTxn   history.TxnID // the last transaction given to the builder
 	initRaw   map[int64]struct{}
-	vers      [][]written     // by KeyID and ValueID, as the builder interns them
-	reads     []pendingRead   // successful reads of non-zero values, checked at the end
+	irregular []irregular
 	allFailed bool            // every transaction and event so far has success 0
 	raw       []history.RawOp // scratch for kept
-	sink      int64           // what kept's look-ahead loads read
 
 	params      [5]uint64
 	nSessions   uint64
@@ -308,6 +313,7 @@ func (p *parser) parse() error {
 			return err
 		}
 	}
+	p.w.stage = 2*p.txnID + 2
 	return p.trailing()
 }
 
@@ -332,6 +338,7 @@ func (p *parser) session(si uint64) error {
 func (p *parser) txn(s int32, si, ti uint64) error {
 	p.txnID++
 	id := p.txnID
+	p.w.stage = 2 * id
 	where := func() string { return fmt.Sprintf("transaction %d (id %d) of session %d", ti, id, si) }
 	start := p.off
 	nEv, err := p.count(eventSize, func() string { return "event count of " + where() })
@@ -343,16 +350,39 @@ func (p *parser) txn(s int32, si, ti uint64) error {
 		p.evsPerTxnOK = false
 	}
 	p.evs = p.evs[:0]
-	failed := 0
-	for ei := uint64(1); ei <= nEv; ei++ {
-		e, err := p.event(ei, where)
-		if err != nil {
-			return err
+	for ei := uint64(1); ei <= nEv; {
+		// The events already in the reader's buffer are decoded in place;
+		// reading one more is left to event, which says where the file
+		// ends.
+		n := min(nEv-ei+1, uint64(p.r.Buffered()/eventSize))
+		if n == 0 {
+			e, err := p.event(ei, where)
+			if err != nil {
+				return err
+			}
+			p.evs = append(p.evs, e)
+			ei++
+			continue
 		}
-		if !e.ok {
+		buf, _ := p.r.Peek(int(n) * eventSize) // buffered: no read, no error
+		for len(buf) > 0 {
+			e, err := p.decode(buf[:eventSize], ei, where)
+			if err != nil {
+				return err
+			}
+			p.evs = append(p.evs, e)
+			buf = buf[eventSize:]
+			ei++
+		}
+		if _, err := p.r.Discard(int(n) * eventSize); err != nil {
+			return err // cannot happen: the bytes are buffered
+		}
+	}
+	failed := 0
+	for i := range p.evs {
+		if !p.evs[i].ok {
 			failed++
 		}
-		p.evs = append(p.evs, e)
 	}
 	at := p.off
 	if err := p.read(p.buf[:1], func() string { return "success flag of " + where() }); err != nil {
@@ -375,9 +405,6 @@ func (p *parser) txn(s int32, si, ti uint64) error {
 
 func (p *parser) event(ei uint64, where func() string) (event, error) {
 	e := event{off: p.off}
-	field := func(name string) func() string {
-		return func() string { return fmt.Sprintf("%s of event %d of %s", name, ei, where()) }
-	}
 	n, err := io.ReadFull(p.r, p.buf[:eventSize])
 	if err != nil {
 		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
@@ -395,23 +422,36 @@ func (p *parser) event(ei uint64, where func() string) (event, error) {
 				fstart, flen, fname = 17, 1, "success flag"
 			}
 			return e, history.Errorf(p.pos(e.off+int64(fstart)), "truncated: file ends at byte %d, inside the %d-byte %s",
-				e.off+int64(n), flen, field(fname)())
+				e.off+int64(n), flen, eventField(fname, ei, where)())
 		}
 		return e, fmt.Errorf("%s: byte %d: %w", p.name, e.off+int64(n), err)
 	}
+	return p.decode(p.buf[:], ei, where)
+}
+
+// eventField names a field of event ei of the transaction where says.
+func eventField(name string, ei uint64, where func() string) func() string {
+	return func() string { return fmt.Sprintf("%s of event %d of %s", name, ei, where()) }
+}
+
+// decode decodes b, event ei, the eventSize bytes at the current offset,
+// and moves past it.
+func (p *parser) decode(b []byte, ei uint64, where func() string) (event, error) {
+	b = b[:eventSize]
+	e := event{off: p.off}
 	p.off += eventSize
-	b := &p.buf
+	var err error
 	e.key = int64(binary.LittleEndian.Uint64(b[1:9]))
 	e.value = int64(binary.LittleEndian.Uint64(b[9:17]))
 	e.write, e.ok = b[0] == 1, b[17] == 1
 	// The messages are built only for a bad byte: no allocation per event.
 	if b[0] > 1 {
-		if e.write, err = p.boolean(b[0], e.off, field("is_write flag")); err != nil {
+		if e.write, err = p.boolean(b[0], e.off, eventField("is_write flag", ei, where)); err != nil {
 			return e, err
 		}
 	}
 	if b[17] > 1 {
-		if e.ok, err = p.boolean(b[17], e.off+17, field("success flag")); err != nil {
+		if e.ok, err = p.boolean(b[17], e.off+17, eventField("success flag", ei, where)); err != nil {
 			return e, err
 		}
 	}
@@ -428,41 +468,53 @@ func (p *parser) emit(s int32, id, start int64, committed bool) {
 			status = history.Aborted
 		}
 		t = p.b.Begin(s, id, status, p.pos(start))
+		p.lastTxn = t
 	}
 	// Runs of kept events go to the builder together (AddRaw); the other
 	// events intern their versions one by one, between the runs, so that
 	// keys and values are interned in the order of the events.
-	run := 0
+	run, kept := 0, 0
 	for i := range p.evs {
 		e := &p.evs[i]
 		if e.ok && !drop {
 			run++
 			continue
 		}
-		p.kept(t, id, committed, p.evs[i-run:i])
+		p.kept(t, p.evs[i-run:i])
+		kept += run
 		run = 0
 		switch {
 		case !e.ok && e.write:
 			p.b.AbortedWrite(e.key, e.value)
-			p.note(p.version(e), e, id, false, committed)
 		case !e.ok:
 			// A failed read observed nothing.
 		case drop:
 			if e.write {
 				p.b.AbortedWrite(e.key, e.value)
-				p.note(p.version(e), e, id, true, false)
 			}
 			// VeriStrong's initial transaction covers keys of dropped
 			// transactions too; keep that so DropAborted stays comparable.
 			p.initRaw[e.key] = struct{}{}
 		}
 	}
-	p.kept(t, id, committed, p.evs[len(p.evs)-run:])
+	p.kept(t, p.evs[len(p.evs)-run:])
+	kept += run
+	if kept < len(p.evs) {
+		ir := irregular{id: id, start: start, committed: committed, dropped: drop, evs: make([]uint8, len(p.evs))}
+		for i, e := range p.evs {
+			if e.write {
+				ir.evs[i] |= evWrite
+			}
+			if e.ok {
+				ir.evs[i] |= evOK
+			}
+		}
+		p.irregular = append(p.irregular, ir)
+	}
 }
 
-// kept adds the successful events evs of kept transaction t (native id)
-// to it, and notes their versions.
-func (p *parser) kept(t history.TxnID, id int64, committed bool, evs []event) {
+// kept adds the successful events evs of kept transaction t to it.
+func (p *parser) kept(t history.TxnID, evs []event) {
 	if len(evs) == 0 {
 		return
 	}
@@ -476,76 +528,6 @@ func (p *parser) kept(t history.TxnID, id int64, committed bool, evs []event) {
 	}
 	p.raw = raw
 	p.b.AddRaw(t, raw)
-	ops := p.b.Ops(t)
-	ops = ops[len(ops)-len(evs):]
-	// The versions' records, loaded ahead: see history.Builder.AddRaw.
-	for _, op := range ops {
-		if int(op.Key) < len(p.vers) && int(op.Value) < len(p.vers[op.Key]) {
-			p.sink += p.vers[op.Key][op.Value].lastTxn
-		}
-	}
-	for i := range evs {
-		e := &evs[i]
-		ver := history.Version{Key: ops[i].Key, Value: ops[i].Value}
-		if e.write {
-			p.note(ver, e, id, true, committed)
-			if e.value == 0 {
-				p.w.add(kindZeroWrite, p.pos(e.off), "write of value 0 to key %d collides with the initial value", e.key)
-			}
-		} else if e.value != 0 && p.written(ver).lastTxn != id {
-			// Reads of 0 see the initial state; a read of the
-			// transaction's own earlier write is internal.
-			p.reads = append(p.reads, pendingRead{e.off, e.key, e.value, ver})
-		}
-		for int(ver.Key) >= len(p.initKeys) {
-			p.initKeys = append(p.initKeys, false)
-		}
-		p.initKeys[ver.Key] = true
-	}
-}
-
-// note records a write of k at off for the semantic warnings: success says
-// whether the event succeeded, committed whether its transaction did. A
-// successful write that repeats an earlier successful one is reported.
-func (p *parser) note(ver history.Version, e *event, txn int64, success, committed bool) {
-	w := p.written(ver)
-	if success {
-		w.lastTxn = txn
-		if w.first > 0 && !w.dup {
-			// Reported once per (key, value), at its second write.
-			w.dup = true
-			p.w.add(kindDupWrite, p.pos(e.off), "write of (key %d, value %d) repeats the write at byte %d (dbcop requires unique values)",
-				e.key, e.value, w.first-1)
-		} else if w.first == 0 {
-			w.first = e.off + 1
-		}
-	}
-	if success && committed {
-		w.committed = true
-	} else {
-		w.aborted = true
-	}
-}
-
-// version interns the key and value of e, for events the builder does not
-// return a version for.
-func (p *parser) version(e *event) history.Version {
-	k := p.b.KeyID(e.key)
-	return history.Version{Key: k, Value: p.b.ValueID(k, e.value)}
-}
-
-// written returns the record of ver, growing the tables as the builder
-// interns new keys and values.
-func (p *parser) written(ver history.Version) *written {
-	for int(ver.Key) >= len(p.vers) {
-		p.vers = append(p.vers, nil)
-	}
-	vs := p.vers[ver.Key]
-	for int(ver.Value) >= len(vs) {
-		vs = append(vs, written{})
-	}
-	p.vers[ver.Key] = vs
-	return &vs[ver.Value]
 }
 
 // trailing warns about bytes after Data, which bincode ignores.
@@ -561,33 +543,21 @@ func (p *parser) trailing() error {
 }
 
 func (p *parser) finish() *history.History {
-	if p.allFailed && p.totalTxns > 0 {
-		p.w.add(kindWorkload, p.pos(0), "every transaction and every event has success 0: this looks like an un-executed dbcop workload, not a history")
-	}
-	dcStyle := p.params[1] == p.nSessions && p.sessTxnsOK && p.evsPerTxnOK
-	psStyle := p.params[3] == p.totalTxns && p.params[4] == p.totalEvents
-	if !dcStyle && !psStyle {
-		p.w.add(kindParams, p.pos(0), "params (n_node %d, n_transaction %d, n_event %d) match neither dbcop's per-session counts nor PolySI's totals (%d sessions, %d transactions, %d events); informational",
-			p.params[1], p.params[3], p.params[4], p.nSessions, p.totalTxns, p.totalEvents)
-	}
-	for _, r := range p.reads {
-		w := p.written(r.ver)
-		switch {
-		case w.committed:
-		case w.aborted:
-			p.w.add(kindAbortedRead, p.pos(r.off), "read of (key %d, value %d) sees a value only aborted or failed writes wrote (aborted read)", r.key, r.value)
-		default:
-			p.w.add(kindThinAir, p.pos(r.off), "read of (key %d, value %d) sees a value nothing wrote (thin-air read)", r.key, r.value)
-		}
-	}
-	p.w.flush()
-
 	// The initial transaction writes 0 to every key of a successful event.
 	// Builder.InitWrite scans all earlier initial writes per call, which is
 	// quadratic on files with thousands of keys, and InitAllKeys would also
 	// cover keys that occur only in failed writes; so T⊥'s ops are set here.
+	var initKeys []bool // by KeyID: occurs in a successful event
+	for t := history.TxnID(1); t <= p.lastTxn; t++ {
+		for _, op := range p.b.Ops(t) {
+			for int(op.Key) >= len(initKeys) {
+				initKeys = append(initKeys, false)
+			}
+			initKeys[op.Key] = true
+		}
+	}
 	var init []history.Op
-	for k, in := range p.initKeys {
+	for k, in := range initKeys {
 		if in {
 			init = append(init, history.Op{Kind: history.OpWrite, Key: history.KeyID(k), Value: p.b.ValueID(history.KeyID(k), 0)})
 		}
@@ -599,12 +569,27 @@ func (p *parser) finish() *history.History {
 	slices.Sort(raws) // KeyIDs are assigned here: keep them deterministic
 	for _, raw := range raws {
 		k := p.b.KeyID(raw)
-		if int(k) >= len(p.initKeys) || !p.initKeys[k] {
+		if int(k) >= len(initKeys) || !initKeys[k] {
 			init = append(init, history.Op{Kind: history.OpWrite, Key: k, Value: p.b.ValueID(k, 0)})
 		}
 	}
 	for _, op := range init {
 		p.b.InitWriteID(op.Key, op.Value)
 	}
-	return p.b.Finish()
+	h := p.b.Finish()
+
+	vw := p.versions(h)
+	p.w.stage = stageEnd
+	if p.allFailed && p.totalTxns > 0 {
+		p.w.add(kindWorkload, p.pos(0), "every transaction and every event has success 0: this looks like an un-executed dbcop workload, not a history")
+	}
+	dcStyle := p.params[1] == p.nSessions && p.sessTxnsOK && p.evsPerTxnOK
+	psStyle := p.params[3] == p.totalTxns && p.params[4] == p.totalEvents
+	if !dcStyle && !psStyle {
+		p.w.add(kindParams, p.pos(0), "params (n_node %d, n_transaction %d, n_event %d) match neither dbcop's per-session counts nor PolySI's totals (%d sessions, %d transactions, %d events); informational",
+			p.params[1], p.params[3], p.params[4], p.nSessions, p.totalTxns, p.totalEvents)
+	}
+	vw.reads()
+	h.Warnings = append(h.Warnings, p.w.done()...)
+	return h
 }

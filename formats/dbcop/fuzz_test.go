@@ -19,7 +19,8 @@ func fuzzOptions(mode uint8) Options {
 	return Options{Lenient: mode&1 != 0, DropAborted: mode&2 != 0}
 }
 
-// FuzzParse: no input panics; an error is an *InputError inside the data;
+// FuzzParse: no input panics; the reader agrees with the reference reader
+// (reference_test.go); an error is an *InputError inside the data;
 // a success is a consistent history; and knowing the size or not changes
 // only how early an impossible length is refused, never the outcome.
 func FuzzParse(f *testing.F) {
@@ -49,6 +50,14 @@ func FuzzParse(f *testing.F) {
 		opt := fuzzOptions(mode)
 		h, err := Parse(bytes.NewReader(data), "fuzz", int64(len(data)), opt)
 		h2, err2 := Parse(bytes.NewReader(data), "fuzz", -1, opt)
+		want, wantErr := refParse(bytes.NewReader(data), "fuzz", int64(len(data)), opt)
+		if wantErr != nil {
+			require.Error(t, err)
+			require.Equal(t, wantErr.Error(), err.Error())
+		} else {
+			require.NoError(t, err)
+			sameHistory(t, want, h)
+		}
 		for _, e := range []error{err, err2} {
 			if e != nil {
 				var ie *history.InputError
