@@ -1,6 +1,7 @@
 package history
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -620,41 +621,19 @@ func (b *Builder) Finish() *History {
 }
 
 // sortInitOps puts T⊥'s writes in ascending key order, as the formats
-// specify: a radix sort of the raw keys (sign bit flipped), each write
-// beside its key. A comparison sort that looked the keys up cost more
-// than the rest of Finish on a history of many keys.
+// specify. Each write is sorted beside its raw key: a comparison that
+// looked the keys up cost more than the rest of Finish on a history of
+// many keys.
 func (b *Builder) sortInitOps() {
 	type keyed struct {
-		raw uint64
+		raw int64
 		op  Op
 	}
 	ks := make([]keyed, len(b.initOps))
-	var all, some uint64 // bits set in all keys, in some key
-	all = ^uint64(0)
 	for i, op := range b.initOps {
-		ks[i] = keyed{uint64(b.h.Keys[op.Key]) ^ 1<<63, op}
-		all &= ks[i].raw
-		some |= ks[i].raw
+		ks[i] = keyed{b.h.Keys[op.Key], op}
 	}
-	tmp := make([]keyed, len(ks))
-	for shift := 0; shift < 64; shift += 8 {
-		if (all^some)>>shift&0xff == 0 {
-			continue // every key has the same digit here
-		}
-		var count [1<<8 + 1]int
-		for _, k := range ks {
-			count[k.raw>>shift&0xff+1]++
-		}
-		for d := 1; d < len(count); d++ {
-			count[d] += count[d-1]
-		}
-		for _, k := range ks {
-			d := k.raw >> shift & 0xff
-			tmp[count[d]] = k
-			count[d]++
-		}
-		ks, tmp = tmp, ks
-	}
+	slices.SortFunc(ks, func(x, y keyed) int { return cmp.Compare(x.raw, y.raw) })
 	for i := range ks {
 		b.initOps[i] = ks[i].op
 	}

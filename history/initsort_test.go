@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestInitWritesSortedByKey: Finish's radix sort puts T⊥'s writes in the
+// TestInitWritesSortedByKey: Finish puts T⊥'s writes in the
 // order a comparison sort of their raw keys gives, for keys small and
 // large, negative, sharing digits or not, and named.
 func TestInitWritesSortedByKey(t *testing.T) {
