@@ -382,7 +382,7 @@ func (s *scanner) scan(fi int32) error {
 	d := f.data
 	at := func(off int) history.Pos { return history.Pos{File: f.name, Offset: int64(off)} }
 	if len(d) > 0 && d[0] == '{' {
-		return history.Errorf(at(0), "this is a Viper JSON log (FORMATS.md §6.4), not a Cobra log")
+		return history.Errorf(at(0), "this is a Viper JSON log (docs/formats.md, section viper), not a Cobra log: read it with --format viper")
 	}
 	open, openAt := false, 0
 	var cur int64

@@ -461,7 +461,7 @@ func TestStructuralErrors(t *testing.T) {
 		{"C1 unknown opcode", logOf(S(1), C(1), rec{0xff}), 18, "unknown record type byte 0xff at a record start"},
 		{"C1 abort record", logOf(S(1), rec{'A'}), 9, "record type byte 0x41 ('A'): Cobra logs have no abort record"},
 		{"C1 zero byte", logOf(S(1), W(1, 1, 1), rec{0}), 34, "unknown record type byte 0x00"},
-		{"Viper JSON", []byte(`{"value": [[1]]}`), 0, "this is a Viper JSON log (FORMATS.md §6.4), not a Cobra log"},
+		{"Viper JSON", []byte(`{"value": [[1]]}`), 0, "this is a Viper JSON log (docs/formats.md, section viper), not a Cobra log: read it with --format viper"},
 		{"C2 truncated S", logOf(S(1), C(1))[:14], 9, "truncated: file ends at byte 14, inside the 9-byte C (commit) record"},
 		{"C2 truncated R", logOf(S(1), R(1, 2, 3, 4))[:40], 9, "file ends at byte 40, inside the 33-byte R (read) record"},
 		{"C3 nested S", logOf(S(1), W(1, 1, 1), S(2), C(2), C(1)), 34, "S of transaction 0x2 while transaction 0x1, started at byte 0, is still open"},
