@@ -2,6 +2,7 @@ package strong_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"testing"
@@ -106,4 +107,37 @@ func agreeOn(t *testing.T, i int, h *history.History, level history.Level, a, b 
 		t.Fatalf("history %d, %s: %s with %s, %s with %s\n%s", i, level, results[0].Verdict, a.Name, results[1].Verdict, b.Name, oracle.Format(h))
 	}
 	return results[0]
+}
+
+// The probe asks the memory budget first; refused, it is skipped (counter
+// -1) and the search decides as before.
+func TestProbeAsksTheBudget(t *testing.T) {
+	rng := rand.New(rand.NewPCG(2, 8))
+	opts := oracle.DefaultGenOptions()
+	opts.Times = true
+	asked := 0
+	for i := range 200 {
+		h := oracle.Generate(rng, opts)
+		if len(h.Validate()) > 0 {
+			continue // Decide takes validated histories
+		}
+		for _, level := range []history.Level{history.SER, history.SI} {
+			want, err := strong.Decide(context.Background(), h, level, strong.Options{})
+			require.NoError(t, err)
+			got, err := strong.Decide(context.Background(), h, level, strong.Options{Fit: func(need int64, what string) error {
+				if what == "the history-order probe" {
+					asked++
+					require.Positive(t, need)
+					return errors.New("no room")
+				}
+				return nil
+			}})
+			require.NoError(t, err)
+			require.Equal(t, want.Verdict, got.Verdict, "history %d, %s", i, level)
+			if p, ok := got.Counters["order_probe"]; ok {
+				require.Equal(t, int64(-1), p)
+			}
+		}
+	}
+	require.Greater(t, asked, 50)
 }
