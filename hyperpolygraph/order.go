@@ -62,8 +62,11 @@ func (g *Graph) HistoryOrder() []int32 {
 // key's versions follow that order, and each uncertain read observes its
 // latest candidate before the reader (its first candidate when none is
 // before it); with snapshots (SI, PC, PSI), when every transaction is
-// timed, its latest candidate that completed before the reader started,
-// where there is one: the snapshot such a reader reads from. The graph is built like Resolve's, for a graph whose pairs
+// timed, the first in the version order of the candidates real time lets
+// it have seen whose version was not yet overwritten when it started (a
+// commit whose answer came late included), else its latest candidate
+// that completed before it started: what a snapshot taken at its start
+// holds. The graph is built like Resolve's, for a graph whose pairs
 // are listed or pending alike, without listing them. It is nil when the
 // known edges other than RW have a cycle (no assignment avoids it).
 //
@@ -113,7 +116,7 @@ func (g *Graph) ResolveInOrder(hint []int32, snapshots bool) *Compatible {
 				cands := g.WR[r.Set].Cands
 				w = latestBefore(cands, rank, rank[r.Reader])
 				if snapshots {
-					w = latestInSnapshot(h, cands, rank, r.Reader, w)
+					w = freshest(h, cands, chain, at, rank, r.Reader, latestInSnapshot(h, cands, rank, r.Reader, w))
 				}
 				add(Edge{From: w, To: r.Reader, Rel: WR, Key: key})
 			}
@@ -183,6 +186,30 @@ func latestInSnapshot(h *history.History, cands []history.TxnID, rank []int32, r
 	best, start := history.TxnID(-1), h.Txns[reader].Start
 	for _, w := range cands {
 		if (w == history.InitTxn || h.Txns[w].End < start) && (best < 0 || rank[w] > rank[best]) {
+			best = w
+		}
+	}
+	if best < 0 {
+		return orElse
+	}
+	return best
+}
+
+// freshest is, of the candidates that started before reader completed
+// (so real time lets it have seen them), the first in the version order
+// whose version had not been overwritten when the reader started: its
+// successor in chain had not completed by then. Without one, orElse.
+func freshest(h *history.History, cands, chain []history.TxnID, at, rank []int32, reader, orElse history.TxnID) history.TxnID {
+	rs, re := h.Txns[reader].Start, h.Txns[reader].End
+	best := history.TxnID(-1)
+	for _, w := range cands {
+		if w != history.InitTxn && h.Txns[w].Start >= re {
+			continue
+		}
+		if i := int(at[w]) + 1; i < len(chain) && chain[i] != reader && h.Txns[chain[i]].End < rs {
+			continue
+		}
+		if best < 0 || rank[w] < rank[best] {
 			best = w
 		}
 	}
