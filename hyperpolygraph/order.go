@@ -79,16 +79,27 @@ func (g *Graph) ResolveInOrder(hint []int32, snapshots bool) *Compatible {
 	}
 	size := g.resolveInOrderEdges()
 	c := &Compatible{G: g, Edges: make([]Edge, 0, size), Prov: make([]Prov, 0, size)}
+	// Provenance as Resolve gives it, but for the version-order pairs,
+	// which need not be listed: the WR set behind an uncertain read's
+	// edges (the mixed test matches reads to their edges by it).
 	none := Prov{-1, -1}
-	add := func(e Edge) {
+	addProv := func(e Edge, p Prov) {
 		c.Edges = append(c.Edges, e)
-		c.Prov = append(c.Prov, none)
+		c.Prov = append(c.Prov, p)
 	}
-	// The known WW edges go in beside the chains, though the chains follow
-	// them: were the order ever to break one, the graph would have a cycle
-	// instead of an order the history forbids.
+	add := func(e Edge) { addProv(e, none) }
+	// The chains follow the known WW edges (the ranks are a topological
+	// order of them); were one ever broken, the guess would contradict
+	// what the history states, so there is none. They are left out of
+	// the graph, as Resolve leaves them: each key's version order is its
+	// chain alone, which the mixed test relies on.
 	for _, e := range g.Known {
-		if inOrderKnown(e) {
+		switch {
+		case e.Rel == WW:
+			if rank[e.From] >= rank[e.To] {
+				return nil
+			}
+		case inOrderKnown(e):
 			add(e)
 		}
 	}
@@ -111,31 +122,31 @@ func (g *Graph) ResolveInOrder(hint []int32, snapshots bool) *Compatible {
 			}
 		}
 		for _, r := range g.Reads[k] {
-			w := r.Writer
+			w, prov := r.Writer, none
 			if r.Set >= 0 {
+				prov.WR = r.Set
 				cands := g.WR[r.Set].Cands
 				w = latestBefore(cands, rank, rank[r.Reader])
 				if snapshots {
 					w = freshest(h, cands, chain, at, rank, r.Reader, latestInSnapshot(h, cands, rank, r.Reader, w))
 				}
-				add(Edge{From: w, To: r.Reader, Rel: WR, Key: key})
+				addProv(Edge{From: w, To: r.Reader, Rel: WR, Key: key}, prov)
 			}
 			if i := at[w] + 1; int(i) < len(chain) && chain[i] != r.Reader {
 				// The reader overwrote the version itself: its own WW
 				// edge orders it before every later writer.
-				add(Edge{From: r.Reader, To: chain[i], Rel: RW, Key: key})
+				addProv(Edge{From: r.Reader, To: chain[i], Rel: RW, Key: key}, prov)
 			}
 		}
 	}
 	return c
 }
 
-// inOrderKnown says whether ResolveInOrder copies known edge e. Known RW
-// edges follow from known WR and WW edges and the chains; T⊥'s WW edges
-// from its place at the head of every chain (nothing precedes it in the
-// known graph, and it ranks first by every hint).
+// inOrderKnown says whether ResolveInOrder copies known edge e: SO, WR and
+// RT. Known WW edges are in the chains, and known RW edges follow from
+// known WR and WW edges and the chains.
 func inOrderKnown(e Edge) bool {
-	return e.Rel != RW && !(e.Rel == WW && e.From == history.InitTxn)
+	return e.Rel != RW && e.Rel != WW
 }
 
 // ResolveInOrderBytes estimates what ResolveInOrder and an order of its

@@ -228,6 +228,11 @@ func (r *run) once(ctx context.Context, h *history.History, plan *unknownPlan, o
 			out.violated(*viol)
 			return nil
 		}
+		// After prepareMixed, which readies the per-model test; the
+		// optional transactions' part is the search's alone.
+		if plan.nOpt == 0 && r.probe(g, out) {
+			return nil
+		}
 	}
 	reach, done, err := r.prune(ctx, g, out)
 	if err != nil || done {
@@ -280,7 +285,7 @@ func (r *run) graph(ctx context.Context, h *history.History, include func(histor
 // had no room for it.
 func (r *run) probe(g *hyperpolygraph.Graph, out *Outcome) (done bool) {
 	switch r.level {
-	case history.SER, history.StrictSER, history.SI, history.PC, history.PSI:
+	case history.SER, history.StrictSER, history.SI, history.PC, history.PSI, history.Mixed:
 	default:
 		return false
 	}
@@ -297,15 +302,29 @@ func (r *run) probe(g *hyperpolygraph.Graph, out *Outcome) (done bool) {
 		return false
 	}
 	out.Counters["order_probe"] = 0
-	snapshots := r.level == history.SI || r.level == history.PC || r.level == history.PSI
+	snapshots := r.level != history.SER && r.level != history.StrictSER
 	c := g.ResolveInOrder(hint, snapshots)
 	if c == nil {
 		return false
 	}
-	order, snaps, ok := witness(r.level, c)
-	if !ok || (r.level == history.PSI && len(c.FindPSICycles(1)) > 0) {
+	var order []history.TxnID
+	var snaps []int
+	ok := false
+	switch r.level {
+	case history.Mixed:
+		if cyc, _ := c.FindMixedCycles(r.mixed.For(c.G), 1); len(cyc) == 0 {
+			order, snaps = mixedWitness(c, r.mixed)
+			ok = true
+		}
+	case history.PSI:
 		// PSIOrder orders the edges other than RW; PSI also forbids
 		// cycles with one RW edge.
+		order, snaps, ok = witness(r.level, c)
+		ok = ok && len(c.FindPSICycles(1)) == 0
+	default:
+		order, snaps, ok = witness(r.level, c)
+	}
+	if !ok {
 		return false
 	}
 	out.Counters["order_probe"] = 1

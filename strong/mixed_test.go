@@ -85,6 +85,9 @@ func agreeWithOracle(t *testing.T, n int, opts oracle.GenOptions, seed uint64, s
 	rng := rand.New(rand.NewPCG(seed, 2))
 	counts := map[string]int{}
 	for i := range n {
+		// Half the histories carry their simulated execution's
+		// intervals, so that the history-order probe is tried.
+		opts.Times = i%2 == 1
 		h := oracle.Generate(rng, opts)
 		kind := i % 3
 		pool := assignLevels(rng, h, kind)
@@ -109,6 +112,9 @@ func agreeWithOracle(t *testing.T, n int, opts oracle.GenOptions, seed uint64, s
 			replayWitness(t, h, fmt.Sprintf("history %d %s", i, pool))
 		}
 		counts[fmt.Sprintf("kind%d=%v", kind, want)]++
+		if p, ok := res.Counters["order_probe"]; ok {
+			counts[fmt.Sprintf("probe=%d", p)]++
+		}
 	}
 	t.Logf("%v", counts)
 }
