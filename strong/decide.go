@@ -178,6 +178,9 @@ func Decide(ctx context.Context, h *history.History, level history.Level, opt Op
 		if ser, err := serFirst(ctx, h, uniform, opt); ser != nil || err != nil {
 			return ser, err
 		}
+		if si, err := siFirst(ctx, h, level, opt); si != nil || err != nil {
+			return si, err
+		}
 	}
 	if r.fit == nil {
 		r.fit = func(int64, string) error { return nil }

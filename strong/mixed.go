@@ -196,6 +196,35 @@ func serFirst(ctx context.Context, h *history.History, levels []history.Level, o
 	return out, nil
 }
 
+// siFirst decides a PC or PSI history satisfied when the whole history
+// satisfies SI, which implies both (a commit order whose transactions see
+// prefixes of it is PC's witness as it is, and PSI's once the snapshots,
+// which PSI does not fix, are dropped). SI's pipeline prunes with all of
+// SI's strength, which PC's and PSI's searches lack: on a history recorded
+// at snapshot isolation it settles what they take seconds over. It
+// returns nil when SI is violated or cannot be checked (validation).
+func siFirst(ctx context.Context, h *history.History, level history.Level, opt Options) (*Outcome, error) {
+	if !SERFirst || len(h.Validate()) > 0 {
+		return nil, nil
+	}
+	start := time.Now()
+	si := opt
+	si.Strategy, si.DefaultLevel = "", history.LevelNone
+	out, err := Decide(ctx, h, history.SI, si)
+	if err != nil {
+		return out, err
+	}
+	if out.Verdict != Satisfied {
+		return nil, nil
+	}
+	out.Counters["si_first"] = 1
+	out.TimingsMS["si_first"] = ms(time.Since(start))
+	if level == history.PSI {
+		out.Snapshots = nil
+	}
+	return out, nil
+}
+
 func prefixLevel(l history.Level) bool {
 	return l == history.PC || l == history.SI || l == history.SER
 }

@@ -167,6 +167,7 @@ func TestPSIAndPCAgreeWithOracle(t *testing.T) {
 		opts := oracle.DupGenOptions()
 		opts.MinTxns, opts.Txns = 3, 5
 		counts := map[bool]int{}
+		siFirst := 0
 		for i := range n {
 			h := oracle.Generate(rng, opts)
 			want, err := oracle.Mixed(h, level)
@@ -180,11 +181,20 @@ func TestPSIAndPCAgreeWithOracle(t *testing.T) {
 			if got && level == history.PC {
 				checkPrefixWitness(t, h, res)
 			}
+			if got && level == history.PSI {
+				checkPSIWitness(t, h, res, fmt.Sprintf("history %d", i))
+			}
 			counts[want]++
+			if res.Counters["si_first"] == 1 {
+				siFirst++
+			}
 		}
 		require.Positive(t, counts[true])
 		require.Positive(t, counts[false])
-		t.Logf("%s (SER first: %v) verdicts: %v", level, c.serFirst, counts)
+		if c.serFirst {
+			require.Greater(t, siFirst, n/200, "%s: SI first decided too rarely to be tested", level)
+		}
+		t.Logf("%s (SER first: %v) verdicts: %v, decided by SI first: %d", level, c.serFirst, counts, siFirst)
 	}
 }
 
@@ -375,4 +385,43 @@ func checkPSIWitness(t *testing.T, h *history.History, res *check.Result, what s
 	ok, err := oracle.MixedWitness(h, history.PSI, order, snaps)
 	require.NoError(t, err)
 	require.True(t, ok, "%s: the witness %v breaks PSI's axioms\n%s", what, order, oracle.Format(h))
+}
+
+// SI first: on histories simulated at snapshot isolation (many not
+// serializable), PC and PSI checks that SI's pipeline settles agree with
+// MixIso's axioms, and their witnesses replay (PC's with SI's snapshots,
+// PSI's as a commit order).
+func TestSIFirstAgreesWithOracle(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 31))
+	opts := oracle.DupGenOptions()
+	opts.MinTxns, opts.Txns = 3, 6
+	opts.Mode = oracle.SimSnapshot
+	decided := map[history.Level]int{}
+	for i := range 6000 {
+		h := oracle.Generate(rng, opts)
+		if !slices.ContainsFunc(h.Txns[1:], func(tx history.Txn) bool { return tx.Status != history.Aborted }) {
+			continue // nothing to check
+		}
+		for _, level := range []history.Level{history.PC, history.PSI} {
+			want, err := oracle.Mixed(h, level)
+			require.NoError(t, err)
+			res, err := check.Check(context.Background(), h, level, check.Options{})
+			require.NoError(t, err)
+			if got := res.Verdict == check.Satisfied; got != want {
+				t.Fatalf("history %d at %s: got %s, MixIso says satisfied=%v\n%s", i, level, res.Verdict, want, oracle.Format(h))
+			}
+			if res.Counters["si_first"] != 1 {
+				continue
+			}
+			decided[level]++
+			if level == history.PC {
+				checkPrefixWitness(t, h, res)
+			} else {
+				checkPSIWitness(t, h, res, fmt.Sprintf("history %d", i))
+			}
+		}
+	}
+	t.Logf("decided by SI first: %v", decided)
+	require.Greater(t, decided[history.PC], 150)
+	require.Greater(t, decided[history.PSI], 150)
 }
