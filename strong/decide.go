@@ -158,6 +158,9 @@ func Decide(ctx context.Context, h *history.History, level history.Level, opt Op
 		if ser, err := serFirst(ctx, h, r.levels, opt); ser != nil || err != nil {
 			return ser, err
 		}
+		if si, err := siFirst(ctx, h, r.levels, opt); si != nil || err != nil {
+			return si, err
+		}
 		r.strat = mixedStrategy(r)
 		levelOf = func(t history.TxnID) history.Level { return r.levels[t] }
 	}
@@ -178,7 +181,7 @@ func Decide(ctx context.Context, h *history.History, level history.Level, opt Op
 		if ser, err := serFirst(ctx, h, uniform, opt); ser != nil || err != nil {
 			return ser, err
 		}
-		if si, err := siFirst(ctx, h, level, opt); si != nil || err != nil {
+		if si, err := siFirst(ctx, h, uniform, opt); si != nil || err != nil {
 			return si, err
 		}
 	}

@@ -196,15 +196,18 @@ func serFirst(ctx context.Context, h *history.History, levels []history.Level, o
 	return out, nil
 }
 
-// siFirst decides a PC or PSI history satisfied when the whole history
-// satisfies SI, which implies both (a commit order whose transactions see
-// prefixes of it is PC's witness as it is, and PSI's once the snapshots,
-// which PSI does not fix, are dropped). SI's pipeline prunes with all of
-// SI's strength, which PC's and PSI's searches lack: on a history recorded
-// at snapshot isolation it settles what they take seconds over. It
-// returns nil when SI is violated or cannot be checked (validation).
-func siFirst(ctx context.Context, h *history.History, level history.Level, opt Options) (*Outcome, error) {
-	if !SERFirst || len(h.Validate()) > 0 {
+// siFirst decides a PC, PSI or mixed history satisfied when the whole
+// history satisfies SI and no transaction asks for more (SER): SI(T)
+// implies each weaker level of T in the same execution (MixIso, Theorem
+// 3.4), so SI's commit order is a witness, with SI's snapshots for the
+// prefix levels (PC, SI) and none for the others. SI's pipeline prunes
+// with all of SI's strength, which the searches of PC, PSI and mixes
+// lack: on a history recorded at snapshot isolation it settles what they
+// take seconds over. It returns nil, to go on with the search, when SI is
+// violated or cannot be checked (validation), or some transaction (T⊥
+// aside, which Levels puts at SER) is SER.
+func siFirst(ctx context.Context, h *history.History, levels []history.Level, opt Options) (*Outcome, error) {
+	if !SERFirst || slices.ContainsFunc(levels[1:], func(l history.Level) bool { return l == history.SER || l == history.StrictSER }) || len(h.Validate()) > 0 {
 		return nil, nil
 	}
 	start := time.Now()
@@ -219,8 +222,10 @@ func siFirst(ctx context.Context, h *history.History, level history.Level, opt O
 	}
 	out.Counters["si_first"] = 1
 	out.TimingsMS["si_first"] = ms(time.Since(start))
-	if level == history.PSI {
-		out.Snapshots = nil
+	for i, t := range out.Order {
+		if !prefixLevel(levels[t]) {
+			out.Snapshots[i] = -1
+		}
 	}
 	return out, nil
 }

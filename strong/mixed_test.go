@@ -115,6 +115,9 @@ func agreeWithOracle(t *testing.T, n int, opts oracle.GenOptions, seed uint64, s
 		if p, ok := res.Counters["order_probe"]; ok {
 			counts[fmt.Sprintf("probe=%d", p)]++
 		}
+		if res.Counters["si_first"] == 1 {
+			counts["si_first"]++
+		}
 	}
 	t.Logf("%v", counts)
 }

@@ -421,7 +421,30 @@ func TestSIFirstAgreesWithOracle(t *testing.T) {
 			}
 		}
 	}
+	// Mixes of the levels SI implies, on the same kind of histories.
+	pool := []history.Level{history.SI, history.PSI, history.PC, history.CC, history.RA, history.RC}
+	for i := range 6000 {
+		h := oracle.Generate(rng, opts)
+		if !slices.ContainsFunc(h.Txns[1:], func(tx history.Txn) bool { return tx.Status != history.Aborted }) {
+			continue
+		}
+		for x := 1; x < len(h.Txns); x++ {
+			h.Txns[x].Level = pool[rng.IntN(len(pool))]
+		}
+		want, err := oracle.Mixed(h, history.LevelNone)
+		require.NoError(t, err)
+		res, err := check.Check(context.Background(), h, history.Mixed, check.Options{})
+		require.NoError(t, err)
+		if got := res.Verdict == check.Satisfied; got != want {
+			t.Fatalf("mixed history %d: got %s, MixIso says satisfied=%v\n%s", i, res.Verdict, want, oracle.Format(h))
+		}
+		if res.Counters["si_first"] == 1 {
+			decided[history.Mixed]++
+			replayWitness(t, h, fmt.Sprintf("mixed history %d", i))
+		}
+	}
 	t.Logf("decided by SI first: %v", decided)
 	require.Greater(t, decided[history.PC], 150)
 	require.Greater(t, decided[history.PSI], 150)
+	require.Greater(t, decided[history.Mixed], 150)
 }
