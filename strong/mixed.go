@@ -170,21 +170,10 @@ var SERFirst = true
 // and returns nil, to go on with the mixed search, when it does not or
 // when SER is violated.
 func serFirst(ctx context.Context, h *history.History, levels []history.Level, opt Options) (*Outcome, error) {
-	if !SERFirst || len(h.Validate()) > 0 {
-		return nil, nil
-	}
-	start := time.Now()
-	ser := opt
-	ser.Strategy, ser.DefaultLevel = "", history.LevelNone
-	out, err := Decide(ctx, h, history.SER, ser)
-	if err != nil {
+	out, err := wholeAt(ctx, h, history.SER, opt, "ser_first")
+	if out == nil || err != nil {
 		return out, err
 	}
-	if out.Verdict != Satisfied {
-		return nil, nil // the mixed search decides, and says why
-	}
-	out.Counters["ser_first"] = 1
-	out.TimingsMS["ser_first"] = ms(time.Since(start))
 	// A serial order: a prefix-level transaction sees everything before it.
 	out.Snapshots = make([]int, len(out.Order))
 	for i, t := range out.Order {
@@ -207,26 +196,40 @@ func serFirst(ctx context.Context, h *history.History, levels []history.Level, o
 // violated or cannot be checked (validation), or some transaction (T⊥
 // aside, which Levels puts at SER) is SER.
 func siFirst(ctx context.Context, h *history.History, levels []history.Level, opt Options) (*Outcome, error) {
-	if !SERFirst || slices.ContainsFunc(levels[1:], func(l history.Level) bool { return l == history.SER || l == history.StrictSER }) || len(h.Validate()) > 0 {
+	if slices.ContainsFunc(levels[1:], func(l history.Level) bool { return l == history.SER || l == history.StrictSER }) {
 		return nil, nil
 	}
-	start := time.Now()
-	si := opt
-	si.Strategy, si.DefaultLevel = "", history.LevelNone
-	out, err := Decide(ctx, h, history.SI, si)
-	if err != nil {
+	out, err := wholeAt(ctx, h, history.SI, opt, "si_first")
+	if out == nil || err != nil {
 		return out, err
 	}
-	if out.Verdict != Satisfied {
-		return nil, nil
-	}
-	out.Counters["si_first"] = 1
-	out.TimingsMS["si_first"] = ms(time.Since(start))
 	for i, t := range out.Order {
 		if !prefixLevel(levels[t]) {
 			out.Snapshots[i] = -1
 		}
 	}
+	return out, nil
+}
+
+// wholeAt decides the whole history at level (SER or SI) with the default
+// strategy, for serFirst and siFirst: its outcome when satisfied, with
+// counter and timing name set, else nil (also when SERFirst is off or the
+// history fails validation, which these levels need).
+func wholeAt(ctx context.Context, h *history.History, level history.Level, opt Options, name string) (*Outcome, error) {
+	if !SERFirst || len(h.Validate()) > 0 {
+		return nil, nil
+	}
+	start := time.Now()
+	opt.Strategy, opt.DefaultLevel = "", history.LevelNone
+	out, err := Decide(ctx, h, level, opt)
+	if err != nil {
+		return out, err
+	}
+	if out.Verdict != Satisfied {
+		return nil, nil // the search decides, and says why
+	}
+	out.Counters[name] = 1
+	out.TimingsMS[name] = ms(time.Since(start))
 	return out, nil
 }
 
