@@ -341,18 +341,21 @@ func (r *run) probe(g *hyperpolygraph.Graph, out *Outcome) (done bool) {
 
 // probeFirst builds the graph of the transactions the plan for unknown
 // outcomes admits and tries the probe on it, before anything else: for PC
-// and PSI, whose Decide otherwise runs SER's whole pipeline first. Where
-// the plan or the build finds a violation, it leaves the report of it to
-// the usual path.
+// and PSI, whose Decide otherwise runs SER's whole pipeline first. The
+// graph keeps its version-order pairs pending (the probe lists none), so
+// that it costs what SER's lazy build does, not PC's listing of every
+// pair. Where the plan or the build finds a violation, or the build does
+// not fit the memory budget, it leaves the matter to the usual path.
 func (r *run) probeFirst(ctx context.Context, h *history.History, out *Outcome) (done bool, err error) {
 	plan, viol := planUnknownAt(h, func(history.TxnID) history.Level { return r.level }, h.ListFacts().UnknownAppenders)
 	if viol != nil {
 		return false, nil
 	}
+	r.lazy = true // once sets it anew
 	g, done, err := r.graph(ctx, h, plan.include, out)
 	if err != nil || done {
 		out.Verdict, out.Violation = 0, nil
-		return false, err
+		return false, ctx.Err()
 	}
 	if !r.probe(g, out) {
 		return false, nil
