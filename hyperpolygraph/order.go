@@ -21,10 +21,7 @@ import (
 func (g *Graph) HistoryOrder() []int32 {
 	h := g.H
 	nt := g.N()
-	timed := len(h.Txns) >= nt
-	for x := 1; x < nt && timed; x++ {
-		timed = h.Txns[x].Timed
-	}
+	timed := g.allTimed()
 	if !timed {
 		// Interleaved: the session changes from one transaction to the
 		// next far more often than once per session.
@@ -53,6 +50,21 @@ func (g *Graph) HistoryOrder() []int32 {
 		pos[x] = int32(i)
 	}
 	return pos
+}
+
+// allTimed says whether every transaction but T⊥ has a real-time
+// interval.
+func (g *Graph) allTimed() bool {
+	h := g.H
+	if len(h.Txns) < g.N() {
+		return false
+	}
+	for x := 1; x < g.N(); x++ {
+		if !h.Txns[x].Timed {
+			return false
+		}
+	}
+	return true
 }
 
 // ResolveInOrder is the compatible graph of the assignment that follows
@@ -104,10 +116,7 @@ func (g *Graph) ResolveInOrder(hint []int32, snapshots bool) *Compatible {
 		}
 	}
 	h := g.H
-	snapshots = snapshots && len(h.Txns) >= g.N()
-	for x := 1; x < g.N() && snapshots; x++ {
-		snapshots = h.Txns[x].Timed
-	}
+	snapshots = snapshots && g.allTimed()
 	// at[w] is w's place in the version order of the key at hand.
 	at := make([]int32, g.N())
 	var chain []history.TxnID
@@ -232,34 +241,13 @@ func freshest(h *history.History, cands, chain []history.TxnID, at, rank []int32
 
 // knownTopoOrder ranks the included transactions in a topological order of
 // the known edges other than RW (Kahn's algorithm, the ready transaction
-// first by hint; hint nil ranks by TxnID). It is nil when those edges have
-// a cycle.
+// first by hint). It is nil when those edges have a cycle.
 func (g *Graph) knownTopoOrder(hint []int32) []int32 {
 	n := g.N()
-	start := make([]int32, n+1)
+	adj := rowsOf(n, g.Known, func(r Rel) bool { return r != RW })
 	indeg := make([]int32, n)
-	for _, e := range g.Known {
-		if e.Rel != RW {
-			start[e.From+1]++
-			indeg[e.To]++
-		}
-	}
-	for v := range n {
-		start[v+1] += start[v]
-	}
-	succ := make([]history.TxnID, start[n])
-	fill := slices.Clone(start[:n])
-	for _, e := range g.Known {
-		if e.Rel != RW {
-			succ[fill[e.From]] = e.To
-			fill[e.From]++
-		}
-	}
-	if hint == nil {
-		hint = make([]int32, n)
-		for v := range hint {
-			hint[v] = int32(v)
-		}
+	for _, w := range adj.to {
+		indeg[w]++
 	}
 	q := &hintHeap{hint: hint}
 	included := 0
@@ -278,7 +266,7 @@ func (g *Graph) knownTopoOrder(hint []int32) []int32 {
 		v := heap.Pop(q).(history.TxnID)
 		rank[v] = next
 		next++
-		for _, w := range succ[start[v]:start[v+1]] {
+		for _, w := range adj.out(v) {
 			if indeg[w]--; indeg[w] == 0 {
 				heap.Push(q, w)
 			}

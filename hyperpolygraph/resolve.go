@@ -246,9 +246,14 @@ func (a csr) out(v history.TxnID) []history.TxnID {
 // adjacency is the csr of c's edges whose relation keep accepts, each
 // node's arcs in the order of c.Edges.
 func (c *Compatible) adjacency(keep func(Rel) bool) csr {
-	n := c.G.N()
+	return rowsOf(c.G.N(), c.Edges, keep)
+}
+
+// rowsOf is the csr over n nodes of the edges whose relation keep accepts,
+// each node's arcs in the order of edges.
+func rowsOf(n int, edges []Edge, keep func(Rel) bool) csr {
 	a := csr{start: make([]int32, n+1)}
-	for _, e := range c.Edges {
+	for _, e := range edges {
 		if keep(e.Rel) {
 			a.start[e.From+1]++
 		}
@@ -258,7 +263,7 @@ func (c *Compatible) adjacency(keep func(Rel) bool) csr {
 	}
 	a.to = make([]history.TxnID, a.start[n])
 	fill := slices.Clone(a.start[:n])
-	for _, e := range c.Edges {
+	for _, e := range edges {
 		if keep(e.Rel) {
 			a.to[fill[e.From]] = e.To
 			fill[e.From]++
