@@ -20,6 +20,7 @@ import (
 	"github.com/hyperiso/hyperiso/formats/dbcop"
 	"github.com/hyperiso/hyperiso/formats/elle"
 	"github.com/hyperiso/hyperiso/formats/internal/express"
+	"github.com/hyperiso/hyperiso/formats/internal/lineio"
 	"github.com/hyperiso/hyperiso/formats/jsonl"
 	"github.com/hyperiso/hyperiso/formats/text"
 	"github.com/hyperiso/hyperiso/formats/viper"
@@ -324,4 +325,35 @@ func readHead(path string, n int) ([]byte, error) {
 		return nil, err
 	}
 	return buf[:m], nil
+}
+
+// InputSize returns how many bytes reading path will take, for a progress
+// display: a regular file's size, the sum of a directory's regular files
+// (Cobra and Viper logs, a dbcop history.bincode), standard input's size
+// when it is redirected from a file; 0 when it is not known (a pipe, a
+// terminal).
+func InputSize(path string, stdin io.Reader) int64 {
+	if path == StdinPath {
+		return max(lineio.SizeOf(stdin), 0)
+	}
+	st, err := os.Stat(path)
+	switch {
+	case err != nil:
+		return 0
+	case st.Mode().IsRegular():
+		return st.Size()
+	case !st.IsDir():
+		return 0
+	}
+	entries, err := os.ReadDir(path)
+	if err != nil {
+		return 0
+	}
+	var total int64
+	for _, e := range entries {
+		if info, err := e.Info(); err == nil && info.Mode().IsRegular() {
+			total += info.Size()
+		}
+	}
+	return total
 }

@@ -137,7 +137,7 @@ func loadCheckInput(ctx context.Context, rf *readFlags, path, level, strategy st
 	in := &checkInput{level: lv}
 	in.ctx, in.cancel = withDeadline(ctx, timeout)
 	start := time.Now()
-	h, err := readWithin(in.ctx, func() int64 { return inputSize(path, rf.cmd.InOrStdin()) }, func() (*history.History, error) { return rf.read(path) })
+	h, err := readWithin(in.ctx, func() int64 { return formats.InputSize(path, rf.cmd.InOrStdin()) }, func() (*history.History, error) { return rf.read(path) })
 	if err != nil && !isStop(err) {
 		in.cancel()
 		return nil, err

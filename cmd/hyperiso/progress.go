@@ -8,8 +8,6 @@ import (
 
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
-
-	"github.com/hyperiso/hyperiso/formats"
 )
 
 // stageDelay is how long a command runs before its stage is shown: a check
@@ -167,42 +165,4 @@ func (d *stageDisplay) finish() {
 		d.clearReadBar()
 		_ = d.bar.Clear()
 	})
-}
-
-// inputSize returns how many bytes reading path will take: a regular file's
-// size, the sum of a directory's regular files (Cobra and Viper logs, a
-// dbcop history.bincode), standard input's size when it is redirected from
-// a file; 0 when it is not known (a pipe, a terminal).
-func inputSize(path string, stdin io.Reader) int64 {
-	if path == formats.StdinPath {
-		f, ok := stdin.(*os.File)
-		if !ok {
-			return 0
-		}
-		st, err := f.Stat()
-		if err != nil || !st.Mode().IsRegular() {
-			return 0
-		}
-		return st.Size()
-	}
-	st, err := os.Stat(path)
-	switch {
-	case err != nil:
-		return 0
-	case st.Mode().IsRegular():
-		return st.Size()
-	case !st.IsDir():
-		return 0
-	}
-	entries, err := os.ReadDir(path)
-	if err != nil {
-		return 0
-	}
-	var total int64
-	for _, e := range entries {
-		if info, err := e.Info(); err == nil && info.Mode().IsRegular() {
-			total += info.Size()
-		}
-	}
-	return total
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -63,27 +62,6 @@ func TestStageDisplayReadUnknown(t *testing.T) {
 		d.finish()
 		require.NotContains(t, out.String(), "%")
 	}
-}
-
-func TestInputSize(t *testing.T) {
-	dir := t.TempDir()
-	a := filepath.Join(dir, "T1.log")
-	require.NoError(t, os.WriteFile(a, make([]byte, 300), 0o644))
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "T2.log"), make([]byte, 200), 0o644))
-	require.NoError(t, os.Mkdir(filepath.Join(dir, "sub"), 0o755))
-	require.EqualValues(t, 300, inputSize(a, nil))
-	require.EqualValues(t, 500, inputSize(dir, nil))
-	require.EqualValues(t, 0, inputSize(filepath.Join(dir, "missing"), nil))
-	f, err := os.Open(a)
-	require.NoError(t, err)
-	defer f.Close()
-	require.EqualValues(t, 300, inputSize("-", f))
-	r, w, err := os.Pipe()
-	require.NoError(t, err)
-	defer r.Close()
-	defer w.Close()
-	require.EqualValues(t, 0, inputSize("-", r))
-	require.EqualValues(t, 0, inputSize("-", strings.NewReader("x")))
 }
 
 // syncBuffer is a bytes.Buffer the display's goroutine and the test share.
