@@ -1,0 +1,534 @@
+package execoracle
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/bits"
+	"slices"
+	"strings"
+)
+
+// Execution is a witness that a history satisfies a level. Sets are bit
+// sets over transaction indices (bit i = h.Txns[i]); T⊥ is in every visible
+// set and in none of these.
+type Execution struct {
+	// Committed[i] says whether transaction i is in C.
+	Committed []bool
+	// Order is AR over C, T⊥ left out.
+	Order []int
+	// Vis[i] is VIS(i) for i in C.
+	Vis []uint32
+	// ReadVis[i][j], for a transaction i at RC, is V(α) of its operation j
+	// when that is a read that looks at the store (0 otherwise).
+	ReadVis [][]uint32
+}
+
+// readEv is a read whose value comes from the store: a register read with
+// no own earlier write of its key, or a list read (less its own appends).
+type readEv struct {
+	op   int
+	list bool
+	key  int     // dense key index
+	val  int64   // register value expected
+	ext  []int64 // list: expected state before the reader's own appends
+}
+
+// prepared holds the per-transaction facts of a history at one level.
+type prepared struct {
+	h       *History
+	n       int
+	lvl     []Level  // each transaction's level (StrictSER kept: it adds RT)
+	so      []uint32 // session predecessors (any status)
+	rt      []uint32 // real-time predecessors to respect (strict-ser only)
+	confl   []uint32 // transactions writing a key this one writes
+	regW    []uint32 // per register key: its writers
+	final   [][]int64
+	app     []uint32 // per list key: its appenders
+	block   [][][]int64
+	reads   [][]readEv
+	intErr  []string // non-empty: a read of this transaction fails INT
+	unknown []int
+	commit  uint32
+}
+
+func allLevel(l Level) bool { return l >= RC && l <= StrictSER }
+
+func prepare(h *History, level, def Level) (*prepared, error) {
+	n := len(h.Txns)
+	if n > MaxTxns {
+		return nil, fmt.Errorf("execoracle: %d transactions, at most %d", n, MaxTxns)
+	}
+	if level == Mixed {
+		if !allLevel(def) {
+			return nil, fmt.Errorf("execoracle: default level %v is not a level", def)
+		}
+	} else if !allLevel(level) {
+		return nil, fmt.Errorf("execoracle: level %v is not a level", level)
+	}
+	p := &prepared{h: h, n: n, lvl: make([]Level, n), so: make([]uint32, n), rt: make([]uint32, n),
+		confl: make([]uint32, n), final: make([][]int64, n), block: make([][][]int64, n),
+		reads: make([][]readEv, n), intErr: make([]string, n)}
+	// Dense keys, each a register or a list.
+	keyIdx := map[int64]int{}
+	var isList []bool
+	for i, t := range h.Txns {
+		for j, op := range t.Ops {
+			l := op.Kind == Append || op.Kind == ReadList
+			k, ok := keyIdx[op.Key]
+			if !ok {
+				k = len(isList)
+				keyIdx[op.Key] = k
+				isList = append(isList, l)
+			} else if isList[k] != l {
+				return nil, fmt.Errorf("execoracle: key %d is both a register and a list (txn %d op %d)", op.Key, i, j)
+			}
+		}
+	}
+	nk := len(isList)
+	p.regW = make([]uint32, nk)
+	p.app = make([]uint32, nk)
+	end := func(t *Txn) int64 {
+		if t.Status == Unknown {
+			return math.MaxInt64
+		}
+		return t.End
+	}
+	writes := make([]uint64, n) // keys written or appended, as a bit set (≤ 64 keys used)
+	if nk > 64 {
+		return nil, fmt.Errorf("execoracle: %d keys, at most 64", nk)
+	}
+	for i := range h.Txns {
+		t := &h.Txns[i]
+		l := level
+		if level == Mixed {
+			l = t.Level
+			if l == LevelNone {
+				l = def
+			}
+			if !allLevel(l) && t.Status != Aborted {
+				return nil, fmt.Errorf("execoracle: transaction %d has level %v", i, l)
+			}
+		}
+		p.lvl[i] = l
+		switch t.Status {
+		case Committed:
+			p.commit |= 1 << i
+		case Unknown:
+			p.unknown = append(p.unknown, i)
+		case Aborted:
+		default:
+			return nil, fmt.Errorf("execoracle: transaction %d has status %d", i, t.Status)
+		}
+		if t.Timed && t.Start > end(t) {
+			return nil, fmt.Errorf("execoracle: transaction %d ends before it starts", i)
+		}
+		for j := range i {
+			if h.Txns[j].Session == t.Session {
+				p.so[i] |= 1 << j
+			}
+		}
+		p.final[i] = make([]int64, nk)
+		p.block[i] = make([][]int64, nk)
+		for j, op := range t.Ops {
+			k := keyIdx[op.Key]
+			switch op.Kind {
+			case Write:
+				p.final[i][k] = op.Value
+				p.regW[k] |= 1 << i
+				writes[i] |= 1 << k
+			case Append:
+				p.block[i][k] = append(p.block[i][k], op.Value)
+				p.app[k] |= 1 << i
+				writes[i] |= 1 << k
+			case Read:
+				if writes[i]&(1<<k) != 0 {
+					if op.Value != p.final[i][k] && p.intErr[i] == "" {
+						p.intErr[i] = fmt.Sprintf("op %d %v: own latest write is %d", j, op, p.final[i][k])
+					}
+					continue
+				}
+				p.reads[i] = append(p.reads[i], readEv{op: j, key: k, val: op.Value})
+			case ReadList:
+				own := p.block[i][k]
+				m := len(op.List) - len(own)
+				if m < 0 || !slices.Equal(op.List[m:], own) {
+					if p.intErr[i] == "" {
+						p.intErr[i] = fmt.Sprintf("op %d %v: does not end with its own appends %s", j, op, listString(own, " "))
+					}
+					continue
+				}
+				p.reads[i] = append(p.reads[i], readEv{op: j, list: true, key: k, ext: op.List[:m]})
+			default:
+				return nil, fmt.Errorf("execoracle: transaction %d op %d has kind %d", i, j, op.Kind)
+			}
+		}
+	}
+	for i := range h.Txns {
+		for j := range h.Txns {
+			if i != j && writes[i]&writes[j] != 0 {
+				p.confl[i] |= 1 << j
+			}
+			ti, tj := &h.Txns[i], &h.Txns[j]
+			if i != j && ti.Timed && tj.Timed && end(tj) < ti.Start &&
+				(level == StrictSER || level == Mixed && p.lvl[i] == StrictSER) {
+				p.rt[i] |= 1 << j
+			}
+		}
+	}
+	return p, nil
+}
+
+// search is the depth-first search over one choice of C.
+type search struct {
+	p       *prepared
+	inC     uint32
+	placed  uint32
+	order   []int
+	pos     [MaxTxns]int
+	vis     [MaxTxns]uint32
+	readVis [MaxTxns][]uint32
+	fixed   []int // Replay: the order to follow
+	// deepest failure, for Replay's message
+	failDepth int
+	failMsg   string
+}
+
+// option is one way to place a transaction: its VIS and, at RC, the V(α)
+// of each of its store reads.
+type option struct {
+	vis   uint32
+	reads []uint32
+}
+
+// Decide reports whether h satisfies level (Mixed: each transaction at its
+// own level, def for those without one). It returns a witness execution, or
+// nil if none exists; an error means h or the levels are malformed.
+func Decide(h *History, level, def Level) (*Execution, error) {
+	p, err := prepare(h, level, def)
+	if err != nil {
+		return nil, err
+	}
+	for mask := 0; mask < 1<<len(p.unknown); mask++ {
+		inC := p.commit
+		for b, u := range p.unknown {
+			if mask&(1<<b) != 0 {
+				inC |= 1 << u
+			}
+		}
+		if p.intFailure(inC) != "" {
+			continue
+		}
+		s := &search{p: p, inC: inC}
+		if s.dfs() {
+			return s.execution(), nil
+		}
+	}
+	return nil, nil
+}
+
+// Satisfies is Decide without the witness.
+func Satisfies(h *History, level, def Level) (bool, error) {
+	e, err := Decide(h, level, def)
+	return e != nil, err
+}
+
+// Replay reports whether order (AR over the transactions taken as
+// committed, T⊥ left out) extends to an execution of h at level: nil if
+// some visible sets satisfy every axiom and reproduce every read, else an
+// error naming what fails.
+func Replay(h *History, level, def Level, order []int) error {
+	p, err := prepare(h, level, def)
+	if err != nil {
+		return err
+	}
+	var inC uint32
+	for _, t := range order {
+		if t < 0 || t >= p.n {
+			return fmt.Errorf("order names transaction %d of %d", t, p.n)
+		}
+		if inC&(1<<t) != 0 {
+			return fmt.Errorf("order names transaction %d twice", t)
+		}
+		if h.Txns[t].Status == Aborted {
+			return fmt.Errorf("order names aborted transaction %d", t)
+		}
+		inC |= 1 << t
+	}
+	if miss := p.commit &^ inC; miss != 0 {
+		return fmt.Errorf("order leaves out committed transaction %d", bits.TrailingZeros32(miss))
+	}
+	if msg := p.intFailure(inC); msg != "" {
+		return errors.New(msg)
+	}
+	var seen uint32
+	for _, t := range order {
+		if miss := (p.so[t] | p.rt[t]) & inC &^ seen; miss != 0 {
+			u := bits.TrailingZeros32(miss)
+			why := "session"
+			if p.so[t]&(1<<u) == 0 {
+				why = "real-time"
+			}
+			return fmt.Errorf("order puts transaction %d before its %s predecessor %d", t, why, u)
+		}
+		seen |= 1 << t
+	}
+	s := &search{p: p, inC: inC, fixed: order, failDepth: -1}
+	if s.dfs() {
+		return nil
+	}
+	return errors.New(s.failMsg)
+}
+
+// intFailure describes a transaction of inC whose reads fail INT.
+func (p *prepared) intFailure(inC uint32) string {
+	for i := range p.n {
+		if inC&(1<<i) != 0 && p.intErr[i] != "" {
+			return fmt.Sprintf("transaction %d: %s", i, p.intErr[i])
+		}
+	}
+	return ""
+}
+
+func (s *search) execution() *Execution {
+	e := &Execution{Committed: make([]bool, s.p.n), Order: slices.Clone(s.order), Vis: make([]uint32, s.p.n), ReadVis: make([][]uint32, s.p.n)}
+	for i := range s.p.n {
+		e.Committed[i] = s.inC&(1<<i) != 0
+		e.Vis[i] = s.vis[i]
+		if s.readVis[i] != nil {
+			rv := make([]uint32, len(s.p.h.Txns[i].Ops))
+			for j, r := range s.p.reads[i] {
+				rv[r.op] = s.readVis[i][j]
+			}
+			e.ReadVis[i] = rv
+		}
+	}
+	return e
+}
+
+func (s *search) dfs() bool {
+	if s.placed == s.inC {
+		return true
+	}
+	d := len(s.order)
+	cands := s.inC &^ s.placed
+	if s.fixed != nil {
+		cands = 1 << s.fixed[d]
+	}
+	for c := cands; c != 0; c &= c - 1 {
+		t := bits.TrailingZeros32(c)
+		if (s.p.so[t]|s.p.rt[t])&s.inC&^s.placed != 0 {
+			continue
+		}
+		opts := s.options(t)
+		if len(opts) == 0 && s.fixed != nil && d > s.failDepth {
+			s.failDepth = d
+			s.failMsg = s.explain(t)
+		}
+		for _, o := range opts {
+			s.pos[t] = d
+			s.vis[t] = o.vis
+			s.readVis[t] = o.reads
+			s.order = append(s.order, t)
+			s.placed |= 1 << t
+			if s.dfs() {
+				return true
+			}
+			s.placed &^= 1 << t
+			s.order = s.order[:d]
+		}
+	}
+	return false
+}
+
+// options lists the inclusion-minimal visible sets (with their per-read
+// sets at RC) under which t, placed next, meets its axioms and reads.
+func (s *search) options(t int) []option {
+	p := s.p
+	pl := s.placed
+	l := p.lvl[t]
+	base := p.so[t] & s.inC // SESSION (and an RC transaction's own VIS)
+	if l == PSI || l == SI {
+		base |= p.confl[t] & pl
+	}
+	var found []option
+	switch {
+	case l == SER || l == StrictSER:
+		if s.readsOK(t, pl) {
+			found = append(found, option{vis: pl})
+		}
+	case l == PC || l == SI:
+		// PREFIX: VIS is a prefix of AR; the shortest holding base first.
+		var pre uint32
+		for k := 0; k <= len(s.order); k++ {
+			if k > 0 {
+				pre |= 1 << s.order[k-1]
+			}
+			if base&^pre == 0 && s.readsOK(t, pre) {
+				found = append(found, option{vis: pre})
+				break // every longer prefix is a superset
+			}
+		}
+	case l == RC:
+		found = s.rcOptions(t, base)
+	default: // RA, CC, PSI
+		free := pl &^ base
+		for sub := free; ; sub = (sub - 1) & free {
+			v := base | sub
+			if s.axiomsOK(t, l, v) && s.readsOK(t, v) {
+				found = append(found, option{vis: v})
+			}
+			if sub == 0 {
+				break
+			}
+		}
+	}
+	return minimal(found)
+}
+
+// axiomsOK checks TRANSVis for RA, CC and PSI candidates (SESSION and
+// NoConflict are in the base already).
+func (s *search) axiomsOK(t int, l Level, v uint32) bool {
+	if l != CC && l != PSI {
+		return true
+	}
+	for c := v; c != 0; c &= c - 1 {
+		u := bits.TrailingZeros32(c)
+		if s.vis[u]&^v != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *search) readsOK(t int, v uint32) bool {
+	for i := range s.p.reads[t] {
+		if !s.readOK(&s.p.reads[t][i], v) {
+			return false
+		}
+	}
+	return true
+}
+
+// latest returns the AR-latest placed member of m, or -1.
+func (s *search) latest(m uint32) int {
+	for d := len(s.order) - 1; d >= 0; d-- {
+		if m&(1<<s.order[d]) != 0 {
+			return s.order[d]
+		}
+	}
+	return -1
+}
+
+// readOK says whether read r returns its value when its reader sees v.
+func (s *search) readOK(r *readEv, v uint32) bool {
+	p := s.p
+	if !r.list {
+		w := s.latest(v & p.regW[r.key])
+		if w < 0 {
+			return r.val == 0
+		}
+		return p.final[w][r.key] == r.val
+	}
+	w := s.latest(v & p.app[r.key])
+	if w < 0 {
+		return len(r.ext) == 0
+	}
+	// The state after w: every appender up to w, in AR order; all visible.
+	e := r.ext
+	for d := 0; d <= s.pos[w]; d++ {
+		u := s.order[d]
+		if p.app[r.key]&(1<<u) == 0 {
+			continue
+		}
+		if v&(1<<u) == 0 {
+			return false
+		}
+		b := p.block[u][r.key]
+		if len(e) < len(b) || !slices.Equal(e[:len(b)], b) {
+			return false
+		}
+		e = e[len(b):]
+	}
+	return len(e) == 0
+}
+
+// rcOptions enumerates the chains V(α1) ⊆ V(α2) ⊆ ... of t's store reads
+// (each inside the placed transactions) and returns VIS = base ∪ last set
+// for each, with the chain.
+func (s *search) rcOptions(t int, base uint32) []option {
+	reads := s.p.reads[t]
+	var found []option
+	seen := map[uint32]bool{}
+	chain := make([]uint32, len(reads))
+	var walk func(i int, prev uint32)
+	walk = func(i int, prev uint32) {
+		if i == len(reads) {
+			v := base | prev
+			if !seen[v] {
+				seen[v] = true
+				found = append(found, option{vis: v, reads: slices.Clone(chain)})
+			}
+			return
+		}
+		free := s.placed &^ prev
+		for sub := free; ; sub = (sub - 1) & free {
+			v := prev | sub
+			if s.readOK(&reads[i], v) {
+				chain[i] = v
+				walk(i+1, v)
+			}
+			if sub == 0 {
+				break
+			}
+		}
+	}
+	walk(0, 0)
+	return found
+}
+
+// minimal keeps the options whose VIS contains no other option's VIS.
+func minimal(opts []option) []option {
+	if len(opts) <= 1 {
+		return opts
+	}
+	out := opts[:0:0]
+	for i, o := range opts {
+		keep := true
+		for j, q := range opts {
+			if i != j && q.vis&^o.vis == 0 && (q.vis != o.vis || j < i) {
+				keep = false
+				break
+			}
+		}
+		if keep {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// explain says why t has no option after the current prefix (Replay).
+func (s *search) explain(t int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "transaction %d (%v) after %v: no visible set meets its axioms and reproduces its reads", t, s.p.lvl[t], s.order)
+	for i := range s.p.reads[t] {
+		r := &s.p.reads[t][i]
+		ok := false
+		free := s.placed
+		for sub := free; ; sub = (sub - 1) & free {
+			if s.readOK(r, sub) {
+				ok = true
+				break
+			}
+			if sub == 0 {
+				break
+			}
+		}
+		if !ok {
+			fmt.Fprintf(&b, "; op %d %v can be read from no visible set", r.op, s.p.h.Txns[t].Ops[r.op])
+			break
+		}
+	}
+	return b.String()
+}
