@@ -31,44 +31,60 @@ func TestListOracle(t *testing.T) {
 	}
 	levels := []execoracle.Level{execoracle.SER, execoracle.SI, execoracle.PC, execoracle.PSI,
 		execoracle.CC, execoracle.RA, execoracle.RC, execoracle.StrictSER, execoracle.Mixed}
-	for li, l := range levels {
-		t.Run(l.String(), func(t *testing.T) {
-			rng := rand.New(rand.NewSource(int64(1000 + li)))
-			var fails []listFailure
-			counts := map[string]int{}
-			for len(fails) < 1000 && counts["checked"] < n {
-				h := execoracle.Generate(rng, execoracle.DefaultGenOptions(l))
-				f, skip := listCompare(t, h, l)
-				if skip != "" {
-					counts["refused: "+refusalShape.ReplaceAllString(skip, "T")]++
-					continue
+	// The second profile repeats values and leaves outcomes unknown more
+	// often, where list semantics are hardest.
+	profiles := []struct {
+		name string
+		tune func(*execoracle.GenOptions)
+	}{
+		{"plain", func(*execoracle.GenOptions) {}},
+		{"dups", func(o *execoracle.GenOptions) { o.PDup, o.PUnknown, o.MaxOps = 0.4, 0.25, 5 }},
+	}
+	for pi, prof := range profiles {
+		for li, l := range levels {
+			t.Run(prof.name+"/"+l.String(), func(t *testing.T) {
+				rng := rand.New(rand.NewSource(int64(1000 + 100*pi + li)))
+				var fails []listFailure
+				counts := map[string]int{}
+				for len(fails) < 1000 && counts["checked"] < n {
+					o := execoracle.DefaultGenOptions(l)
+					prof.tune(&o)
+					h := execoracle.Generate(rng, o)
+					f, skip := listCompare(t, h, l)
+					if skip != "" {
+						counts["refused: "+refusalShape.ReplaceAllString(skip, "T")]++
+						continue
+					}
+					counts["checked"]++
+					if sat, _ := execoracle.Satisfies(h, l, execoracle.SER); sat {
+						counts["oracle satisfied"]++
+					}
+					if f != nil {
+						counts[f.kind]++
+						fails = append(fails, *f)
+					}
 				}
-				counts["checked"]++
-				if f != nil {
-					counts[f.kind]++
-					fails = append(fails, *f)
+				t.Logf("%s/%v: %v", prof.name, l, counts)
+				if len(fails) == 0 {
+					return
 				}
-			}
-			t.Logf("%v: %v", l, counts)
-			if len(fails) == 0 {
-				return
-			}
-			// The smallest of each kind, shrunk.
-			slices.SortFunc(fails, func(a, b listFailure) int { return a.size - b.size })
-			shown := map[string]bool{}
-			for _, f := range fails {
-				if shown[f.kind] {
-					continue
+				// The smallest of each kind, shrunk.
+				slices.SortFunc(fails, func(a, b listFailure) int { return a.size - b.size })
+				shown := map[string]bool{}
+				for _, f := range fails {
+					if shown[f.kind] {
+						continue
+					}
+					shown[f.kind] = true
+					small := shrinkList(t, f.h, l)
+					g, _ := listCompare(t, small, l)
+					if g == nil || g.kind != f.kind {
+						g, small = &f, f.h
+					}
+					t.Errorf("%s/%v: %d of %d histories disagree; smallest of kind %q, shrunk: %s\n%s", prof.name, l, len(fails), counts["checked"], f.kind, g.msg, small.JSONL())
 				}
-				shown[f.kind] = true
-				small := shrinkList(t, f.h, l)
-				g, _ := listCompare(t, small, l)
-				if g == nil || g.kind != f.kind {
-					g, small = &f, f.h
-				}
-				t.Errorf("%v: %d of %d histories disagree; smallest of kind %q, shrunk: %s\n%s", l, len(fails), counts["checked"], f.kind, g.msg, small.JSONL())
-			}
-		})
+			})
+		}
 	}
 }
 
