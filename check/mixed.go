@@ -12,11 +12,7 @@ import (
 // mixedLevels resolves, for a mixed check, each transaction's level (its
 // own, else opt.DefaultLevel) and refuses what the mixed check does not
 // take: a transaction without a level and no default, strict SER or mixed
-// as a transaction's level, real time, list reads by RC transactions, and
-// list reads after the reader's
-// own append in a history with SI or SER transactions (what such a read
-// shows about others holds only at those levels, and the hints do not say
-// whose read it was).
+// as a transaction's level, and real time.
 func mixedLevels(h *history.History, opt Options) ([]history.Level, error) {
 	if opt.RealTime {
 		return nil, inputError("mixed levels take no real-time order (--realtime); a strict-ser transaction has no place in MixIso")
@@ -29,23 +25,6 @@ func mixedLevels(h *history.History, opt Options) ([]history.Level, error) {
 	levels, err := strong.Levels(h, opt.DefaultLevel)
 	if err != nil {
 		return nil, inputError("%v", err)
-	}
-	for t, l := range levels {
-		if l != history.RC {
-			continue
-		}
-		for _, op := range h.Txns[t].Ops {
-			if op.Kind == history.OpReadList {
-				return nil, inputError("%s runs at rc and reads a list: a mixed check does not yet take an rc transaction's list reads (each would be a read of its own)", h.TxnString(history.TxnID(t)))
-			}
-		}
-	}
-	if len(h.ListFacts().AtomicHints) > 0 {
-		for t, l := range levels {
-			if t > 0 && l.Atomic() {
-				return nil, inputError("list reads after the reader's own append, with %s at %s: a mixed check cannot yet tell whose level such a read follows", h.TxnString(history.TxnID(t)), l)
-			}
-		}
 	}
 	return levels, nil
 }

@@ -58,6 +58,9 @@ func weakLevel(ctx context.Context, h *history.History, level history.Level, opt
 	switch r.Verdict {
 	case weak.Satisfied:
 		res.Verdict = Satisfied
+		for _, t := range r.Order {
+			res.Witness = append(res.Witness, Ref(h, t))
+		}
 		if len(r.Chosen) > 0 {
 			// The witness of a history with duplicate values: the writer
 			// chosen for each read with several candidates.

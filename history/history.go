@@ -166,11 +166,6 @@ func (l Level) String() string {
 	return fmt.Sprintf("Level(%d)", l)
 }
 
-// Atomic reports whether l's transactions install their writes at once on
-// the version they read (SI, SER, strict-SER): what a list read after the
-// reader's own append shows about other transactions holds only there.
-func (l Level) Atomic() bool { return l == SI || l == SER || l == StrictSER }
-
 // ParseLevel accepts the lower-case names used on the command line and in
 // files ("ser", "si", "psi", "pc", "cc", "ra", "rc", and "mixed", which
 // only a check may ask for) and a few common spellings.
@@ -317,8 +312,9 @@ type History struct {
 	// AbortedWrites are writes known not to have taken effect that belong
 	// to no transaction of the history.
 	AbortedWrites []Version
-	// VersionHints are version orders stated outright, beyond what the
-	// list reads say (ListFacts derives those; HintsAt returns both).
+	// VersionHints are version orders stated outright. A list history's
+	// own orders are in the VersionHints of its register views
+	// (ListExplanations).
 	VersionHints []VersionHint
 	Warnings     []Warning
 	Meta         map[string]string
@@ -327,7 +323,6 @@ type History struct {
 	Dropped Dropped
 
 	index lazyIndex
-	lists lazyListFacts
 }
 
 // NumKeys returns the number of distinct keys.

@@ -188,7 +188,7 @@ func Decide(ctx context.Context, h *history.History, level history.Level, opt Op
 	if r.fit == nil {
 		r.fit = func(int64, string) error { return nil }
 	}
-	plan, viol := planUnknownAt(h, levelOf, h.ListFacts().UnknownAppenders)
+	plan, viol := planUnknownAt(h, levelOf, nil)
 	if viol != nil {
 		out.violated(*viol)
 		return out, nil
@@ -347,7 +347,7 @@ func (r *run) probe(g *hyperpolygraph.Graph, out *Outcome) (done bool) {
 // pair. Where the plan or the build finds a violation, or the build does
 // not fit the memory budget, it leaves the matter to the usual path.
 func (r *run) probeFirst(ctx context.Context, h *history.History, out *Outcome) (done bool, err error) {
-	plan, viol := planUnknownAt(h, func(history.TxnID) history.Level { return r.level }, h.ListFacts().UnknownAppenders)
+	plan, viol := planUnknownAt(h, func(history.TxnID) history.Level { return r.level }, nil)
 	if viol != nil {
 		return false, nil
 	}

@@ -458,7 +458,13 @@ func (c *checker) causalCycles(g *graph) error {
 func (c *checker) cycles(res *Result, maxCycles int) error {
 	g := c.buildGraph(true)
 	res.Counters["co_edges"] = int64(g.numEdges())
-	return c.cyclesOf(g, res, maxCycles)
+	if err := c.cyclesOf(g, res, maxCycles); err != nil || len(res.Violations) > 0 || res.CyclesOmitted > 0 {
+		return err
+	}
+	if order, ok := g.topo(c); ok && len(order) > 0 {
+		res.Order = order[1:] // T⊥ precedes every transaction: first
+	}
+	return nil
 }
 
 // cyclesOf is cycles on a graph already built.

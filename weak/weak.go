@@ -101,6 +101,10 @@ type Result struct {
 	// Included lists the unknown-status transactions taken as committed,
 	// ascending.
 	Included []history.TxnID
+	// Order, for a Satisfied verdict decided by saturation alone, is the
+	// witness: the transactions taken as committed (T⊥ left out) in a
+	// topological order of co′, a commit order that satisfies the level.
+	Order []history.TxnID
 	// Counters are sizes of the computation: read events, wr edges,
 	// inferred co′ edges, components, ….
 	Counters map[string]int64
@@ -120,19 +124,11 @@ type Duplicates struct {
 	Key     history.KeyID
 	Value   history.ValueID
 	Writers []history.TxnID
-	// Elements counts list elements (not last in their list) that only
-	// several unknown-status transactions appended: one of them committed,
-	// which one is uncertain.
-	Elements int
 }
 
 // Reason says in one line why the level was not decided.
 func (d *Duplicates) Reason(h *history.History) string {
 	var b strings.Builder
-	if d.Reads == 0 {
-		fmt.Fprintf(&b, "%d list elements were appended only by several transactions of unknown outcome; the weak checkers need to know which one committed; use --level ser/si", d.Elements)
-		return b.String()
-	}
 	fmt.Fprintf(&b, "duplicate values: %d read", d.Reads)
 	if d.Reads == 1 {
 		b.WriteString(" has")
@@ -208,7 +204,7 @@ func Check(ctx context.Context, h *history.History, level history.Level, opt Opt
 	if err := ctx.Err(); err != nil {
 		return res, err
 	}
-	if c.dups.Reads > 0 || c.dups.Elements > 0 {
+	if c.dups.Reads > 0 {
 		// The reads with a unique writer still force their orderings
 		// whatever the others read from, so a cycle among them is a
 		// violation; no cycle decides nothing.
@@ -217,7 +213,7 @@ func Check(ctx context.Context, h *history.History, level history.Level, opt Opt
 		res.Counters["duplicate_reads"] = int64(d.Reads)
 	}
 
-	if c.dups.Reads > 0 && c.dups.Elements == 0 && len(res.Findings) == 0 {
+	if c.dups.Reads > 0 && len(res.Findings) == 0 {
 		return res, c.choose(res, opt)
 	}
 
@@ -370,19 +366,6 @@ func (c *checker) resolve() {
 			c.in[t] = true
 			c.nIn++
 			queue = append(queue, history.TxnID(t))
-		}
-	}
-	// A list element that only unknown-status transactions appended needs
-	// one of them committed, even when it is not the list's last element
-	// (the value the read events see).
-	for _, set := range h.ListFacts().UnknownAppenders {
-		switch {
-		case len(set) > 1:
-			c.dups.Elements++
-		case !c.in[set[0]]:
-			c.in[set[0]] = true
-			c.nIn++
-			queue = append(queue, set[0])
 		}
 	}
 	take := func(t history.TxnID, r history.ExtRead) {

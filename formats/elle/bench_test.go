@@ -49,10 +49,11 @@ func BenchmarkParse100k(b *testing.B) {
 func BenchmarkHints100k(b *testing.B) {
 	h, err := elle.Parse(strings.NewReader(big100k()), "big.edn", elle.Options{})
 	require.NoError(b, err)
+	v := listViewH(b, h)
 	for b.Loop() {
-		g, viol := hyperpolygraph.Build(h, history.SER, func(history.TxnID) bool { return true })
+		g, viol := hyperpolygraph.Build(v, history.SER, func(history.TxnID) bool { return true })
 		require.Nil(b, viol)
-		require.Nil(b, g.ApplyVersionHints(h.HintsAt(history.SER)))
+		require.Nil(b, g.ApplyVersionHints(g.H.VersionHints))
 		g.AddRealTime()
 		_, _, c, err := prune.Prune(context.Background(), g, prune.Options{})
 		require.NoError(b, err)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
-	"slices"
 	"sync"
 	"testing"
 
@@ -40,13 +39,43 @@ const maxBrute = 1 << 16
 // tests compare check.Check against once check applies the hints.
 func hintDecide(t testing.TB, h *history.History, level history.Level, realtime bool) verdict {
 	t.Helper()
-	for _, f := range h.Validate() {
-		if f.Kind.ForbiddenAt(level) {
-			return verdict{decided: true, why: f.Kind.String()}
+	if !h.HasLists() {
+		return registerDecide(t, h, level, realtime)
+	}
+	out := verdict{decided: true}
+	for x, err := range h.ListExplanations(history.ListOptions{}) {
+		require.NoError(t, err)
+		found := ""
+		for _, f := range x.Findings {
+			if f.ForbiddenAt(level) && found == "" {
+				found = f.Kind.String()
+			}
+		}
+		if found != "" || x.H == nil {
+			if out.why == "" && out.cycle == nil {
+				out.why = found
+			}
+			continue
+		}
+		v := registerDecide(t, x.H, level, realtime)
+		switch {
+		case !v.decided:
+			return v
+		case v.ok:
+			return v
+		case out.cycle == nil && out.why == "":
+			out.cycle, out.why = v.cycle, v.why
 		}
 	}
-	for _, f := range h.ListFacts().Findings {
-		if f.ForbiddenAt(level) {
+	return out
+}
+
+// registerDecide is hintDecide for a history without lists (a list
+// history's register view).
+func registerDecide(t testing.TB, h *history.History, level history.Level, realtime bool) verdict {
+	t.Helper()
+	for _, f := range h.Validate() {
+		if f.Kind.ForbiddenAt(level) {
 			return verdict{decided: true, why: f.Kind.String()}
 		}
 	}
@@ -60,20 +89,11 @@ func hintDecide(t testing.TB, h *history.History, level history.Level, realtime 
 		return verdict{}
 	}
 	out := verdict{decided: true}
-	needed := h.ListFacts().UnknownAppenders
-masks:
 	for mask := 0; mask < 1<<len(unknown); mask++ {
 		in := map[history.TxnID]bool{}
 		for i, u := range unknown {
 			if mask&(1<<i) != 0 {
 				in[u] = true
-			}
-		}
-		// A list element some committed read shows needs one of its
-		// appenders to have committed.
-		for _, set := range needed {
-			if !slices.ContainsFunc(set, func(u history.TxnID) bool { return in[u] }) {
-				continue masks
 			}
 		}
 		include := func(tx history.TxnID) bool { return in[tx] }
@@ -88,7 +108,7 @@ masks:
 		if viol != nil {
 			continue
 		}
-		if c := g.ApplyVersionHints(h.HintsAt(history.SER)); c != nil {
+		if c := g.ApplyVersionHints(h.VersionHints); c != nil {
 			out.cycle = c
 			continue
 		}
@@ -181,4 +201,23 @@ func readTestdata(t testing.TB, name string) *history.History {
 	h, err := elle.Read(filepath.Join("..", "..", "testdata", "elle", name), elle.Options{})
 	require.NoError(t, err)
 	return h
+}
+
+// listView returns the first explanation of h's lists: its register view
+// and findings (the only explanation when appended values are unique).
+func listView(t testing.TB, h *history.History) (*history.History, []history.ListFinding) {
+	t.Helper()
+	for x, err := range h.ListExplanations(history.ListOptions{}) {
+		require.NoError(t, err)
+		if x.H == nil {
+			return h, x.Findings
+		}
+		return x.H, x.Findings
+	}
+	return h, nil
+}
+
+func listViewH(t testing.TB, h *history.History) *history.History {
+	v, _ := listView(t, h)
+	return v
 }

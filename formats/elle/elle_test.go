@@ -85,9 +85,9 @@ func describe(h *history.History) string {
 	fmt.Fprintf(&sb, "init T%d[", h.Txns[0].ID)
 	ops(0)
 	sb.WriteString("]")
-	if len(h.HintsAt(history.SER)) > 0 {
+	if len(h.VersionHints) > 0 {
 		sb.WriteString("; hints")
-		for _, vh := range h.HintsAt(history.SER) {
+		for _, vh := range h.VersionHints {
 			fmt.Fprintf(&sb, " %s:%s<%s", h.KeyString(vh.Key), val(vh.Key, vh.Before), val(vh.Key, vh.After))
 		}
 	}
@@ -125,11 +125,10 @@ func TestSharedHistories(t *testing.T) {
 	}{
 		{"list-append-gh-30.edn", 3, 5, 0, 0, 3, 8, 4, 0, "list-append",
 			"S2: C1[A(4,2) A(5,5)] C5[A(2,8)]; S0: C2[R(2,[]) R(3,[]) A(4,0)]; S1: C3[A(3,1) A(2,4) R(4,[])] C7[A(3,7) A(4,10)]; init T0[W(2,E) W(3,E) W(4,E) W(5,E)]"},
-		{"paper-example.edn", 4, 4, 0, 0, 6, 13, 4, 9, "list-append",
+		{"paper-example.edn", 4, 4, 0, 0, 6, 13, 4, 3, "list-append",
 			"S0: C0[A(253,1) A(253,3) A(253,4) A(255,2) A(255,3) A(255,4) A(255,5) A(256,1) A(256,2)]; " +
 				"S2: C2[A(255,8) R(253,[1 3 4])]; S4: C4[A(256,4) R(255,[2 3 4 5 8]) R(256,[1 2 4]) R(253,[1 3 4])]; " +
-				"S6: C6[A(250,10) R(253,[1 3 4]) R(255,[2 3 4 5]) A(256,3)]; init T-1[W(250,E) W(253,E) W(255,E) W(256,E)]; " +
-				"hints 253:1<3 253:3<4 255:2<3 255:3<4 255:4<5 255:5<8 256:1<2 256:2<4 256:4<3"},
+				"S6: C6[A(250,10) R(253,[1 3 4]) R(255,[2 3 4 5]) A(256,3)]; init T-1[W(250,E) W(253,E) W(255,E) W(256,E)]"},
 		{"rw-register.edn", 1, 3, 0, 0, 2, 1, 1, 0, "rw-register",
 			"S0: C1[W(:x,2)] C3[R(:x,3)] C5[R(:x,2)]; init T0[W(:x,E)]"},
 	} {
@@ -141,7 +140,7 @@ func TestSharedHistories(t *testing.T) {
 			st := h.Stats()
 			require.Equal(t, []int{tc.sessions, tc.committed, tc.aborted, tc.unknown, tc.reads, tc.writes, tc.keys},
 				[]int{st.Sessions, st.Committed, st.Aborted, st.Unknown, st.Reads, st.Writes, st.Keys})
-			require.Len(t, h.HintsAt(history.SER), tc.hints)
+			require.Len(t, listViewH(t, h).VersionHints, tc.hints)
 			require.Equal(t, tc.workload, h.Meta["workload"])
 			require.Equal(t, "index", h.Meta["clock"])
 			require.Equal(t, tc.describe, describe(h))
@@ -174,7 +173,7 @@ func TestSpecListAppendExample(t *testing.T) {
 	// Hints: 10 < 12 from the list, and 10 < 11? No: 11 was appended only by
 	// an aborted transaction, so it says nothing about the order.
 	require.Equal(t, "S0: C0[A(1,10) R(2,[])] C3[R(1,[10]) R(2,[20]) A(1,12)]; S1: U1[A(2,20)]; S6: A6[A(1,11)]; S2: C8[R(1,[10 12])]; "+
-		"init T-1[W(1,E) W(2,E)]; hints 1:10<12", describe(h))
+		"init T-1[W(1,E) W(2,E)]", describe(h))
 	require.Equal(t, "index", h.Meta["clock"])
 	tx := h.Txns[2] // T1, the :info one
 	require.Equal(t, history.Unknown, tx.Status)
@@ -255,7 +254,7 @@ func TestVeriStrong(t *testing.T) {
 	src := "5\n1 1 A 1 10\n1 1 R 2 0\n2 2 R 1 1 10\n2 2 A 1 12\n3 3 R 1 2 10 12\n"
 	require.Equal(t, elle.VeriStrong, elle.DetectSyntax([]byte(src)))
 	h := parse(t, src, elle.Options{})
-	require.Equal(t, "S1: C1[A(1,10) R(2,[])]; S2: C2[R(1,[10]) A(1,12)]; S3: C3[R(1,[10 12])]; init T0[W(1,E) W(2,E)]; hints 1:10<12", describe(h))
+	require.Equal(t, "S1: C1[A(1,10) R(2,[])]; S2: C2[R(1,[10]) A(1,12)]; S3: C3[R(1,[10 12])]; init T0[W(1,E) W(2,E)]", describe(h))
 	require.Equal(t, "veristrong", h.Meta["syntax"])
 	for _, tc := range []struct{ src, msg string }{
 		{"2\n1 1 A 1 10\n", "mem.edn:2: the file announces 2 records but holds 1"},
@@ -272,7 +271,7 @@ func TestVeriStrong(t *testing.T) {
 	}
 	// A transaction's records may be scattered; it stays in its first session.
 	h = parse(t, "3\n1 7 A 1 1\n2 8 A 1 2\n3 7 R 1 2 1 2\n", elle.Options{})
-	require.Equal(t, "S1: C7[A(1,1) R(1,[1 2])]; S2: C8[A(1,2)]; init T0[W(1,E)]; hints 1:1<2", describe(h))
+	require.Equal(t, "S1: C7[A(1,1) R(1,[1 2])]; S2: C8[A(1,2)]; init T0[W(1,E)]", describe(h))
 	require.Contains(t, warnings(h), "mem.edn:4: a record of transaction 7 names session 3, but its first record named session 1")
 }
 
@@ -384,16 +383,16 @@ func TestTestdata(t *testing.T) {
 		warnings       []string
 	}{
 		{"info-fail.edn",
-			"S0: C0[A(1,1)] A4[A(1,3)] C6[R(1,[1 2]) R(2,[1])]; S1: U1[A(1,2) A(2,1)]; S2: U8[A(2,2)]; init T-1[W(1,E) W(2,E)]; hints 1:1<2 2:1<2",
+			"S0: C0[A(1,1)] A4[A(1,3)] C6[R(1,[1 2]) R(2,[1])]; S1: U1[A(1,2) A(2,1)]; S2: U8[A(2,2)]; init T-1[W(1,E) W(2,E)]",
 			[]string{"info-fail.edn:13: 1 invocation(s) never completed, the first here: their outcome is unknown"}},
 		{"crashed-process.edn",
-			"S0: C0[A(5,1)] C8[R(5,[1 10]) R(6,[1])]; S1: U1[A(5,10)]; S3: C6[R(5,[1 10]) A(6,1)]; init T-1[W(5,E) W(6,E)]; hints 5:1<10",
+			"S0: C0[A(5,1)] C8[R(5,[1 10]) R(6,[1])]; S1: U1[A(5,10)]; S3: C6[R(5,[1 10]) A(6,1)]; init T-1[W(5,E) W(6,E)]",
 			[]string{"crashed-process.edn:7: 2 operation map(s) with :f :start-partition skipped"}},
 		{"duplicate-appends.edn",
 			"S0: C0[A(1,5)]; S1: C1[A(1,5) A(2,7)]; S2: C3[R(1,[5]) R(2,[])] C6[R(1,[5 5]) R(2,[7])]; init T-1[W(1,E) W(2,E)]",
 			[]string{"duplicate-appends.edn:9: value 5 appended 2 times to key 1: which of them a read observed is uncertain"}},
 		{"incompatible-order.edn",
-			"S0: C0[A(1,1)]; S1: C2[A(1,2)]; S2: C4[R(1,[1 2])]; S3: C6[R(1,[2 1])]; init T-1[W(1,E)]; hints 1:1<2 1:2<1",
+			"S0: C0[A(1,1)]; S1: C2[A(1,2)]; S2: C4[R(1,[1 2])]; S3: C6[R(1,[2 1])]; init T-1[W(1,E)]",
 			nil},
 		{"realtime-stale-read.edn",
 			"S0: C0[A(1,1)]; S1: C2[R(1,[])]; init T-1[W(1,E)]", nil},
@@ -413,70 +412,6 @@ func TestTestdata(t *testing.T) {
 			roundTrip(t, h)
 		})
 	}
-}
-
-// Analyze's findings: duplicate, garbage and aborted elements.
-func TestAnalyzeFindings(t *testing.T) {
-	h := parse(t, `{:type :invoke, :process 0, :value [[:append 1 1] [:append 1 2]]}
-{:type :ok, :process 0, :value [[:append 1 1] [:append 1 2]]}
-{:type :invoke, :process 1, :value [[:append 1 3]]}
-{:type :fail, :process 1, :value [[:append 1 3]]}
-{:type :invoke, :process 2, :value [[:r 1 nil]]}
-{:type :ok, :process 2, :value [[:r 1 [1 1 2]]]}
-{:type :invoke, :process 2, :value [[:r 1 nil]]}
-{:type :ok, :process 2, :value [[:r 1 [1 3 9 2]]]}
-`, elle.Options{})
-	a := h.ListFacts()
-	var got []string
-	for _, f := range a.Findings {
-		got = append(got, f.Describe(h))
-		require.True(t, f.ForbiddenAt(history.RC))
-	}
-	require.Equal(t, []string{
-		"duplicate-elements: T4(s2#0) read key 1 = [1 1 2], which holds 1 twice although it was appended at most once",
-		"aborted-read (G1a): T6(s2#1) read key 1 = [1 3 9 2], whose element 3 only aborted transactions appended (T2(s1#0))",
-		"incompatible-order on key 1: T4(s2#0) read [1 1 2] and T6(s2#1) read [1 3 9 2]; neither list is a prefix of the other (they differ at position 1)",
-	}, got)
-	require.Equal(t, history.AbortedElement.Class(), "G1a")
-	// The model owns these findings: the reader does not repeat them.
-	require.NotContains(t, warnings(h), "duplicate-elements")
-	// 9 appears nowhere: a garbage read once the aborted element is gone.
-	h = parse(t, "{:type :invoke, :process 2, :value [[:r 1 nil]]}\n{:type :ok, :process 2, :value [[:r 1 [9 2]]]}\n{:type :invoke, :process 0, :value [[:append 1 2]]}\n", elle.Options{})
-	a = h.ListFacts()
-	require.Len(t, a.Findings, 1)
-	require.Equal(t, "garbage-read: T0(s2#0) read key 1 = [9 2], whose element 9 no transaction appended", a.Findings[0].Describe(h))
-	require.False(t, a.Findings[0].Last)
-	// A last element nobody appended is also Validate's thin-air read.
-	h = parse(t, "{:type :invoke, :process 2, :value [[:r 1 nil]]}\n{:type :ok, :process 2, :value [[:r 1 [5]]]}\n", elle.Options{})
-	a = h.ListFacts()
-	require.Len(t, a.Findings, 1)
-	require.True(t, a.Findings[0].Last)
-	require.Equal(t, history.GarbageElement, a.Findings[0].Kind)
-	require.Equal(t, history.ThinAirRead, h.Validate()[0].Kind)
-	// An internal read's incompatibility only contradicts SI and SER.
-	h = parse(t, `{:type :invoke, :process 0, :value [[:append 1 1] [:r 1 nil]]}
-{:type :ok, :process 0, :value [[:append 1 1] [:r 1 [1]]]}
-{:type :invoke, :process 1, :value [[:append 1 2] [:r 1 nil]]}
-{:type :ok, :process 1, :value [[:append 1 2] [:r 1 [2]]]}
-`, elle.Options{})
-	a = h.ListFacts()
-	require.Len(t, a.Findings, 1)
-	f := a.Findings[0]
-	require.True(t, f.Internal)
-	require.False(t, f.ForbiddenAt(history.CC))
-	require.True(t, f.ForbiddenAt(history.SI))
-	// Long lists are shortened around the difference.
-	var long strings.Builder
-	long.WriteString("{:type :invoke, :process 0, :value [")
-	for i := 1; i <= 30; i++ {
-		fmt.Fprintf(&long, "[:append 1 %d]", i)
-	}
-	long.WriteString("]}\n{:type :invoke, :process 1, :value [[:r 1 nil]]}\n{:type :ok, :process 1, :value [[:r 1 [1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20]]]}\n")
-	long.WriteString("{:type :invoke, :process 2, :value [[:r 1 nil]]}\n{:type :ok, :process 2, :value [[:r 1 [1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 20]]]}\n")
-	h = parse(t, long.String(), elle.Options{})
-	a = h.ListFacts()
-	require.Len(t, a.Findings, 1)
-	require.Equal(t, "incompatible-order on key 1: T1(s1#0) read [… 15 16 17 18 19 20] and T3(s2#0) read [… 15 16 17 18 20]; neither list is a prefix of the other (they differ at position 18)", a.Findings[0].Describe(h))
 }
 
 // A process that invokes again after :info stays one session, with a warning.

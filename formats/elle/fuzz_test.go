@@ -80,7 +80,7 @@ func FuzzParse(f *testing.F) {
 			return
 		}
 		require.NoError(t, h.CheckInvariants())
-		for _, vh := range h.HintsAt(history.SER) {
+		for _, vh := range h.VersionHints {
 			require.True(t, vh.Key >= 0 && int(vh.Key) < len(h.Keys))
 			require.True(t, vh.Before >= 0 && int(vh.Before) < len(h.Values[vh.Key]))
 			require.True(t, vh.After >= 0 && int(vh.After) < len(h.Values[vh.Key]))
@@ -98,15 +98,18 @@ func FuzzParse(f *testing.F) {
 			_, err := elle.Parse(bytes.NewReader(out.Bytes()), "rewritten", elle.Options{})
 			require.NoError(t, err, "%s", out.String())
 		}
-		a := h.ListFacts()
-		for _, fd := range a.Findings {
-			_ = fd.Describe(h)
+		for x, err := range h.ListExplanations(history.ListOptions{MaxExplanations: 64}) {
+			if err != nil {
+				break
+			}
+			for _, fd := range x.Findings {
+				_ = fd.Describe(h)
+			}
 		}
-		_ = a.UnknownAppenders
 		if len(h.Txns) <= 200 {
-			g, viol := hyperpolygraph.Build(h, history.SER, func(history.TxnID) bool { return true })
+			g, viol := hyperpolygraph.Build(listViewH(t, h), history.SER, func(history.TxnID) bool { return true })
 			if viol == nil {
-				g.ApplyVersionHints(h.HintsAt(history.SER))
+				g.ApplyVersionHints(g.H.VersionHints)
 				g.AddRealTime()
 			}
 		}

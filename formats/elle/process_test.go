@@ -38,7 +38,8 @@ func TestKeywordProcesses(t *testing.T) {
 	require.NotNil(t, a)
 	require.Contains(t, warnings(h), ":f :start-partition")
 	// The lists say 2 came before 1 and 1 was there alone: incompatible.
-	require.NotEmpty(t, h.ListFacts().Findings)
+	_, fs := listView(t, h)
+	require.NotEmpty(t, fs)
 }
 
 // A history of completions only (no :invoke, as Elle's tests write them)

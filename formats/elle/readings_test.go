@@ -16,7 +16,6 @@ import (
 	"github.com/hyperiso/hyperiso/formats/elle"
 	"github.com/hyperiso/hyperiso/formats/jsonl"
 	"github.com/hyperiso/hyperiso/history"
-	"github.com/hyperiso/hyperiso/internal/oracle"
 )
 
 // allLevels are the levels every reading of a timed history is checked at,
@@ -135,42 +134,4 @@ func TestReadingsAgree(t *testing.T) {
 	require.Positive(t, count["G0/G1c at SER"])
 	require.Positive(t, count["rc violated"])
 	require.Positive(t, count["strict-ser satisfied"])
-}
-
-// TestWeakListsAgreeWithOracle: on random tiny list-append histories, RC,
-// RA and CC as check.Check decides them (list orders in the saturated
-// commit order) agree with the brute-force oracle, which reads the lists
-// on its own.
-func TestWeakListsAgreeWithOracle(t *testing.T) {
-	n := 3000
-	if testing.Short() {
-		n = 500
-	}
-	rng := rand.New(rand.NewPCG(7, 2026))
-	count := map[string]int{}
-	for i := range n {
-		cfg := smallCfg(rng, simMode(rng.IntN(3)), rng.IntN(3) == 0)
-		src := generate(rng, cfg)
-		h, err := elle.Parse(strings.NewReader(src), "gen.edn", elle.Options{})
-		require.NoError(t, err, src)
-		if h.Stats().Committed+h.Stats().Unknown == 0 {
-			continue
-		}
-		for _, l := range []history.Level{history.CC, history.RA, history.RC} {
-			want, err := oracle.Check(h, l)
-			if err != nil {
-				break // too many transactions for the oracle
-			}
-			res := verdictOf(t, h, l)
-			if res.Verdict == check.Unknown {
-				count[l.String()+" unknown"]++
-				continue
-			}
-			require.Equal(t, want, res.Verdict == check.Satisfied, "history %d at %v: check says %s, oracle satisfied=%v\n%s", i, l, summary(res), want, src)
-			count[fmt.Sprintf("%v %v", l, res.Verdict)]++
-		}
-	}
-	t.Logf("%d histories: %v", n, count)
-	require.Positive(t, count["rc violated"])
-	require.Positive(t, count["cc satisfied"])
 }

@@ -53,7 +53,11 @@ func TestPaperExample(t *testing.T) {
 		v := hintDecide(t, h, level, false)
 		require.True(t, v.decided)
 		require.False(t, v.ok, "%v", level)
-		require.Equal(t, paperCycle, rotate(h, v.cycle), "%v", level)
+		if level == history.SI {
+			// At SER T4's read of 256 before T6's append is also an rw
+			// edge; SI needs T4's append first (no lost update).
+			require.Equal(t, paperCycle, rotate(h, v.cycle), "%v", level)
+		}
 	}
 	// The three transactions between them touch keys 253, 255 and 256.
 	keys := map[string]bool{}
@@ -71,14 +75,18 @@ func TestPaperExample(t *testing.T) {
 	}
 	// Without the version hints the register projection is serializable:
 	// the hints are what exposes the anomaly.
-	g, viol := hyperpolygraph.Build(h, history.SER, nil)
+	g, viol := hyperpolygraph.Build(listViewH(t, h), history.SER, nil)
 	require.Nil(t, viol)
 	ww := len(g.WW)
-	require.Nil(t, g.ApplyVersionHints(h.HintsAt(history.SER)))
+	require.Nil(t, g.ApplyVersionHints(g.H.VersionHints))
 	require.Less(t, len(g.WW), ww)
 
-	res := checkVerdict(t, h, history.SER)
+	// At SI the cycle is Elle's: T4's append precedes T6's (no lost
+	// update). At SER T4's read of 256 before T6's append is an rw edge
+	// as well, and which of the two cycles is shown is the solver's.
+	res := checkVerdict(t, h, history.SI)
 	require.Equal(t, check.Violated, res.Verdict)
+	require.Equal(t, check.Violated, checkVerdict(t, h, history.SER).Verdict)
 	require.Len(t, res.Anomalies, 1)
 	a := res.Anomalies[0]
 	require.Equal(t, "G-single", a.Type)
@@ -105,9 +113,9 @@ func TestRealTimeViolation(t *testing.T) {
 		require.Equal(t, check.Satisfied, checkVerdict(t, h, level).Verdict, "%v", level)
 		require.True(t, hintDecide(t, h, level, false).ok)
 	}
-	g, viol := hyperpolygraph.Build(h, history.SER, nil)
+	g, viol := hyperpolygraph.Build(listViewH(t, h), history.SER, nil)
 	require.Nil(t, viol)
-	g.ApplyVersionHints(h.HintsAt(history.SER))
+	g.ApplyVersionHints(g.H.VersionHints)
 	rt := g.AddRealTime()
 	var got []string
 	for _, e := range rt {
@@ -119,7 +127,7 @@ func TestRealTimeViolation(t *testing.T) {
 	require.False(t, v.ok)
 	require.Equal(t, []string{"T0-rt->T2", "T2-rw(1)->T0"}, rotate(h, v.cycle))
 	// :time gives the same order as :index.
-	g, _ = hyperpolygraph.Build(h, history.SER, nil)
+	g, _ = hyperpolygraph.Build(listViewH(t, h), history.SER, nil)
 	require.Len(t, g.AddRealTime(), 1)
 }
 
@@ -148,10 +156,11 @@ func TestTestdataVerdicts(t *testing.T) {
 			}
 		})
 	}
-	// The incompatible order is a cycle of version-order hints.
+	// The incompatible order is a finding of the lists alone.
 	h := readTestdata(t, "incompatible-order.edn")
-	g, _ := hyperpolygraph.Build(h, history.SER, nil)
-	require.Equal(t, []string{"T0-ww(1)->T2", "T2-ww(1)->T0"}, rotate(h, g.ApplyVersionHints(h.HintsAt(history.SER))))
+	_, fs := listView(t, h)
+	require.Len(t, fs, 1)
+	require.Equal(t, history.IncompatibleOrder, fs[0].Kind)
 	// The crashed process's append was observed: its transaction committed.
 	h = readTestdata(t, "crashed-process.edn")
 	require.Equal(t, history.Unknown, h.Txns[2].Status)
