@@ -24,7 +24,7 @@
 // # Reads and writes of one transaction
 //
 // The final write of key x by T is T's last write (OpWrite or OpAppend) of
-// x. A read (OpRead, or OpReadList through its Value) of x in T is internal
+// x. A read of x in T is internal
 // if T has an earlier operation on x, read or write, and external otherwise.
 //
 // INT, required by SER, SI, CC and RA: every internal read returns the value
@@ -76,9 +76,9 @@
 // topological orders as co. The tests compare this against a literal
 // enumeration of every total order on small histories.
 //
-// List reads (OpReadList) add, at the weak levels, what lists.go says:
-// findings the lists show alone, an appender in C for every element, and
-// the version orders the lists state, as further pairs co must contain.
+// Histories with lists are refused: internal/execoracle decides them from
+// executions (what every list read must return), where this oracle would
+// restate the checker's rules.
 //
 // On every history SER ⇒ SI ⇒ CC ⇒ RA ⇒ RC.
 //

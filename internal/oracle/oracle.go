@@ -120,6 +120,11 @@ func prepare(h *history.History) (*prep, error) {
 	if h == nil || len(h.Txns) == 0 {
 		return nil, fmt.Errorf("oracle: history has no initial transaction")
 	}
+	if h.HasLists() {
+		// Lists are internal/execoracle's: it defines their meaning from
+		// executions, where this oracle would restate the checker's.
+		return nil, fmt.Errorf("oracle: list operations are internal/execoracle's to decide")
+	}
 	nt, nk := len(h.Txns), h.NumKeys()
 	p := &prep{
 		h:       h,

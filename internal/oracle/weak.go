@@ -36,20 +36,11 @@ type weak struct {
 	so    []uint64 // per member: its SO predecessors (T⊥ included)
 	// choice[i] is event i's writer (local index), or -1 if not chosen yet.
 	choice []int
-	// lists are the orders the list reads state (lists.go).
-	lists []uint64
 }
 
 func weakSearch(p *prep, c *cset, level history.Level) *Witness {
 	m := len(c.txns)
 	s := &weak{p: p, c: c, level: level, wmask: make([]uint64, p.h.NumKeys()), so: make([]uint64, m)}
-	if !listsOK(p.h) {
-		return nil
-	}
-	var ok bool
-	if s.lists, ok = listOrder(p.h, c); !ok {
-		return nil
-	}
 	for li, t := range c.txns {
 		for k := range s.wmask {
 			if p.writes(t, history.KeyID(k)) {
@@ -163,9 +154,6 @@ func (s *weak) relation() []uint64 {
 		causal = closure(rel) // (SO ∪ wr)⁺, T⊥ before all
 	}
 	out := slices.Clone(rel)
-	for i, row := range s.lists {
-		out[i] |= row
-	}
 	for i, t1 := range s.choice {
 		if t1 < 0 {
 			continue
