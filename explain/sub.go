@@ -38,6 +38,7 @@ func NewSub(h *history.History, keep []bool, force map[OpRef]bool) *Sub {
 		b.SetMeta(k, v)
 	}
 	s := &Sub{Orig: []history.TxnID{history.InitTxn}}
+	var appenders map[history.Version][]history.TxnID
 	used := make([]bool, len(h.Keys))
 	// written[k] == t+1: transaction t wrote key k before the current op.
 	written := make([]int32, len(h.Keys))
@@ -65,7 +66,23 @@ func NewSub(h *history.History, keep []bool, force map[OpRef]bool) *Sub {
 		mark := int32(t + 1)
 		for i, op := range tx.Ops {
 			k := op.Key
-			if op.Kind.IsRead() && written[k] != mark && !force[OpRef{history.TxnID(t), int32(i)}] {
+			if op.Kind == history.OpReadList && !force[OpRef{history.TxnID(t), int32(i)}] {
+				// A list read shows every element's appender: kept only
+				// when each transaction that appended one of them is.
+				if appenders == nil {
+					appenders = listAppenders(h)
+				}
+				all := true
+				for _, v := range h.List(op) {
+					for _, w := range appenders[history.Version{Key: k, Value: v}] {
+						all = all && (w == history.TxnID(t) || keep[w])
+					}
+				}
+				if !all {
+					s.Dropped = append(s.Dropped, OpRef{history.TxnID(t), int32(i)})
+					continue
+				}
+			} else if op.Kind.IsRead() && written[k] != mark && !force[OpRef{history.TxnID(t), int32(i)}] {
 				all := true
 				for _, w := range ix.Writers(k, op.Value) {
 					if w != history.TxnID(t) && !keep[w] && w != history.InitTxn {
@@ -109,9 +126,7 @@ func NewSub(h *history.History, keep []bool, force map[OpRef]bool) *Sub {
 			b.AbortedWrite(h.Key(w.Key), h.Value(w.Key, w.Value))
 		}
 	}
-	// The list reads the sub-history leaves out still order its versions;
-	// those of the reads it keeps it derives itself.
-	for _, vh := range h.HintsAt(history.RC) {
+	for _, vh := range h.VersionHints {
 		if used[vh.Key] {
 			b.VersionHint(h.Key(vh.Key), h.Value(vh.Key, vh.Before), h.Value(vh.Key, vh.After))
 		}
@@ -132,4 +147,24 @@ func NewSub(h *history.History, keep []bool, force map[OpRef]bool) *Sub {
 	}
 	s.H = b.Finish()
 	return s
+}
+
+// listAppenders maps each appended version to the transactions that may
+// have committed and appended it.
+func listAppenders(h *history.History) map[history.Version][]history.TxnID {
+	out := map[history.Version][]history.TxnID{}
+	for t := 1; t < len(h.Txns); t++ {
+		if h.Txns[t].Status == history.Aborted {
+			continue
+		}
+		for _, op := range h.Txns[t].Ops {
+			if op.Kind == history.OpAppend {
+				v := history.Version{Key: op.Key, Value: op.Value}
+				if ws := out[v]; len(ws) == 0 || ws[len(ws)-1] != history.TxnID(t) {
+					out[v] = append(ws, history.TxnID(t))
+				}
+			}
+		}
+	}
+	return out
 }
