@@ -70,6 +70,13 @@ func checkLists(ctx context.Context, h *history.History, level history.Level, le
 					res.Witness = append(res.Witness, w)
 				}
 			}
+			for _, v := range x.Views {
+				lv := ListView{Txn: Ref(h, v.Txn), Op: int(v.Op)}
+				for _, w := range v.Appenders {
+					lv.Appenders = append(lv.Appenders, Ref(h, w))
+				}
+				res.ListViews = append(res.ListViews, lv)
+			}
 			res.TimingsMS["lists"] = ms(time.Since(start))
 			return res, nil
 		case Unknown:

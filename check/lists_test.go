@@ -91,3 +91,22 @@ func TestListsMeanWhatTheySay(t *testing.T) {
 		})
 	}
 }
+
+// A satisfied history with values appended twice says which appender each
+// list read saw, beside the witness order.
+func TestListViewsInWitness(t *testing.T) {
+	h := parseJSONL(t, `{"hyperiso":1,"init":"zero"}`,
+		`{"session":1,"id":1,"ops":[["append",1,1]]}`,
+		`{"session":2,"id":2,"ops":[["append",1,1]]}`,
+		`{"session":2,"id":3,"ops":[["r",1,[1,1]]]}`)
+	for _, l := range []history.Level{history.SER, history.CC} {
+		res := checkAt(t, h, l)
+		require.Equal(t, Satisfied, res.Verdict)
+		require.Len(t, res.ListViews, 1, "%v", l)
+		v := res.ListViews[0]
+		require.Equal(t, int64(3), v.Txn.ID)
+		require.Len(t, v.Appenders, 2)
+		require.Len(t, res.Witness, 3)
+		require.Equal(t, int64(1), res.Counters["list_explanations"], "the first arrangement satisfies")
+	}
+}

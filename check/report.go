@@ -36,11 +36,22 @@ type Result struct {
 	// (SI, with each transaction's snapshot) order of the transactions
 	// taken as committed.
 	Witness []TxnRef `json:"witness,omitempty"`
+	// ListViews complete a satisfied list-append history's witness: for
+	// each list read holding a value that several transactions appended,
+	// the transactions whose appends its view holds, in order.
+	ListViews []ListView `json:"list_views,omitempty"`
 	// Warnings are the reader's non-fatal findings.
 	Warnings []string `json:"warnings,omitempty"`
 	// Dropped is what lenient reading skipped of the input, if anything:
 	// the verdict is about the history without it.
 	Dropped *history.Dropped `json:"dropped,omitempty"`
+}
+
+// ListView names the appenders a witness gives one list read.
+type ListView struct {
+	Txn       TxnRef   `json:"transaction"`
+	Op        int      `json:"op"`
+	Appenders []TxnRef `json:"appenders"`
 }
 
 // TxnRef names a transaction the way the input does.

@@ -300,6 +300,18 @@ type ListExplanation struct {
 	// the operation of the original history it stands for (-1 for a
 	// stand-in read).
 	OpOrigin [][]int32
+	// Views name, for each list read that holds a value appended by
+	// several transactions, the appenders of its view's blocks in order:
+	// which transaction this explanation says wrote each element.
+	Views []ListView
+}
+
+// ListView is the explanation of one list read: the transactions whose
+// blocks its view holds, in order.
+type ListView struct {
+	Txn       TxnID
+	Op        int32
+	Appenders []TxnID
 }
 
 // ListExplanations yields every explanation of h's lists (one for a
@@ -1001,6 +1013,7 @@ func (e *listEnum) registerView(fate []Status, kvs []keyViews, choice []int, fs 
 	// Each read's view: the appenders of its blocks, as a prefix of its
 	// key's decomposition.
 	viewOf := map[int32][]TxnID{}
+	var views []ListView
 	for i, kv := range kvs {
 		seq := kv.decomps[choice[i]]
 		k := kv.key
@@ -1012,6 +1025,9 @@ func (e *listEnum) registerView(fate []Status, kvs []keyViews, choice []int, fs 
 				n++
 			}
 			viewOf[ri] = seq[:n]
+			if e.ambiguous(r) {
+				views = append(views, ListView{Txn: r.t, Op: r.op, Appenders: slices.Clone(seq[:n])})
+			}
 		}
 	}
 	visKey := map[TxnID]KeyID{}
@@ -1104,7 +1120,24 @@ func (e *listEnum) registerView(fate []Status, kvs []keyViews, choice []int, fs 
 		tx.Ops = append(slices.Clip(tx.Ops), Op{Kind: OpWrite, Key: k, Value: one})
 		origin[w] = append(origin[w], -1)
 	}
-	return &ListExplanation{H: g, Findings: fs, OpOrigin: origin}
+	slices.SortFunc(views, func(a, b ListView) int {
+		if a.Txn != b.Txn {
+			return int(a.Txn - b.Txn)
+		}
+		return int(a.Op - b.Op)
+	})
+	return &ListExplanation{H: g, Findings: fs, OpOrigin: origin, Views: views}
+}
+
+// ambiguous reports whether some element of r's view has several possible
+// appenders.
+func (e *listEnum) ambiguous(r listRead) bool {
+	for _, v := range r.view {
+		if len(e.p.cands(r.key, v)) > 1 {
+			return true
+		}
+	}
+	return false
 }
 
 func lastAppend(h *History, t TxnID, k KeyID) int32 {
