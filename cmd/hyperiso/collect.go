@@ -19,7 +19,6 @@ import (
 	"github.com/hyperiso/hyperiso/collect/memstore"
 	"github.com/hyperiso/hyperiso/collect/stores"
 	"github.com/hyperiso/hyperiso/collect/workload"
-	"github.com/hyperiso/hyperiso/formats/jsonl"
 )
 
 const collectLong = `Run a workload against a database and record the history it produced, in
@@ -239,27 +238,26 @@ func newCollect(stdout io.Writer) *cobra.Command {
 				return fail(exitBadInput, "--faults: %v", err)
 			}
 			stderr := c.ErrOrStderr()
-			// Open the output first: a run is too costly to lose to a typo.
-			hw, summaryW := stdout, stdout
-			var file *os.File
-			if out != "" && out != "-" {
-				if file, err = os.Create(out); err != nil {
+			// Open the output first: a run is too costly to lose to a
+			// typo. The history goes to a temporary file beside -o,
+			// renamed to -o only once it is whole.
+			summaryW := stdout
+			var rec *collect.Recorder
+			toFile := out != "" && out != "-"
+			if toFile {
+				if rec, err = collect.CreateFile(out); err != nil {
 					return fail(exitBadInput, "%v", err)
 				}
-				written := false
-				defer func() {
-					file.Close()
-					if !written {
-						os.Remove(out)
-					}
-				}()
-				hw = writerFunc(func(p []byte) (int, error) {
-					written = true
-					return file.Write(p)
-				})
 			} else {
+				rec = collect.NewRecorder(stdout)
 				summaryW = stderr
 			}
+			closed := false
+			defer func() {
+				if !closed {
+					_ = rec.Close()
+				}
+			}()
 			ctx, stop := interruptible(c.Context())
 			defer stop()
 			st, err := stores.Open(ctx, db, stores.Options{Seed: f.seed, Bugs: bug})
@@ -269,12 +267,12 @@ func newCollect(stdout io.Writer) *cobra.Command {
 				}
 				return fail(exitBadInput, "%v", err)
 			}
-			opt := collect.Options{Isolation: iso, Mix: mix, OpTimeout: timeout, KeepTable: keepTable, Source: out, Faults: sched, Times: times}
+			opt := collect.Options{Isolation: iso, Mix: mix, OpTimeout: timeout, KeepTable: keepTable, Source: out, Faults: sched, Times: times, Sink: rec}
 			bar := newBar(stderr, w.Sessions()*w.TxnsPerSession(), quiet)
 			if bar != nil {
 				opt.Progress = func() { _ = bar.Add(1) }
 			}
-			h, sum, runErr := collect.Run(ctx, st, w, opt)
+			_, sum, runErr := collect.Run(ctx, st, w, opt)
 			if bar != nil {
 				if sum != nil && sum.Transactions == sum.Planned {
 					_ = bar.Finish()
@@ -283,26 +281,44 @@ func newCollect(stdout io.Writer) *cobra.Command {
 				}
 				fmt.Fprintln(stderr)
 			}
+			started := rec.Started()
+			closed = true
+			closeErr := rec.Close()
 			sig, interrupted := interruption(ctx)
-			if h == nil {
+			if !started || sum == nil {
 				if interrupted {
 					return fail(sig.code(), "interrupted by %s before any transaction ran: nothing written; %s", sig.String(), oneLine(runErr))
 				}
 				return fail(exitBadInput, "%v", runErr)
 			}
-			cw := &countingWriter{w: hw}
-			if err := jsonl.Write(cw, h); err != nil {
-				return fail(exitBadInput, "writing the history: %v", err)
+			var td *collect.TeardownError
+			tableNote := ""
+			if errors.As(runErr, &td) {
+				tableNote = "; the table may remain: " + oneLine(td)
 			}
-			if file != nil {
-				if err := file.Close(); err != nil {
-					return fail(exitBadInput, "writing the history: %v", err)
+			// The history could not be written: the run stopped as soon
+			// as it could not, and -o is untouched.
+			var we *collect.WriteError
+			if closeErr != nil || errors.As(runErr, &we) {
+				if !quiet {
+					fmt.Fprint(summaryW, sum)
 				}
+				if we == nil {
+					we = closeErr.(*collect.WriteError)
+				} else if closeErr != nil {
+					// Close names the file that holds what was written.
+					we = closeErr.(*collect.WriteError)
+				}
+				kept := ""
+				if toFile {
+					kept = "; " + out + " untouched"
+				}
+				return fail(exitBadInput, "%s: recorded %d of %d planned transactions%s%s", oneLine(we), sum.Transactions, sum.Planned, kept, tableNote)
 			}
 			if !quiet {
 				fmt.Fprint(summaryW, sum)
-				if file != nil {
-					fmt.Fprintf(summaryW, "wrote %s (%d bytes)\n", out, cw.n)
+				if toFile {
+					fmt.Fprintf(summaryW, "wrote %s (%d bytes)\n", out, rec.Bytes())
 				}
 				if keepTable {
 					if t, ok := st.(interface{ Table() string }); ok {
@@ -315,17 +331,11 @@ func newCollect(stdout io.Writer) *cobra.Command {
 			if !interrupted && runErr == nil {
 				return nil
 			}
-			hs := h.Stats()
 			dest := "to standard output"
-			if file != nil {
+			if toFile {
 				dest = "to " + out
 			}
-			wrote := fmt.Sprintf("wrote %d of %d planned transactions (%d unknown) %s", hs.Transactions, sum.Planned, hs.Unknown, dest)
-			var td *collect.TeardownError
-			tableNote := ""
-			if errors.As(runErr, &td) {
-				tableNote = "; the table may remain: " + oneLine(td)
-			}
+			wrote := fmt.Sprintf("wrote %d of %d planned transactions (%d unknown) %s", sum.Transactions, sum.Planned, sum.Unknown, dest)
 			if interrupted {
 				return fail(sig.code(), "interrupted by %s: %s%s", sig.String(), wrote, tableNote)
 			}
@@ -442,19 +452,4 @@ func oneLine(err error) string {
 		return ""
 	}
 	return strings.Join(strings.Fields(err.Error()), " ")
-}
-
-type writerFunc func(p []byte) (int, error)
-
-func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
-
-type countingWriter struct {
-	w io.Writer
-	n int64
-}
-
-func (c *countingWriter) Write(p []byte) (int, error) {
-	n, err := c.w.Write(p)
-	c.n += int64(n)
-	return n, err
 }

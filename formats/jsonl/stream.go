@@ -50,10 +50,12 @@ type Stream struct {
 	txns   int64
 }
 
-// NewStream writes the header of an incomplete history to w.
-func NewStream(w io.Writer, meta map[string]string) (*Stream, error) {
+// NewStream writes the header to w: with the IncompleteField if
+// incomplete (a file the recorder completes in place), without it for an
+// output that cannot be rewritten (a pipe).
+func NewStream(w io.Writer, meta map[string]string, incomplete bool) (*Stream, error) {
 	s := &Stream{w: w, meta: meta}
-	s.header = s.appendHeader(nil, true)
+	s.header = s.appendHeader(nil, incomplete)
 	if _, err := w.Write(s.header); err != nil {
 		return nil, err
 	}

@@ -16,7 +16,7 @@ import (
 // reads back as what was streamed.
 func TestStreamIncompleteThenComplete(t *testing.T) {
 	var out bytes.Buffer
-	s, err := NewStream(&out, map[string]string{"store": "memory", "z": "é\n"})
+	s, err := NewStream(&out, map[string]string{"store": "memory", "z": "é\n"}, true)
 	require.NoError(t, err)
 	txns := []StreamTxn{
 		{Session: 2, ID: 1, Status: history.Committed, Level: history.SI, Ops: []StreamOp{{Write: true, Key: 1, Val: 5}, {Key: 2, Val: 0}}},
