@@ -280,16 +280,16 @@ type runner struct {
 	nextSession atomic.Int64
 	halt        context.CancelCauseFunc
 
-	lv          Leveler // st's, if it is one
+	lv Leveler // st's, if it is one
 
 	mu       sync.Mutex
 	sum      *Summary
 	records  []record       // without a Sink: every transaction, in completion order
 	nextID   int64          // with a Sink: the last id given
 	sessions map[int64]bool // the session ids recorded
-	stopped error  // why the run stopped itself, once it has
-	streak  string // the error the last transactions failed with
-	streakN int    // how many in a row
+	stopped  error          // why the run stopped itself, once it has
+	streak   string         // the error the last transactions failed with
+	streakN  int            // how many in a row
 }
 
 // stop ends the run: the sessions see their context cancelled. The first
