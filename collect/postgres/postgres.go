@@ -109,7 +109,8 @@ func (s *Store) Setup(ctx context.Context, keys int64) error {
 
 // Teardown implements collect.Store: it drops the table (unless keep) and
 // disconnects. The control connection may have died during the run (killed,
-// idle timeout): the table is then dropped over a new one.
+// idle timeout): the table is then dropped over a new one. Only a failure
+// to drop the table is an error: with keep, Teardown cannot fail.
 func (s *Store) Teardown(ctx context.Context, keep bool) error {
 	var err error
 	if !keep {
@@ -124,7 +125,11 @@ func (s *Store) Teardown(ctx context.Context, keep bool) error {
 			}
 		}
 	}
-	return errors.Join(err, s.admin.Close(ctx))
+	// Closing says nothing about the table: a control connection the
+	// server terminated fails to close over TLS (its close_notify meets a
+	// reset socket), yet it is closed, and the table kept or dropped.
+	_ = s.admin.Close(ctx)
+	return err
 }
 
 // Connect implements collect.Store.
