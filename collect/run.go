@@ -161,6 +161,23 @@ func Run(ctx context.Context, st Store, w *workload.Workload, opt Options) (*his
 			return nil, nil, errors.Join(fmt.Errorf("fault %s: %w", f, err), teardown())
 		}
 	}
+	if opt.KeepTable {
+		if k, ok := st.(Keeper); ok {
+			k.KeepTable()
+		}
+	}
+	// What killed runs left behind goes before this run adds its own.
+	if sw, ok := st.(Sweeper); ok {
+		left, err := sw.Sweep(ctx, true)
+		for _, l := range left {
+			if l.Removed || l.Orphan {
+				sum.Swept = append(sum.Swept, l.String())
+			}
+		}
+		if err != nil {
+			sum.Swept = append(sum.Swept, "looking for leftovers of killed runs: "+short(err))
+		}
+	}
 	if err := st.Setup(ctx, w.Keys()); err != nil {
 		return nil, nil, errors.Join(fmt.Errorf("setting up %s: %w", st.Name(), err), teardown())
 	}

@@ -199,6 +199,7 @@ func newCollect(stdout io.Writer) *cobra.Command {
 		scenarios string
 		faults    string
 		times     bool
+		cleanup   bool
 	)
 	c := &cobra.Command{
 		Use:   "collect [--db memory|postgres://…|mariadb://…|etcd|etcd://…] [--isolation LEVEL|--mix SPEC] [--workload NAME] [params] -o FILE\n  hyperiso collect --hermitage --db postgres://…|mariadb://… [--scenario NAMES] [-o DIR]",
@@ -208,6 +209,9 @@ func newCollect(stdout io.Writer) *cobra.Command {
 		RunE: func(c *cobra.Command, args []string) error {
 			if herm {
 				return runHermitage(c, stdout, db, scenarios, out, timeout)
+			}
+			if cleanup {
+				return runCleanup(c, stdout, db)
 			}
 			if c.Flags().Changed("scenario") {
 				return fail(exitBadInput, "--scenario applies to --hermitage only")
@@ -358,8 +362,27 @@ func newCollect(stdout io.Writer) *cobra.Command {
 	c.Flags().BoolVar(&herm, "hermitage", false, "run Hermitage's item-level scenarios at every level of --db and print the verdict matrix (-o DIR keeps the histories)")
 	c.Flags().StringVar(&scenarios, "scenario", "", "with --hermitage: only these scenarios (comma-separated, e.g. P4,G2-item)")
 	c.Flags().StringVar(&faults, "faults", "", "fault schedule, KIND[:TARGET]@AT[+FOR][/EVERY],… (kinds: "+strings.Join(collect.FaultKinds, ", ")+")")
+	c.Flags().BoolVar(&cleanup, "cleanup", false, "list what killed runs left (tables in --db, etcd data directories) and remove what belonged to processes that are gone, then exit")
 	c.Flags().BoolVar(&times, "times", false, "record each transaction's real-time interval (for strict-ser)")
 	return c
+}
+
+// runCleanup lists the leftovers of killed runs, one a line, and removes
+// those whose process is gone.
+func runCleanup(c *cobra.Command, stdout io.Writer, db string) error {
+	ctx, stop := interruptible(c.Context())
+	defer stop()
+	left, err := stores.Sweep(ctx, db, true)
+	for _, l := range left {
+		fmt.Fprintln(stdout, l)
+	}
+	if err != nil {
+		return fail(exitBadInput, "cleanup: %v", err)
+	}
+	if len(left) == 0 {
+		fmt.Fprintln(stdout, "nothing left by killed runs")
+	}
+	return nil
 }
 
 // newBar returns a progress bar on a terminal, nil elsewhere.

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -70,4 +71,41 @@ func TestCollectFailedRunKeepsOutput(t *testing.T) {
 		require.NoError(t, err)
 		require.Len(t, entries, 1, "no temporary file left")
 	}
+}
+
+// TestCollectCleanupAfterKill: collect killed with SIGKILL leaves its
+// table; collect --cleanup lists it and drops it, and removes the data
+// directory of an embedded etcd cluster whose process is gone, while what
+// a running process owns stays.
+func TestCollectCleanupAfterKill(t *testing.T) {
+	bin := binary(t, t.TempDir())
+	pg := postgresScratch(t)
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	cmd := exec.Command(bin, "collect", "--db", pg.url, "--workload", "lost-update", "--think", "2ms",
+		"--sessions", "2", "--txns", "1000000", "-o", filepath.Join(t.TempDir(), "h.jsonl"))
+	require.NoError(t, cmd.Start())
+	table := pg.waitForTable(t)
+	require.NoError(t, cmd.Process.Kill())
+	_ = cmd.Wait()
+	require.Equal(t, []string{table}, pg.tables(), "SIGKILL leaves the table")
+
+	orphanDir := filepath.Join(tmp, "hyperiso-etcd-p"+strconv.Itoa(cmd.Process.Pid)+"-123")
+	liveDir := filepath.Join(tmp, "hyperiso-etcd-p"+strconv.Itoa(os.Getpid())+"-456")
+	for _, d := range []string{orphanDir, liveDir} {
+		require.NoError(t, os.MkdirAll(filepath.Join(d, "m1"), 0o755))
+	}
+	code, stdout, stderr := runWithCollect(t, "collect", "--cleanup", "--db", pg.url)
+	require.Equal(t, 0, code, stderr)
+	pid := strconv.Itoa(cmd.Process.Pid)
+	require.Contains(t, stdout, "removed table "+table+" (process "+pid+" is gone)")
+	require.Contains(t, stdout, "removed directory "+orphanDir+" (process "+pid+" is gone)")
+	require.Contains(t, stdout, "left directory "+liveDir+": process "+strconv.Itoa(os.Getpid())+" still runs")
+	require.Empty(t, pg.tables())
+	require.NoDirExists(t, orphanDir)
+	require.DirExists(t, liveDir)
+
+	code, stdout, _ = runWithCollect(t, "collect", "--cleanup", "--db", pg.url)
+	require.Equal(t, 0, code)
+	require.NotContains(t, stdout, "removed")
 }

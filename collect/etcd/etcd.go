@@ -139,6 +139,16 @@ func (s *Store) connect(ctx context.Context) error {
 	return fmt.Errorf("etcd: no endpoint of %s answers: %w", strings.Join(s.endpoints, ","), last)
 }
 
+// Sweep implements collect.Sweeper: the data directories of embedded
+// clusters whose process is gone (SweepDirs). An existing cluster's keys
+// are left alone.
+func (s *Store) Sweep(ctx context.Context, remove bool) ([]collect.Leftover, error) {
+	if s.cluster == nil {
+		return nil, nil
+	}
+	return SweepDirs(remove)
+}
+
 // Name implements collect.Store.
 func (s *Store) Name() string { return "etcd" }
 
