@@ -30,11 +30,16 @@ Databases (--db):
   mariadb://user:pw@host:port/db  MariaDB or MySQL (also mysql://)
   etcd                         a 3-member etcd cluster started inside the
                                process (etcd?members=N for another size),
-                               data in a temporary directory removed after
+                               data in a temporary directory
+                               (hyperiso-etcd-p<pid>-…) removed after
   etcd://host:port,…           an existing etcd cluster
-Each SQL run creates its own table (hyperiso_<time>_<random>), seeds keys
-1…keys with 0, and drops it afterwards (unless --keep-table); an etcd run
-does the same with the keys under hyperiso/<time>_<random>/.
+Each SQL run creates its own table (hyperiso_<pid>_<host>_<time>_<random>),
+seeds keys 1…keys with 0, and drops it afterwards (--keep-table keeps it,
+named hyperiso_kept_<time>_<random>); an etcd run does the same with the
+keys under hyperiso/<pid>_<host>_<time>_<random>/. A run first drops the
+tables (and removes the etcd data directories) that runs killed on this
+host left, whose process is gone; --cleanup lists them all, removes those,
+and exits.
 
 Isolation (--isolation): serializable (default), repeatable-read, snapshot,
 read-committed, read-uncommitted. PostgreSQL runs snapshot as REPEATABLE
@@ -91,12 +96,21 @@ standard output, or to standard error when the history does. A failed
 commit is recorded as aborted when the database refused it (serialization
 failure, deadlock) and as unknown otherwise (lost connection, timeout).
 
+The history is written as transactions complete, in the order they
+complete, to FILE.incomplete-<pid> beside -o FILE, whose header says
+"incomplete":true; lines are written and synced in batches (every 200ms),
+and at the end the header is completed and the file renamed to FILE. A
+killed run leaves that file: the history recorded so far, marked
+incomplete (readers refuse it; --lenient reads it). A run that cannot
+write (a full disk) stops at once, with exit status 2, keeping what it
+wrote in that file; a failed run never touches an existing FILE.
+
 On SIGINT or SIGTERM, collect stops: transactions in flight are recorded as
-unknown, the history so far is written and the table dropped. It stops by
-itself, with exit status 2, when its table disappears or when 100
-transactions in a row fail with the same error (conflict aborts aside).
-Exit status: 0 when the whole history was written; 130 (SIGINT) or 143
-(SIGTERM) when interrupted; 2 otherwise (the history recorded so far is
+unknown, the history so far is completed and renamed to FILE, and the table
+dropped. It stops by itself, with exit status 2, when its table disappears
+or when 100 transactions in a row fail with the same error (conflict aborts
+aside). Exit status: 0 when the whole history was written; 130 (SIGINT) or
+143 (SIGTERM) when interrupted; 2 otherwise (the history recorded so far is
 still written if any transaction ran).
 
 Hermitage (--hermitage): Martin Kleppmann's item-level isolation tests (G0,
@@ -202,7 +216,7 @@ func newCollect(stdout io.Writer) *cobra.Command {
 		cleanup   bool
 	)
 	c := &cobra.Command{
-		Use:   "collect [--db memory|postgres://…|mariadb://…|etcd|etcd://…] [--isolation LEVEL|--mix SPEC] [--workload NAME] [params] -o FILE\n  hyperiso collect --hermitage --db postgres://…|mariadb://… [--scenario NAMES] [-o DIR]",
+		Use:   "collect [--db memory|postgres://…|mariadb://…|etcd|etcd://…] [--isolation LEVEL|--mix SPEC] [--workload NAME] [params] -o FILE\n  hyperiso collect --hermitage --db postgres://…|mariadb://… [--scenario NAMES] [-o DIR]\n  hyperiso collect --cleanup [--db postgres://…|mariadb://…]",
 		Short: "Run a workload against a database and record its history",
 		Long:  collectLong,
 		Args:  cobra.NoArgs,

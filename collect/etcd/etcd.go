@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -272,7 +273,13 @@ func (s *Store) Teardown(ctx context.Context, keep bool) error {
 	if s.cluster != nil {
 		if keep {
 			s.cluster.StopAll()
-			s.kept = fmt.Sprintf("keys %s in the stopped cluster's data under %s", s.prefix, s.cluster.Dir())
+			// Renamed out of the sweep's way: a kept directory stays.
+			dir := s.cluster.Dir()
+			kept := strings.Replace(dir, DirPrefix+"p", DirPrefix+"kept-", 1)
+			if rerr := os.Rename(dir, kept); rerr == nil {
+				dir = kept
+			}
+			s.kept = fmt.Sprintf("keys %s in the stopped cluster's data under %s", s.prefix, dir)
 		} else {
 			err = errors.Join(err, s.cluster.Close())
 		}
