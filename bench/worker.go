@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
+	"runtime"
 	"strings"
 	"time"
 
@@ -125,6 +126,11 @@ func runChild(ctx context.Context, cfg Config, job Job) Sample {
 	// Do not wait forever for pipes that a grandchild may still hold.
 	cmd.WaitDelay = 2 * time.Second
 
+	cmd.SysProcAttr = workerAttr()
+	// The worker's death signal fires when the thread that started it
+	// ends: keep this goroutine on that thread until the worker is gone.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		return Sample{Verdict: VerdictError, Error: fmt.Sprintf("starting the worker %s: %v", cfg.Command[0], err)}

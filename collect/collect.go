@@ -33,6 +33,7 @@ import (
 	cryptorand "crypto/rand"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 )
@@ -213,10 +214,24 @@ func IsAborted(err error) (reason string, ok bool) {
 }
 
 // TableName returns a fresh table name for one run of a SQL store,
-// "hyperiso_" followed by the time and random hex digits, so that
-// concurrent runs against one database never share a table.
-func TableName() string {
+// "hyperiso_PID_HOST_TIME_RANDOM" (PID this process, HOST a hash of the
+// host's name), so that concurrent runs against one database never share
+// a table and a later run can tell a table whose run was killed (Sweeper).
+func TableName() string { return TableNameOf(os.Getpid()) }
+
+// TableNameOf is TableName for a run of process pid on this host.
+func TableNameOf(pid int) string {
+	return fmt.Sprintf("hyperiso_%d_%s_%s_%s", pid, hostTag(), time.Now().UTC().Format("20060102_150405"), randomHex())
+}
+
+// KeptTableName returns a fresh table name for a run that keeps its table
+// (--keep-table): one that no sweep removes.
+func KeptTableName() string {
+	return fmt.Sprintf("hyperiso_kept_%s_%s", time.Now().UTC().Format("20060102_150405"), randomHex())
+}
+
+func randomHex() string {
 	var b [4]byte
 	_, _ = cryptorand.Read(b[:])
-	return fmt.Sprintf("hyperiso_%s_%x", time.Now().UTC().Format("20060102_150405"), b)
+	return fmt.Sprintf("%x", b)
 }

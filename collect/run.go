@@ -1,9 +1,11 @@
 package collect
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -12,6 +14,7 @@ import (
 	"time"
 
 	"github.com/hyperiso/hyperiso/collect/workload"
+	"github.com/hyperiso/hyperiso/formats/jsonl"
 	"github.com/hyperiso/hyperiso/history"
 )
 
@@ -49,6 +52,12 @@ type Options struct {
 	// Faults are injected during the run; the store must implement
 	// Faulter and accept each of them.
 	Faults []Fault
+	// Sink, if set, receives each transaction as it completes (in the
+	// order they complete, with ids 1, 2, … in that order), and Run keeps
+	// none of them: it returns no history. A Sink's error stops the run
+	// at once (a *WriteError). Without a Sink, Run keeps the transactions
+	// and returns the history, each session's transactions together.
+	Sink Sink
 	// Times records each transaction's real-time interval (nanoseconds
 	// from the start of the workload: before Begin, after the commit's or
 	// abort's answer; a transaction of unknown outcome never completes),
@@ -93,9 +102,10 @@ type opRecord struct {
 // Run sets up st for w, runs w's sessions concurrently at opt.Isolation
 // (or each transaction at its level of opt.Mix), tears st down (Run owns
 // st: it always calls Teardown) and returns the recorded history with a
-// summary. The history is returned whenever sessions ran, also together
+// summary. The summary is returned whenever sessions ran, also together
 // with an error (a session that had to stop, a failed teardown, a
-// cancelled ctx).
+// cancelled ctx, a sink that could not write); so is the history, unless
+// opt.Sink took it.
 func Run(ctx context.Context, st Store, w *workload.Workload, opt Options) (*history.History, *Summary, error) {
 	mixed := len(opt.Mix.Entries) > 0
 	if opt.Isolation == 0 && !mixed {
@@ -151,6 +161,23 @@ func Run(ctx context.Context, st Store, w *workload.Workload, opt Options) (*his
 			return nil, nil, errors.Join(fmt.Errorf("fault %s: %w", f, err), teardown())
 		}
 	}
+	if opt.KeepTable {
+		if k, ok := st.(Keeper); ok {
+			k.KeepTable()
+		}
+	}
+	// What killed runs left behind goes before this run adds its own.
+	if sw, ok := st.(Sweeper); ok {
+		left, err := sw.Sweep(ctx, true)
+		for _, l := range left {
+			if l.Removed || l.Orphan {
+				sum.Swept = append(sum.Swept, l.String())
+			}
+		}
+		if err != nil {
+			sum.Swept = append(sum.Swept, "looking for leftovers of killed runs: "+short(err))
+		}
+	}
 	if err := st.Setup(ctx, w.Keys()); err != nil {
 		return nil, nil, errors.Join(fmt.Errorf("setting up %s: %w", st.Name(), err), teardown())
 	}
@@ -174,9 +201,22 @@ func Run(ctx context.Context, st Store, w *workload.Workload, opt Options) (*his
 	// stop itself (r.stop) as the caller can stop it.
 	runCtx, halt := context.WithCancelCause(ctx)
 	defer halt(nil)
-	r := &runner{st: st, opt: opt, sum: sum, halt: halt}
+	r := &runner{st: st, opt: opt, sum: sum, halt: halt, sessions: map[int64]bool{}}
+	r.lv, _ = st.(Leveler)
 	r.nextSession.Store(int64(w.Sessions()))
-	records := make([][]record, w.Sessions())
+	if opt.Sink != nil {
+		fail := func(err error) {
+			r.mu.Lock()
+			r.stop(&WriteError{Err: err})
+			r.mu.Unlock()
+		}
+		if err := opt.Sink.Start(meta(st, w, opt), fail); err != nil {
+			for _, c := range conns {
+				c.Close()
+			}
+			return nil, nil, errors.Join(&WriteError{Err: err}, teardown())
+		}
+	}
 	errs := make([]error, w.Sessions())
 	start := time.Now()
 	r.start = start
@@ -189,7 +229,7 @@ func Run(ctx context.Context, st Store, w *workload.Workload, opt Options) (*his
 	var wg sync.WaitGroup
 	for i := range conns {
 		wg.Go(func() {
-			records[i], errs[i] = r.session(runCtx, i, conns[i], w)
+			errs[i] = r.session(runCtx, i, conns[i], w)
 		})
 	}
 	wg.Wait()
@@ -199,7 +239,11 @@ func Run(ctx context.Context, st Store, w *workload.Workload, opt Options) (*his
 	endFaults()
 	waitFaults()
 
-	h := r.build(w, records)
+	var h *history.History
+	if opt.Sink == nil {
+		h = r.build(w)
+	}
+	sum.Sessions = len(r.sessions)
 	t1 := time.Now()
 	err := errors.Join(errs...)
 	var stopped error
@@ -253,11 +297,16 @@ type runner struct {
 	nextSession atomic.Int64
 	halt        context.CancelCauseFunc
 
-	mu      sync.Mutex
-	sum     *Summary
-	stopped error  // why the run stopped itself, once it has
-	streak  string // the error the last transactions failed with
-	streakN int    // how many in a row
+	lv Leveler // st's, if it is one
+
+	mu       sync.Mutex
+	sum      *Summary
+	records  []record       // without a Sink: every transaction, in completion order
+	nextID   int64          // with a Sink: the last id given
+	sessions map[int64]bool // the session ids recorded
+	stopped  error          // why the run stopped itself, once it has
+	streak   string         // the error the last transactions failed with
+	streakN  int            // how many in a row
 }
 
 // stop ends the run: the sessions see their context cancelled. The first
@@ -269,10 +318,19 @@ func (r *runner) stop(err error) {
 	}
 }
 
-// finish counts a transaction and follows the failure streak. Called with
-// r.mu held.
+// finish records and counts a transaction and follows the failure streak.
+// Called with r.mu held.
 func (r *runner) finish(rec record) {
 	r.sum.add(rec)
+	r.sessions[rec.session] = true
+	if r.opt.Sink == nil {
+		r.records = append(r.records, rec)
+	} else if r.stopped == nil || !errors.As(r.stopped, new(*WriteError)) {
+		r.nextID++
+		if err := r.opt.Sink.Txn(r.streamTxn(rec, r.nextID)); err != nil {
+			r.stop(&WriteError{Err: err})
+		}
+	}
 	if rec.neutral {
 		return
 	}
@@ -307,7 +365,7 @@ func (r *runner) opCtx(ctx context.Context) (context.Context, context.CancelFunc
 }
 
 // session runs session i's transactions on conn and returns its records.
-func (r *runner) session(ctx context.Context, i int, conn Conn, w *workload.Workload) (recs []record, err error) {
+func (r *runner) session(ctx context.Context, i int, conn Conn, w *workload.Workload) error {
 	gen := w.Session(i)
 	var draw *MixDraw
 	if len(r.opt.Mix.Entries) > 0 {
@@ -341,10 +399,9 @@ func (r *runner) session(ctx context.Context, i int, conn Conn, w *workload.Work
 		}
 		return fmt.Errorf("session %d: cannot reconnect after %d attempts: %w", i+1, r.opt.Reconnects, last)
 	}
-	recs = make([]record, 0, w.TxnsPerSession())
 	for range w.TxnsPerSession() {
 		if ctx.Err() != nil {
-			return recs, nil
+			return nil
 		}
 		plan := gen.Next()
 		mix, iso := -1, r.opt.Isolation
@@ -355,7 +412,6 @@ func (r *runner) session(ctx context.Context, i int, conn Conn, w *workload.Work
 		rec, broken := r.txn(ctx, conn, plan, iso)
 		rec.mix = mix
 		rec.session = sid
-		recs = append(recs, rec)
 		r.count(func(*Summary) { r.finish(rec) })
 		if r.opt.Progress != nil {
 			r.opt.Progress()
@@ -367,18 +423,18 @@ func (r *runner) session(ctx context.Context, i int, conn Conn, w *workload.Work
 		}
 		if ctx.Err() != nil {
 			// Stopped: Run reports it once, for all sessions.
-			return recs, nil
+			return nil
 		}
 		if broken {
 			if err := reconnect(); err != nil {
 				if ctx.Err() != nil {
-					return recs, nil // stopped meanwhile: Run says so
+					return nil // stopped meanwhile: Run says so
 				}
-				return recs, err
+				return err
 			}
 		}
 	}
-	return recs, nil
+	return nil
 }
 
 // txn runs one planned transaction; broken says the connection may be
@@ -565,38 +621,61 @@ func Sleep(ctx context.Context, d time.Duration) {
 	}
 }
 
-// build assembles the history: sessions in id order, each session's
-// transactions in the order it ran them, ids 1, 2, … in that order.
-func (r *runner) build(w *workload.Workload, records [][]record) *history.History {
+// level is the level the history records for rec: the one its mix entry
+// names, or the one the store declares for the run's level.
+func (r *runner) level(rec record) history.Level {
+	switch {
+	case rec.mix >= 0:
+		// What the transaction asked for, whatever the store declares
+		// for the level it ran at.
+		return r.opt.Mix.Entries[rec.mix].Level
+	case r.lv != nil:
+		return r.lv.Level(r.opt.Isolation)
+	}
+	return history.LevelNone
+}
+
+// streamTxn is rec as a Sink receives it, with id id.
+func (r *runner) streamTxn(rec record, id int64) jsonl.StreamTxn {
+	t := jsonl.StreamTxn{Session: rec.session, ID: id, Status: rec.status, Level: r.level(rec),
+		Timed: r.opt.Times, Start: rec.start, End: rec.end, Ops: make([]jsonl.StreamOp, len(rec.ops))}
+	for i, op := range rec.ops {
+		t.Ops[i] = jsonl.StreamOp{Write: op.write, Key: op.key, Val: op.val}
+	}
+	return t
+}
+
+// meta is the history's metadata.
+func meta(st Store, w *workload.Workload, opt Options) map[string]string {
+	m := map[string]string{
+		"collector": "hyperiso collect",
+		"store":     st.Name(),
+		"db":        st.Describe(),
+		"isolation": isolationName(opt),
+		"workload":  w.Name(),
+		"params":    w.Describe(),
+	}
+	if len(opt.Mix.Entries) > 0 {
+		m["mix"] = opt.Mix.String()
+	}
+	maps.Copy(m, opt.Meta)
+	return m
+}
+
+// build assembles the history of a run without a Sink: sessions in id
+// order, each session's transactions in the order it ran them, ids 1, 2, …
+// in that order.
+func (r *runner) build(w *workload.Workload) *history.History {
 	b := history.NewBuilder(r.opt.Source, "collect")
 	b.SetInit(history.InitImplicit, -1)
 	b.InitAllKeys(0)
-	lv, _ := r.st.(Leveler)
-	var all []record
-	for _, recs := range records {
-		all = append(all, recs...)
-	}
+	all := r.records
 	// Stable: a session's records keep their order.
-	slices.SortStableFunc(all, func(a, b record) int {
-		switch {
-		case a.session < b.session:
-			return -1
-		case a.session > b.session:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(all, func(a, b record) int { return cmp.Compare(a.session, b.session) })
 	for i, rec := range all {
 		t := b.Begin(b.Session(rec.session), int64(i)+1, rec.status, history.Pos{})
-		switch {
-		case rec.mix >= 0:
-			// What the transaction asked for, whatever the store
-			// declares for the level it ran at.
-			if l := r.opt.Mix.Entries[rec.mix].Level; l != history.LevelNone {
-				b.SetLevel(t, l)
-			}
-		case lv != nil:
-			b.SetLevel(t, lv.Level(r.opt.Isolation))
+		if l := r.level(rec); l != history.LevelNone {
+			b.SetLevel(t, l)
 		}
 		if r.opt.Times {
 			b.SetInterval(t, rec.start, rec.end)
@@ -609,18 +688,8 @@ func (r *runner) build(w *workload.Workload, records [][]record) *history.Histor
 			}
 		}
 	}
-	b.SetMeta("collector", "hyperiso collect")
-	b.SetMeta("store", r.st.Name())
-	b.SetMeta("db", r.st.Describe())
-	b.SetMeta("isolation", isolationName(r.opt))
-	if len(r.opt.Mix.Entries) > 0 {
-		b.SetMeta("mix", r.opt.Mix.String())
-	}
-	b.SetMeta("workload", w.Name())
-	b.SetMeta("params", w.Describe())
-	for k, v := range r.opt.Meta {
+	for k, v := range meta(r.st, w, r.opt) {
 		b.SetMeta(k, v)
 	}
-	r.sum.Sessions = b.NumSessions()
 	return b.Finish()
 }

@@ -53,6 +53,9 @@ type Summary struct {
 	FaultLog    []string `json:"fault_log,omitempty"`
 	// Stopped says why the run ended before all planned transactions.
 	Stopped string `json:"stopped,omitempty"`
+	// Swept says what the run removed (or failed to remove) of what
+	// killed runs left behind, before it began (Sweeper).
+	Swept []string `json:"swept,omitempty"`
 	// ByLevel counts a mixed run's transactions per level of the mix, in
 	// the mix's order.
 	ByLevel []LevelCount `json:"by_level,omitempty"`
@@ -162,6 +165,9 @@ func (s *Summary) String() string {
 	}
 	if s.Stopped != "" {
 		fmt.Fprintf(&b, "%s\n", s.Stopped)
+	}
+	for _, l := range s.Swept {
+		fmt.Fprintf(&b, "%s\n", l)
 	}
 	return b.String()
 }

@@ -31,6 +31,7 @@ so runs do not disturb each other: the wall time is that process's, reading
 the history included, and the peak memory is its maximum resident set size
 as the kernel reports it. A run that exceeds --timeout is recorded as
 "timeout" and its remaining repeats are skipped. Runs go one at a time.
+On Linux a worker dies with bench, however bench ends (SIGTERM, SIGKILL).
 
 PATH is a history file; a directory holding history.bincode or Cobra *.log
 files (one history); any other directory (every history inside it); or a

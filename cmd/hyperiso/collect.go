@@ -19,7 +19,6 @@ import (
 	"github.com/hyperiso/hyperiso/collect/memstore"
 	"github.com/hyperiso/hyperiso/collect/stores"
 	"github.com/hyperiso/hyperiso/collect/workload"
-	"github.com/hyperiso/hyperiso/formats/jsonl"
 )
 
 const collectLong = `Run a workload against a database and record the history it produced, in
@@ -31,11 +30,16 @@ Databases (--db):
   mariadb://user:pw@host:port/db  MariaDB or MySQL (also mysql://)
   etcd                         a 3-member etcd cluster started inside the
                                process (etcd?members=N for another size),
-                               data in a temporary directory removed after
+                               data in a temporary directory
+                               (hyperiso-etcd-p<pid>-…) removed after
   etcd://host:port,…           an existing etcd cluster
-Each SQL run creates its own table (hyperiso_<time>_<random>), seeds keys
-1…keys with 0, and drops it afterwards (unless --keep-table); an etcd run
-does the same with the keys under hyperiso/<time>_<random>/.
+Each SQL run creates its own table (hyperiso_<pid>_<host>_<time>_<random>),
+seeds keys 1…keys with 0, and drops it afterwards (--keep-table keeps it,
+named hyperiso_kept_<time>_<random>); an etcd run does the same with the
+keys under hyperiso/<pid>_<host>_<time>_<random>/. A run first drops the
+tables (and removes the etcd data directories) that runs killed on this
+host left, whose process is gone; --cleanup lists them all, removes those,
+and exits.
 
 Isolation (--isolation): serializable (default), repeatable-read, snapshot,
 read-committed, read-uncommitted. PostgreSQL runs snapshot as REPEATABLE
@@ -92,12 +96,21 @@ standard output, or to standard error when the history does. A failed
 commit is recorded as aborted when the database refused it (serialization
 failure, deadlock) and as unknown otherwise (lost connection, timeout).
 
+The history is written as transactions complete, in the order they
+complete, to FILE.incomplete-<pid> beside -o FILE, whose header says
+"incomplete":true; lines are written and synced in batches (every 200ms),
+and at the end the header is completed and the file renamed to FILE. A
+killed run leaves that file: the history recorded so far, marked
+incomplete (readers refuse it; --lenient reads it). A run that cannot
+write (a full disk) stops at once, with exit status 2, keeping what it
+wrote in that file; a failed run never touches an existing FILE.
+
 On SIGINT or SIGTERM, collect stops: transactions in flight are recorded as
-unknown, the history so far is written and the table dropped. It stops by
-itself, with exit status 2, when its table disappears or when 100
-transactions in a row fail with the same error (conflict aborts aside).
-Exit status: 0 when the whole history was written; 130 (SIGINT) or 143
-(SIGTERM) when interrupted; 2 otherwise (the history recorded so far is
+unknown, the history so far is completed and renamed to FILE, and the table
+dropped. It stops by itself, with exit status 2, when its table disappears
+or when 100 transactions in a row fail with the same error (conflict aborts
+aside). Exit status: 0 when the whole history was written; 130 (SIGINT) or
+143 (SIGTERM) when interrupted; 2 otherwise (the history recorded so far is
 still written if any transaction ran).
 
 Hermitage (--hermitage): Martin Kleppmann's item-level isolation tests (G0,
@@ -200,15 +213,19 @@ func newCollect(stdout io.Writer) *cobra.Command {
 		scenarios string
 		faults    string
 		times     bool
+		cleanup   bool
 	)
 	c := &cobra.Command{
-		Use:   "collect [--db memory|postgres://…|mariadb://…|etcd|etcd://…] [--isolation LEVEL|--mix SPEC] [--workload NAME] [params] -o FILE\n  hyperiso collect --hermitage --db postgres://…|mariadb://… [--scenario NAMES] [-o DIR]",
+		Use:   "collect [--db memory|postgres://…|mariadb://…|etcd|etcd://…] [--isolation LEVEL|--mix SPEC] [--workload NAME] [params] -o FILE\n  hyperiso collect --hermitage --db postgres://…|mariadb://… [--scenario NAMES] [-o DIR]\n  hyperiso collect --cleanup [--db postgres://…|mariadb://…]",
 		Short: "Run a workload against a database and record its history",
 		Long:  collectLong,
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			if herm {
 				return runHermitage(c, stdout, db, scenarios, out, timeout)
+			}
+			if cleanup {
+				return runCleanup(c, stdout, db)
 			}
 			if c.Flags().Changed("scenario") {
 				return fail(exitBadInput, "--scenario applies to --hermitage only")
@@ -239,27 +256,26 @@ func newCollect(stdout io.Writer) *cobra.Command {
 				return fail(exitBadInput, "--faults: %v", err)
 			}
 			stderr := c.ErrOrStderr()
-			// Open the output first: a run is too costly to lose to a typo.
-			hw, summaryW := stdout, stdout
-			var file *os.File
-			if out != "" && out != "-" {
-				if file, err = os.Create(out); err != nil {
+			// Open the output first: a run is too costly to lose to a
+			// typo. The history goes to a temporary file beside -o,
+			// renamed to -o only once it is whole.
+			summaryW := stdout
+			var rec *collect.Recorder
+			toFile := out != "" && out != "-"
+			if toFile {
+				if rec, err = collect.CreateFile(out); err != nil {
 					return fail(exitBadInput, "%v", err)
 				}
-				written := false
-				defer func() {
-					file.Close()
-					if !written {
-						os.Remove(out)
-					}
-				}()
-				hw = writerFunc(func(p []byte) (int, error) {
-					written = true
-					return file.Write(p)
-				})
 			} else {
+				rec = collect.NewRecorder(stdout)
 				summaryW = stderr
 			}
+			closed := false
+			defer func() {
+				if !closed {
+					_ = rec.Close()
+				}
+			}()
 			ctx, stop := interruptible(c.Context())
 			defer stop()
 			st, err := stores.Open(ctx, db, stores.Options{Seed: f.seed, Bugs: bug})
@@ -269,12 +285,12 @@ func newCollect(stdout io.Writer) *cobra.Command {
 				}
 				return fail(exitBadInput, "%v", err)
 			}
-			opt := collect.Options{Isolation: iso, Mix: mix, OpTimeout: timeout, KeepTable: keepTable, Source: out, Faults: sched, Times: times}
+			opt := collect.Options{Isolation: iso, Mix: mix, OpTimeout: timeout, KeepTable: keepTable, Source: out, Faults: sched, Times: times, Sink: rec}
 			bar := newBar(stderr, w.Sessions()*w.TxnsPerSession(), quiet)
 			if bar != nil {
 				opt.Progress = func() { _ = bar.Add(1) }
 			}
-			h, sum, runErr := collect.Run(ctx, st, w, opt)
+			_, sum, runErr := collect.Run(ctx, st, w, opt)
 			if bar != nil {
 				if sum != nil && sum.Transactions == sum.Planned {
 					_ = bar.Finish()
@@ -283,26 +299,44 @@ func newCollect(stdout io.Writer) *cobra.Command {
 				}
 				fmt.Fprintln(stderr)
 			}
+			started := rec.Started()
+			closed = true
+			closeErr := rec.Close()
 			sig, interrupted := interruption(ctx)
-			if h == nil {
+			if !started || sum == nil {
 				if interrupted {
 					return fail(sig.code(), "interrupted by %s before any transaction ran: nothing written; %s", sig.String(), oneLine(runErr))
 				}
 				return fail(exitBadInput, "%v", runErr)
 			}
-			cw := &countingWriter{w: hw}
-			if err := jsonl.Write(cw, h); err != nil {
-				return fail(exitBadInput, "writing the history: %v", err)
+			var td *collect.TeardownError
+			tableNote := ""
+			if errors.As(runErr, &td) {
+				tableNote = "; the table may remain: " + oneLine(td)
 			}
-			if file != nil {
-				if err := file.Close(); err != nil {
-					return fail(exitBadInput, "writing the history: %v", err)
+			// The history could not be written: the run stopped as soon
+			// as it could not, and -o is untouched.
+			var we *collect.WriteError
+			if closeErr != nil || errors.As(runErr, &we) {
+				if !quiet {
+					fmt.Fprint(summaryW, sum)
 				}
+				if we == nil {
+					we = closeErr.(*collect.WriteError)
+				} else if closeErr != nil {
+					// Close names the file that holds what was written.
+					we = closeErr.(*collect.WriteError)
+				}
+				kept := ""
+				if toFile {
+					kept = "; " + out + " untouched"
+				}
+				return fail(exitBadInput, "%s: recorded %d of %d planned transactions%s%s", oneLine(we), sum.Transactions, sum.Planned, kept, tableNote)
 			}
 			if !quiet {
 				fmt.Fprint(summaryW, sum)
-				if file != nil {
-					fmt.Fprintf(summaryW, "wrote %s (%d bytes)\n", out, cw.n)
+				if toFile {
+					fmt.Fprintf(summaryW, "wrote %s (%d bytes)\n", out, rec.Bytes())
 				}
 				if keepTable {
 					if t, ok := st.(interface{ Table() string }); ok {
@@ -315,17 +349,11 @@ func newCollect(stdout io.Writer) *cobra.Command {
 			if !interrupted && runErr == nil {
 				return nil
 			}
-			hs := h.Stats()
 			dest := "to standard output"
-			if file != nil {
+			if toFile {
 				dest = "to " + out
 			}
-			wrote := fmt.Sprintf("wrote %d of %d planned transactions (%d unknown) %s", hs.Transactions, sum.Planned, hs.Unknown, dest)
-			var td *collect.TeardownError
-			tableNote := ""
-			if errors.As(runErr, &td) {
-				tableNote = "; the table may remain: " + oneLine(td)
-			}
+			wrote := fmt.Sprintf("wrote %d of %d planned transactions (%d unknown) %s", sum.Transactions, sum.Planned, sum.Unknown, dest)
 			if interrupted {
 				return fail(sig.code(), "interrupted by %s: %s%s", sig.String(), wrote, tableNote)
 			}
@@ -348,8 +376,27 @@ func newCollect(stdout io.Writer) *cobra.Command {
 	c.Flags().BoolVar(&herm, "hermitage", false, "run Hermitage's item-level scenarios at every level of --db and print the verdict matrix (-o DIR keeps the histories)")
 	c.Flags().StringVar(&scenarios, "scenario", "", "with --hermitage: only these scenarios (comma-separated, e.g. P4,G2-item)")
 	c.Flags().StringVar(&faults, "faults", "", "fault schedule, KIND[:TARGET]@AT[+FOR][/EVERY],… (kinds: "+strings.Join(collect.FaultKinds, ", ")+")")
+	c.Flags().BoolVar(&cleanup, "cleanup", false, "list what killed runs left (tables in --db, etcd data directories) and remove what belonged to processes that are gone, then exit")
 	c.Flags().BoolVar(&times, "times", false, "record each transaction's real-time interval (for strict-ser)")
 	return c
+}
+
+// runCleanup lists the leftovers of killed runs, one a line, and removes
+// those whose process is gone.
+func runCleanup(c *cobra.Command, stdout io.Writer, db string) error {
+	ctx, stop := interruptible(c.Context())
+	defer stop()
+	left, err := stores.Sweep(ctx, db, true)
+	for _, l := range left {
+		fmt.Fprintln(stdout, l)
+	}
+	if err != nil {
+		return fail(exitBadInput, "cleanup: %v", err)
+	}
+	if len(left) == 0 {
+		fmt.Fprintln(stdout, "nothing left by killed runs")
+	}
+	return nil
 }
 
 // newBar returns a progress bar on a terminal, nil elsewhere.
@@ -442,19 +489,4 @@ func oneLine(err error) string {
 		return ""
 	}
 	return strings.Join(strings.Fields(err.Error()), " ")
-}
-
-type writerFunc func(p []byte) (int, error)
-
-func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
-
-type countingWriter struct {
-	w io.Writer
-	n int64
-}
-
-func (c *countingWriter) Write(p []byte) (int, error) {
-	n, err := c.w.Write(p)
-	c.n += int64(n)
-	return n, err
 }

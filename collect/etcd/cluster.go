@@ -7,12 +7,15 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
 
 	"go.etcd.io/etcd/server/v3/embed"
 	"go.uber.org/zap"
+
+	"github.com/hyperiso/hyperiso/collect"
 )
 
 // Cluster is an etcd cluster running inside this process: members on
@@ -34,6 +37,41 @@ type member struct {
 	paused       bool
 }
 
+// DirPrefix begins the name of an embedded cluster's data directory, in
+// the temporary directory: DirPrefix + "p" + PID + "-" + random digits.
+const DirPrefix = "hyperiso-etcd-"
+
+// SweepDirs lists the data directories of embedded clusters in the
+// temporary directory and removes, if remove, those whose process is gone
+// (a killed run's: a few hundred megabytes each).
+func SweepDirs(remove bool) ([]collect.Leftover, error) {
+	tmp := os.TempDir()
+	entries, err := os.ReadDir(tmp)
+	if err != nil {
+		return nil, fmt.Errorf("etcd: %w", err)
+	}
+	var left []collect.Leftover
+	for _, e := range entries {
+		if !e.IsDir() || !strings.HasPrefix(e.Name(), DirPrefix) {
+			continue
+		}
+		l, ok := collect.ClassifyDir(DirPrefix, e.Name())
+		if !ok {
+			continue
+		}
+		l.Name = filepath.Join(tmp, e.Name())
+		if l.Orphan && remove {
+			if err := os.RemoveAll(l.Name); err != nil {
+				l.Note = "removing it: " + err.Error()
+			} else {
+				l.Removed = true
+			}
+		}
+		left = append(left, l)
+	}
+	return left, nil
+}
+
 // startTimeout bounds the wait for a member to be ready.
 const startTimeout = 60 * time.Second
 
@@ -43,7 +81,9 @@ func StartCluster(ctx context.Context, n int) (*Cluster, error) {
 	if n < 1 {
 		return nil, fmt.Errorf("etcd: a cluster needs at least one member, not %d", n)
 	}
-	dir, err := os.MkdirTemp("", "hyperiso-etcd-*")
+	// Named after this process, so that a later run or collect --cleanup
+	// removes it if the process is killed (SweepDirs).
+	dir, err := os.MkdirTemp("", fmt.Sprintf("%sp%d-*", DirPrefix, os.Getpid()))
 	if err != nil {
 		return nil, fmt.Errorf("etcd: %w", err)
 	}

@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -137,6 +138,16 @@ func (s *Store) connect(ctx context.Context) error {
 	}
 	c.Close()
 	return fmt.Errorf("etcd: no endpoint of %s answers: %w", strings.Join(s.endpoints, ","), last)
+}
+
+// Sweep implements collect.Sweeper: the data directories of embedded
+// clusters whose process is gone (SweepDirs). An existing cluster's keys
+// are left alone.
+func (s *Store) Sweep(ctx context.Context, remove bool) ([]collect.Leftover, error) {
+	if s.cluster == nil {
+		return nil, nil
+	}
+	return SweepDirs(remove)
 }
 
 // Name implements collect.Store.
@@ -262,7 +273,13 @@ func (s *Store) Teardown(ctx context.Context, keep bool) error {
 	if s.cluster != nil {
 		if keep {
 			s.cluster.StopAll()
-			s.kept = fmt.Sprintf("keys %s in the stopped cluster's data under %s", s.prefix, s.cluster.Dir())
+			// Renamed out of the sweep's way: a kept directory stays.
+			dir := s.cluster.Dir()
+			kept := strings.Replace(dir, DirPrefix+"p", DirPrefix+"kept-", 1)
+			if rerr := os.Rename(dir, kept); rerr == nil {
+				dir = kept
+			}
+			s.kept = fmt.Sprintf("keys %s in the stopped cluster's data under %s", s.prefix, dir)
 		} else {
 			err = errors.Join(err, s.cluster.Close())
 		}

@@ -100,15 +100,62 @@ func Open(ctx context.Context, url string) (*Store, error) {
 	// A closed session connection is really closed, never handed back
 	// with a transaction it may have left open.
 	db.SetMaxIdleConns(0)
-	s := &Store{db: db, name: collect.TableName(), ids: map[*conn]int64{}}
+	s := &Store{db: db, ids: map[*conn]int64{}}
 	if err := db.QueryRowContext(ctx, "SELECT VERSION()").Scan(&s.version); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("mariadb: connecting to %s: %w", cfg.Addr, err)
 	}
+	s.setName(collect.TableName())
+	return s, nil
+}
+
+func (s *Store) setName(name string) {
+	s.name = name
 	s.table = "`" + s.name + "`"
 	s.read = "SELECT v FROM " + s.table + " WHERE k = ?"
 	s.write = "UPDATE " + s.table + " SET v = ? WHERE k = ?"
-	return s, nil
+}
+
+// KeepTable implements collect.Keeper: the table gets a name no sweep
+// takes. Called before Setup.
+func (s *Store) KeepTable() { s.setName(collect.KeptTableName()) }
+
+// Sweep implements collect.Sweeper: it lists the run tables of the
+// connection's database and drops, if remove, those whose process is gone.
+func (s *Store) Sweep(ctx context.Context, remove bool) ([]collect.Leftover, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name LIKE 'hyperiso\_%' ORDER BY table_name`)
+	if err != nil {
+		return nil, fmt.Errorf("mariadb: listing tables: %w", err)
+	}
+	var names []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("mariadb: listing tables: %w", err)
+		}
+		names = append(names, n)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("mariadb: listing tables: %w", err)
+	}
+	var left []collect.Leftover
+	for _, name := range names {
+		l, ok := collect.ClassifyTable(name)
+		if !ok || name == s.name {
+			continue
+		}
+		if l.Orphan && remove {
+			if _, err := s.db.ExecContext(ctx, "DROP TABLE IF EXISTS `"+name+"`"); err != nil {
+				l.Note = "dropping it: " + err.Error()
+			} else {
+				l.Removed = true
+			}
+		}
+		left = append(left, l)
+	}
+	return left, nil
 }
 
 // Name implements collect.Store.
@@ -179,7 +226,10 @@ func (s *Store) Teardown(ctx context.Context, keep bool) error {
 	if !keep {
 		_, err = s.db.ExecContext(ctx, "DROP TABLE IF EXISTS "+s.table)
 	}
-	return errors.Join(err, s.db.Close())
+	// As for PostgreSQL, closing a dead connection says nothing about
+	// the table.
+	_ = s.db.Close()
+	return err
 }
 
 // Connect implements collect.Store.

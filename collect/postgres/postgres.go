@@ -43,15 +43,54 @@ func Open(ctx context.Context, url string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("postgres: connecting to %s:%d: %w", cfg.Host, cfg.Port, err)
 	}
-	s := &Store{cfg: cfg, admin: admin, name: collect.TableName(), pids: map[*conn]uint32{}}
+	s := &Store{cfg: cfg, admin: admin, pids: map[*conn]uint32{}}
 	if err := admin.QueryRow(ctx, "SHOW server_version").Scan(&s.version); err != nil {
 		admin.Close(ctx)
 		return nil, fmt.Errorf("postgres: %w", err)
 	}
+	s.setName(collect.TableName())
+	return s, nil
+}
+
+func (s *Store) setName(name string) {
+	s.name = name
 	s.table = pgx.Identifier{s.name}.Sanitize()
 	s.read = "SELECT v FROM " + s.table + " WHERE k = $1"
 	s.write = "UPDATE " + s.table + " SET v = $1 WHERE k = $2"
-	return s, nil
+}
+
+// KeepTable implements collect.Keeper: the table gets a name no sweep
+// takes. Called before Setup.
+func (s *Store) KeepTable() { s.setName(collect.KeptTableName()) }
+
+// Sweep implements collect.Sweeper: it lists the run tables in the
+// connection's current schema and drops, if remove, those whose process
+// is gone.
+func (s *Store) Sweep(ctx context.Context, remove bool) ([]collect.Leftover, error) {
+	rows, err := s.admin.Query(ctx, `SELECT tablename FROM pg_tables WHERE schemaname = current_schema() AND tablename LIKE 'hyperiso\_%' ORDER BY tablename`)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: listing tables: %w", err)
+	}
+	names, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("postgres: listing tables: %w", err)
+	}
+	var left []collect.Leftover
+	for _, name := range names {
+		l, ok := collect.ClassifyTable(name)
+		if !ok || name == s.name {
+			continue
+		}
+		if l.Orphan && remove {
+			if _, err := s.admin.Exec(ctx, "DROP TABLE IF EXISTS "+pgx.Identifier{name}.Sanitize()); err != nil {
+				l.Note = "dropping it: " + err.Error()
+			} else {
+				l.Removed = true
+			}
+		}
+		left = append(left, l)
+	}
+	return left, nil
 }
 
 // Name implements collect.Store.
@@ -109,7 +148,8 @@ func (s *Store) Setup(ctx context.Context, keys int64) error {
 
 // Teardown implements collect.Store: it drops the table (unless keep) and
 // disconnects. The control connection may have died during the run (killed,
-// idle timeout): the table is then dropped over a new one.
+// idle timeout): the table is then dropped over a new one. Only a failure
+// to drop the table is an error: with keep, Teardown cannot fail.
 func (s *Store) Teardown(ctx context.Context, keep bool) error {
 	var err error
 	if !keep {
@@ -124,7 +164,11 @@ func (s *Store) Teardown(ctx context.Context, keep bool) error {
 			}
 		}
 	}
-	return errors.Join(err, s.admin.Close(ctx))
+	// Closing says nothing about the table: a control connection the
+	// server terminated fails to close over TLS (its close_notify meets a
+	// reset socket), yet it is closed, and the table kept or dropped.
+	_ = s.admin.Close(ctx)
+	return err
 }
 
 // Connect implements collect.Store.

@@ -41,6 +41,36 @@ func Open(ctx context.Context, db string, opt Options) (collect.Store, error) {
 	return nil, fmt.Errorf("unknown database %q: want memory, postgres://user@host:port/db, mariadb://user:password@host:port/db, etcd or etcd://host:port,…", redact(db))
 }
 
+// Sweep lists what killed runs left behind and, if remove, removes what
+// belonged to processes that are gone: the embedded etcd clusters' data
+// directories on this host, whatever db is, and the tables in the database
+// a postgres:// or mariadb:// db names.
+func Sweep(ctx context.Context, db string, remove bool) ([]collect.Leftover, error) {
+	left, err := etcd.SweepDirs(remove)
+	if err != nil {
+		return left, err
+	}
+	var st interface {
+		collect.Store
+		collect.Sweeper
+	}
+	switch scheme, _, _ := strings.Cut(db, "://"); scheme {
+	case "postgres", "postgresql":
+		st, err = postgres.Open(ctx, db)
+	case "mariadb", "mysql":
+		st, err = mariadb.Open(ctx, db)
+	default:
+		return left, nil
+	}
+	if err != nil {
+		return left, err
+	}
+	tables, err := st.Sweep(ctx, remove)
+	// Keep: the store made no table of its own; this only disconnects.
+	_ = st.Teardown(ctx, true)
+	return append(left, tables...), err
+}
+
 // redact hides a password in a URL for messages.
 func redact(db string) string {
 	scheme, rest, ok := strings.Cut(db, "://")

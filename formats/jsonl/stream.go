@@ -1,0 +1,173 @@
+package jsonl
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+
+	"github.com/hyperiso/hyperiso/history"
+)
+
+// IncompleteField is the header field of a history still being recorded:
+// {"hyperiso":1,"init":"zero","incomplete":true,…}. A recorder writes it
+// first and removes it (Stream.CompleteHeader) once the history is whole; a
+// file that still has it was cut short (the recorder was killed, or could
+// not write), and its transactions are only those recorded so far.
+const IncompleteField = "incomplete"
+
+// StreamOp is one operation of a StreamTxn on integer keys and values.
+type StreamOp struct {
+	Write    bool
+	Key, Val int64
+}
+
+// StreamTxn is one transaction as a recorder streams it: integer keys and
+// values, read or written (a read of history.EmptyList is written as null).
+type StreamTxn struct {
+	Session, ID int64
+	Status      history.Status
+	Level       history.Level
+	// Timed says Start and End are the transaction's real-time interval.
+	Timed      bool
+	Start, End int64
+	Ops        []StreamOp
+}
+
+// Stream writes a history line by line as a recorder produces it, without
+// keeping it: the header (with init "zero" and the IncompleteField), then
+// one line per transaction in the order given. Read gives back the
+// transactions with their sessions, ids, statuses, levels, intervals and
+// operations; T⊥ writes 0 to every key of the file (the empty value to a
+// key read as null). A Stream does no buffering of its own: each call is
+// one Write of whole lines, so that what reached w is always whole lines.
+type Stream struct {
+	w      io.Writer
+	header []byte
+	meta   map[string]string
+	buf    []byte
+	txns   int64
+}
+
+// NewStream writes the header to w: with the IncompleteField if
+// incomplete (a file the recorder completes in place), without it for an
+// output that cannot be rewritten (a pipe).
+func NewStream(w io.Writer, meta map[string]string, incomplete bool) (*Stream, error) {
+	s := &Stream{w: w, meta: meta}
+	s.header = s.appendHeader(nil, incomplete)
+	if _, err := w.Write(s.header); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// HeaderLen is the length in bytes of the header line, newline included.
+func (s *Stream) HeaderLen() int { return len(s.header) }
+
+// CompleteHeader returns the header without the IncompleteField, padded
+// with spaces to the length of the one written first, so that it can be
+// written over it at offset 0 once the history is whole.
+func (s *Stream) CompleteHeader() []byte {
+	h := s.appendHeader(nil, false)
+	pad := len(s.header) - len(h)
+	h = h[:len(h)-1] // the newline
+	h = append(h, bytes.Repeat([]byte{' '}, pad)...)
+	return append(h, '\n')
+}
+
+// Txns counts the transactions written.
+func (s *Stream) Txns() int64 { return s.txns }
+
+// Txn appends t to the buffer that Flush writes.
+func (s *Stream) Txn(t StreamTxn) error {
+	if t.Status == history.Committed || t.Status == history.Aborted || t.Status == history.Unknown {
+		s.buf = appendStreamTxn(s.buf, &t)
+		s.txns++
+		return nil
+	}
+	return fmt.Errorf("jsonl: transaction %d has status %v", t.ID, t.Status)
+}
+
+// Buffered is the number of bytes Txn added since the last Flush.
+func (s *Stream) Buffered() int { return len(s.buf) }
+
+// Flush writes the buffered lines with one Write. After an error the lines
+// are dropped: what reached w is whole lines only if w, on error, wrote
+// nothing or is cut back by the caller.
+func (s *Stream) Flush() error {
+	if len(s.buf) == 0 {
+		return nil
+	}
+	_, err := s.w.Write(s.buf)
+	s.buf = s.buf[:0]
+	return err
+}
+
+func (s *Stream) appendHeader(buf []byte, incomplete bool) []byte {
+	buf = append(buf, `{"hyperiso":`...)
+	buf = strconv.AppendInt(buf, Version, 10)
+	buf = append(buf, `,"init":"zero"`...)
+	if incomplete {
+		buf = append(buf, `,"`+IncompleteField+`":true`...)
+	}
+	if len(s.meta) > 0 {
+		keys := make([]string, 0, len(s.meta))
+		for k := range s.meta {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		buf = append(buf, `,"meta":{`...)
+		for i, k := range keys {
+			if i > 0 {
+				buf = append(buf, ',')
+			}
+			buf = appendString(buf, k)
+			buf = append(buf, ':')
+			buf = appendString(buf, s.meta[k])
+		}
+		buf = append(buf, '}')
+	}
+	return append(buf, "}\n"...)
+}
+
+func appendStreamTxn(buf []byte, t *StreamTxn) []byte {
+	buf = append(buf, `{"session":`...)
+	buf = strconv.AppendInt(buf, t.Session, 10)
+	buf = append(buf, `,"id":`...)
+	buf = strconv.AppendInt(buf, t.ID, 10)
+	if t.Status != history.Committed {
+		buf = append(buf, `,"status":"`...)
+		buf = append(buf, t.Status.String()...)
+		buf = append(buf, '"')
+	}
+	if t.Level != history.LevelNone {
+		buf = append(buf, `,"level":"`...)
+		buf = append(buf, t.Level.String()...)
+		buf = append(buf, '"')
+	}
+	if t.Timed {
+		buf = append(buf, `,"time":`...)
+		buf = appendTuple(buf, t.Start, t.End)
+	}
+	buf = append(buf, `,"ops":[`...)
+	for i, op := range t.Ops {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		if op.Write {
+			buf = append(buf, `["w",`...)
+		} else {
+			buf = append(buf, `["r",`...)
+		}
+		buf = strconv.AppendInt(buf, op.Key, 10)
+		buf = append(buf, ',')
+		if !op.Write && op.Val == history.EmptyList {
+			buf = append(buf, "null"...)
+		} else {
+			buf = strconv.AppendInt(buf, op.Val, 10)
+		}
+		buf = append(buf, ']')
+	}
+	return append(buf, "]}\n"...)
+}
