@@ -617,3 +617,16 @@ func TestJSONInvalidUTF8(t *testing.T) {
 	require.NoError(t, err)
 	require.NotEmpty(t, h.Warnings)
 }
+
+// TestVeriStrongFinalNewline: VeriStrong's text cut inside its last number
+// ("... R 1 1 15" cut to "... R 1 1 1") is refused: the file must end with
+// whitespace after the last record (issue 26).
+func TestVeriStrongFinalNewline(t *testing.T) {
+	whole := "2\n1 1 A 1 15\n2 2 R 1 1 15\n"
+	_, err := elle.Parse(strings.NewReader(whole), "h.txt", elle.Options{})
+	require.NoError(t, err)
+	_, err = elle.Parse(strings.NewReader(whole[:len(whole)-2]), "h.txt", elle.Options{})
+	require.ErrorContains(t, err, "does not end with a newline")
+	_, err = elle.Parse(strings.NewReader(whole[:len(whole)-2]), "h.txt", elle.Options{Lenient: true})
+	require.NoError(t, err)
+}
