@@ -179,3 +179,18 @@ func TestFieldNamesStrict(t *testing.T) {
 	require.Equal(t, 1, h.Dropped.Other)
 	require.NotEmpty(t, h.Warnings)
 }
+
+// TestWriteSkipsEmptySessions: a session without transactions gets no log
+// (issue 26: its empty J0.log made the directory read back as Cobra).
+func TestWriteSkipsEmptySessions(t *testing.T) {
+	b := history.NewBuilder("mem", "test")
+	b.Session(0)
+	t1 := b.Begin(b.Session(1), 1, history.Committed, history.Pos{})
+	b.Write(t1, 1, 5)
+	b.InitAllKeys(history.EmptyList)
+	dir := filepath.Join(t.TempDir(), "v")
+	require.NoError(t, Write(dir, b.Finish()))
+	logs, err := filepath.Glob(filepath.Join(dir, "*.log"))
+	require.NoError(t, err)
+	require.Equal(t, []string{filepath.Join(dir, "J1.log")}, logs)
+}
