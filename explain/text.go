@@ -8,6 +8,7 @@ import (
 
 	"github.com/hyperiso/hyperiso/check"
 	"github.com/hyperiso/hyperiso/history"
+	"github.com/hyperiso/hyperiso/internal/textsafe"
 )
 
 // WriteJSON writes the report as indented JSON: the check report schema
@@ -98,6 +99,10 @@ func (n namer) label(e check.Edge) string {
 	return fmt.Sprintf("%s(%d)", e.Relation, *e.Key)
 }
 
+// esc escapes control characters and invalid UTF-8 in what the text
+// report prints from the input (names, file names); JSON keeps them exact.
+var esc = textsafe.String
+
 // maxInlineHistory bounds the counterexamples whose JSON Lines the text
 // and HTML reports include (the JSON report always does).
 const maxInlineHistory = 200
@@ -111,10 +116,10 @@ func WriteText(w io.Writer, rep *Report) error {
 	res := rep.Result
 	s := res.History
 	fmt.Fprintf(&b, "history %s (%s): %d sessions, %d transactions (%d committed, %d aborted, %d unknown), %d operations, %d keys\n",
-		res.Source, res.Format, s.Sessions, s.Transactions, s.Committed, s.Aborted, s.Unknown, s.Operations, s.Keys)
+		esc(res.Source), esc(res.Format), s.Sessions, s.Transactions, s.Committed, s.Aborted, s.Unknown, s.Operations, s.Keys)
 	fmt.Fprintf(&b, "%s: %s", strings.ToUpper(res.Level), strings.ToUpper(string(res.Verdict)))
 	if res.Reason != "" {
-		fmt.Fprintf(&b, " (%s)", res.Reason)
+		fmt.Fprintf(&b, " (%s)", esc(res.Reason))
 	}
 	if n := len(res.Anomalies); n > 0 {
 		fmt.Fprintf(&b, " (%d anomal%s)", n, map[bool]string{true: "y", false: "ies"}[n == 1])
@@ -126,7 +131,7 @@ func WriteText(w io.Writer, rep *Report) error {
 		return err
 	}
 	if ex.Note != "" {
-		fmt.Fprintf(&b, "%s\n", ex.Note)
+		fmt.Fprintf(&b, "%s\n", esc(ex.Note))
 	}
 	for i, ce := range ex.Counterexamples {
 		writeCounterexample(&b, res, ce, i, len(ex.Counterexamples))
@@ -139,7 +144,7 @@ func WriteText(w io.Writer, rep *Report) error {
 				fmt.Fprintf(&b, "  …\n")
 				break
 			}
-			fmt.Fprintf(&b, "  %s: %s\n", a.Type, a.Description)
+			fmt.Fprintf(&b, "  %s: %s\n", esc(a.Type), esc(a.Description))
 			shown++
 		}
 	}
@@ -150,28 +155,28 @@ func WriteText(w io.Writer, rep *Report) error {
 }
 
 func writeCounterexample(b *strings.Builder, res *check.Result, ce *Counterexample, i, n int) {
-	cls := ce.Type
+	cls := esc(ce.Type)
 	if ce.Class != "" && ce.Class != ce.Type {
-		cls = fmt.Sprintf("%s [%s]", ce.Type, ce.Class)
+		cls = fmt.Sprintf("%s [%s]", esc(ce.Type), esc(ce.Class))
 	}
 	fmt.Fprintf(b, "\nCounterexample %d of %d: %s, %d transaction%s of %d", i+1, n, cls, ce.Size, plural(ce.Size), res.History.Transactions)
 	if ce.Minimal {
 		b.WriteString(", minimal")
 	}
 	b.WriteString("\n")
-	fmt.Fprintf(b, "  %s\n", ce.Summary)
+	fmt.Fprintf(b, "  %s\n", esc(ce.Summary))
 	if ce.Story != "" {
-		fmt.Fprintf(b, "  %s.\n", ce.Story)
+		fmt.Fprintf(b, "  %s.\n", esc(ce.Story))
 	}
 	b.WriteString("\n  Transactions:\n")
 	for _, t := range ce.Transactions {
 		fmt.Fprintf(b, "    %-8s session %d #%d", TxnName(t.TxnRef), t.Session, t.Index)
 		if t.Status != "" && t.Status != "committed" {
-			fmt.Fprintf(b, " (%s)", t.Status)
+			fmt.Fprintf(b, " (%s)", esc(t.Status))
 		}
 		b.WriteString(":")
 		for _, o := range t.Ops {
-			s := OpString(o)
+			s := esc(OpString(o))
 			switch {
 			case o.Dropped:
 				s = "(" + s + ")"
@@ -200,14 +205,14 @@ func writeCounterexample(b *strings.Builder, res *check.Result, ce *Counterexamp
 		}
 		b.WriteString(":\n")
 		for j, c := range ce.Cases {
-			fmt.Fprintf(b, "    case %d: if %s: %s\n", j+1, strings.Join(c.Choices, " and "), c.Class)
+			fmt.Fprintf(b, "    case %d: if %s: %s\n", j+1, esc(strings.Join(c.Choices, " and ")), esc(c.Class))
 			writeEdges(b, namerOf(ce), c.Edges, "      ")
 		}
 	}
-	fmt.Fprintf(b, "\n  Minimality: %s\n", ce.Minimality)
+	fmt.Fprintf(b, "\n  Minimality: %s\n", esc(ce.Minimality))
 	core := ""
 	if ce.Core != "" {
-		core = "; " + ce.Core
+		core = "; " + esc(ce.Core)
 	}
 	fmt.Fprintf(b, "  Search: started from %s%s; %d re-check%s in %.1f ms; the counterexample alone is %s at %s\n",
 		methodWords(ce.Method), core, ce.Checks, plural(ce.Checks), ce.ElapsedMS, ce.Recheck, strings.ToUpper(res.Level))
@@ -216,17 +221,17 @@ func writeCounterexample(b *strings.Builder, res *check.Result, ce *Counterexamp
 	} else if ce.History != "" {
 		b.WriteString("\n  Counterexample history (hyperiso JSON Lines):\n")
 		if ce.HistoryNote != "" {
-			fmt.Fprintf(b, "    (%s)\n", ce.HistoryNote)
+			fmt.Fprintf(b, "    (%s)\n", esc(ce.HistoryNote))
 		}
 		for _, line := range strings.Split(strings.TrimRight(ce.History, "\n"), "\n") {
-			fmt.Fprintf(b, "    %s\n", line)
+			fmt.Fprintf(b, "    %s\n", esc(line))
 		}
 	}
 }
 
 func writeEdges(b *strings.Builder, n namer, edges []check.Edge, indent string) {
 	for _, e := range edges {
-		fmt.Fprintf(b, "%s%s -%s-> %s: %s\n", indent, n.txn(e.From), n.label(e), n.txn(e.To), e.Reason)
+		fmt.Fprintf(b, "%s%s -%s-> %s: %s\n", indent, n.txn(e.From), esc(n.label(e)), n.txn(e.To), esc(e.Reason))
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/hyperiso/hyperiso/formats/awdit"
@@ -80,6 +81,18 @@ func Read(path string, opt Options) (*history.History, error) {
 		return ReadStream(f, path, opt)
 	}
 	format := opt.Format
+	if st.Mode().IsRegular() && format != "dbcop" && format != "cobra" {
+		// A byte-order mark is refused, or skipped with --lenient, in one
+		// place for every text format: ReadStream's.
+		if head, err := readHead(path, len(bom)); err == nil && string(head) == bom {
+			f, err := os.Open(path)
+			if err != nil {
+				return nil, err
+			}
+			defer f.Close()
+			return ReadStream(f, path, opt)
+		}
+	}
 	if format == "" || format == "auto" {
 		f, err := Detect(path)
 		if err != nil {
@@ -118,15 +131,45 @@ func Read(path string, opt Options) (*history.History, error) {
 func ReadStream(r io.Reader, name string, opt Options) (*history.History, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	format := opt.Format
+	head, err := br.Peek(headSize)
+	if err != nil && err != io.EOF {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
 	if format == "" || format == "auto" {
-		head, err := br.Peek(headSize)
-		if err != nil && err != io.EOF {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-		if format, err = detectFile(name, head); err != nil {
+		if format, err = detectFile(name, head); err != nil && !(opt.Lenient && errors.Is(err, errBOM)) {
 			return nil, err
+		} else if err != nil {
+			format, err = detectFile(name, head[len(bom):])
+			if err != nil {
+				return nil, err
+			}
 		}
 	}
+	if string(head[:min(len(head), len(bom))]) == bom && format != "dbcop" && format != "cobra" {
+		if !opt.Lenient {
+			return nil, bomError(name, format)
+		}
+		br.Discard(len(bom))
+		h, err := readStream(br, name, format, opt)
+		if h != nil {
+			h.Warnings = append([]history.Warning{{Pos: history.Pos{File: name, Line: 1}, Msg: "byte-order mark skipped"}}, h.Warnings...)
+		}
+		return h, err
+	}
+	return readStream(br, name, format, opt)
+}
+
+// bom is the UTF-8 byte-order mark, which some Windows tools put first.
+const bom = "\ufeff"
+
+// errBOM is wrapped by the error for a byte-order mark.
+var errBOM = errors.New("a UTF-8 byte-order mark (EF BB BF) at the start")
+
+func bomError(name, format string) error {
+	return fmt.Errorf("%s:1: column 1: %w of a %s history; hyperiso reads UTF-8 text without one (remove it, or --lenient skips it)", name, errBOM, format)
+}
+
+func readStream(br *bufio.Reader, name, format string, opt Options) (*history.History, error) {
 	switch format {
 	case "jsonl":
 		return jsonl.Parse(br, name, jsonl.Options{Lenient: opt.Lenient})
@@ -234,10 +277,23 @@ func detectDir(dir string) (string, error) {
 	}
 	if len(logs) > 0 {
 		sort.Strings(logs)
-		head, err := readHead(filepath.Join(dir, logs[0]), 1)
-		if err == nil && len(head) > 0 && head[0] == '{' {
-			// JSON lines: Viper's logs, not Cobra's binary records.
-			return "viper", nil
+		// The first log that is not empty decides (a session without
+		// transactions leaves an empty one in either format).
+		for _, l := range logs {
+			head, err := readHead(filepath.Join(dir, l), 8)
+			if err != nil {
+				return "", err
+			}
+			if len(head) == 0 {
+				continue
+			}
+			// JSON lines (after a byte-order mark, which the Viper reader
+			// then refuses with its position): Viper's logs, not Cobra's
+			// binary records, whose first byte is a record letter.
+			if t := bytes.TrimLeft(bytes.TrimPrefix(head, []byte(bom)), " \t\r\n"); len(t) > 0 && t[0] == '{' {
+				return "viper", nil
+			}
+			return "cobra", nil
 		}
 		return "cobra", nil
 	}
@@ -250,7 +306,13 @@ func detectContent(path string, head []byte) (string, error) {
 	if len(head) == 0 {
 		return "", fmt.Errorf("%s: empty file: %w", path, ErrUnrecognised)
 	}
-	line := firstLine(head)
+	if bytes.HasPrefix(head, []byte(bom)) && !dbcopShaped(head) {
+		if f, err := detectContent(path, head[len(bom):]); err == nil {
+			return "", bomError(path, f)
+		}
+		return "", fmt.Errorf("%s:1: column 1: %w, before text that is no known history format: %w (give --format)", path, errBOM, ErrUnrecognised)
+	}
+	line, lineNo := firstLine(head)
 	switch {
 	case strings.HasPrefix(line, "r(") || strings.HasPrefix(line, "w("):
 		return "text", nil
@@ -271,11 +333,29 @@ func detectContent(path string, head []byte) (string, error) {
 	case strings.HasPrefix(line, "r ") || strings.HasPrefix(line, "w ") || strings.HasPrefix(line, "=") || strings.HasPrefix(line, "-"):
 		return "awdit", nil
 	}
-	if len(head) >= 0x30 && head[0x29] == 0 && head[0x2a] == 0 && head[0x2b] == 0 && head[0x2c] == 0 &&
-		head[0x2d] == 0 && head[0x2e] == 0 && head[0x2f] == 0 {
+	if dbcopShaped(head) {
 		return "dbcop", nil
 	}
-	return "", fmt.Errorf("%s: %w (give --format)", path, ErrUnrecognised)
+	if lineNo == 0 {
+		return "", fmt.Errorf("%s: only blank lines in the first %d bytes: %w (give --format)", path, len(head), ErrUnrecognised)
+	}
+	return "", fmt.Errorf("%s:%d: %w: the first non-blank line begins %s, which starts no known format, and the file is not dbcop's binary shape (give --format)", path, lineNo, ErrUnrecognised, quoteHead(line))
+}
+
+// dbcopShaped: bytes 41 to 47 (from 0) are zero, the high bytes of the
+// info string's length, which follows dbcop's 40-byte header.
+func dbcopShaped(head []byte) bool {
+	return len(head) >= 0x30 && head[0x29] == 0 && head[0x2a] == 0 && head[0x2b] == 0 && head[0x2c] == 0 &&
+		head[0x2d] == 0 && head[0x2e] == 0 && head[0x2f] == 0
+}
+
+// quoteHead quotes the start of a line for a message, escaping what is
+// not printable.
+func quoteHead(line string) string {
+	if len(line) > 40 {
+		line = line[:40] + "..."
+	}
+	return strconv.QuoteToASCII(line)
 }
 
 // elleJSONType recognises an operation of elle-cli's JSON rendering
@@ -304,13 +384,15 @@ func secondLine(head []byte) string {
 	return ""
 }
 
-func firstLine(head []byte) string {
-	for _, l := range bytes.Split(head, []byte("\n")) {
+// firstLine returns the first non-blank line of head and its number (0 if
+// there is none).
+func firstLine(head []byte) (string, int) {
+	for i, l := range bytes.Split(head, []byte("\n")) {
 		if s := strings.TrimSpace(string(l)); s != "" {
-			return s
+			return s, i + 1
 		}
 	}
-	return ""
+	return "", 0
 }
 
 func readHead(path string, n int) ([]byte, error) {

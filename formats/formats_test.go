@@ -55,6 +55,10 @@ func TestEveryDatasetLoadsWithDetection(t *testing.T) {
 		require.NoError(t, err, rel)
 		require.Equal(t, format, got, rel)
 		h, err := Read(path, Options{})
+		if err != nil && format == "awdit" && strings.Contains(err.Error(), "does not end with a newline") {
+			// AWDIT's hand-written tests lack the final newline.
+			h, err = Read(path, Options{Lenient: true})
+		}
 		require.NoError(t, err, rel)
 		require.NoError(t, h.CheckInvariants(), rel)
 		require.Equal(t, format, h.Format, rel)

@@ -70,7 +70,10 @@ func TestReadStreamMatchesFile(t *testing.T) {
 		for _, lenient := range []bool{false, true} {
 			opt := Options{Lenient: lenient}
 			h, err := Read(p, opt)
-			require.NoError(t, err, p)
+			if err == nil || !strings.Contains(err.Error(), "does not end with a newline") {
+				// AWDIT's hand-written tests lack the final newline.
+				require.NoError(t, err, p)
+			}
 			hs, errS := ReadStream(iotest.OneByteReader(bytes.NewReader(data)), p, opt)
 			sameReading(t, h, err, hs, errS, p)
 			hs, errS = ReadStream(iotest.HalfReader(bytes.NewReader(data)), p, opt)

@@ -11,10 +11,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"runtime/pprof"
 	"slices"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -29,6 +31,7 @@ import (
 	"github.com/hyperiso/hyperiso/formats/text"
 	"github.com/hyperiso/hyperiso/formats/viper"
 	"github.com/hyperiso/hyperiso/history"
+	"github.com/hyperiso/hyperiso/internal/textsafe"
 )
 
 // Exit statuses (README "Exit codes").
@@ -52,7 +55,32 @@ func fail(code int, format string, args ...any) error {
 }
 
 func main() {
+	// A write to a closed pipe then fails with EPIPE, which run reports
+	// (exit status 2), instead of killing the process with SIGPIPE.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// outWriter keeps the first error writing standard output: text output is
+// written by many calls that cannot each stop the command, and a verdict
+// that did not reach its reader must not exit 0 or 1.
+type outWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (o *outWriter) Write(p []byte) (int, error) {
+	if o.err != nil {
+		return 0, o.err
+	}
+	n, err := o.w.Write(p)
+	if err == nil && n < len(p) {
+		err = io.ErrShortWrite
+	}
+	if err != nil {
+		o.err = err
+	}
+	return n, err
 }
 
 // run executes the CLI and returns its exit status.
@@ -64,6 +92,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 // os.Stdin.
 func runIn(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	code := exitSatisfied
+	out := &outWriter{w: stdout}
+	stdout = out
 	root := newRoot(stdout, &code)
 	if stdin != nil {
 		root.SetIn(stdin)
@@ -73,8 +103,11 @@ func runIn(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root.SetErr(stderr)
 	err := root.Execute()
 	stopCPUProfile()
+	if out.err != nil && (err == nil || errors.Is(err, out.err)) {
+		err = fail(exitBadInput, "writing standard output: %v", out.err)
+	}
 	if err != nil {
-		fmt.Fprintln(stderr, "hyperiso:", err)
+		fmt.Fprintln(stderr, "hyperiso:", esc(err.Error()))
 		var ee *exitError
 		if errors.As(err, &ee) {
 			return ee.code
@@ -340,19 +373,19 @@ func printWarnings(w io.Writer, h *history.History, where string) {
 		return // the deadline or a signal came before the history was read
 	}
 	if h.Dropped.Any() {
-		fmt.Fprintf(w, "hyperiso: %s: %s\n", h.Source, droppedNote(h.Dropped))
+		fmt.Fprintf(w, "hyperiso: %s: %s\n", esc(h.Source), droppedNote(h.Dropped))
 	}
 	n := len(h.Warnings)
 	if n == 0 {
 		return
 	}
 	if n <= shownWarnings {
-		fmt.Fprintf(w, "hyperiso: %d warning(s) reading %s:\n", n, h.Source)
+		fmt.Fprintf(w, "hyperiso: %d warning(s) reading %s:\n", n, esc(h.Source))
 	} else {
-		fmt.Fprintf(w, "hyperiso: %d warnings reading %s, the first %d (all of them %s):\n", n, h.Source, shownWarnings, where)
+		fmt.Fprintf(w, "hyperiso: %d warnings reading %s, the first %d (all of them %s):\n", n, esc(h.Source), shownWarnings, where)
 	}
 	for _, x := range h.Warnings[:min(n, shownWarnings)] {
-		fmt.Fprintf(w, "  %s\n", x)
+		fmt.Fprintf(w, "  %s\n", esc(x.String()))
 	}
 }
 
@@ -362,11 +395,16 @@ func droppedNote(d history.Dropped) string {
 	return "lenient reading dropped " + d.String() + "; see warnings"
 }
 
+// esc escapes control characters and invalid UTF-8 in text that may hold
+// names from the input (keys, values, file names), for text output only:
+// JSON keeps them exact, and escapes them itself.
+var esc = textsafe.String
+
 func printResult(w io.Writer, res *check.Result) {
 	s := res.History
 	if res.Format != "" { // else the history was not read
 		fmt.Fprintf(w, "history %s (%s): %d sessions, %d transactions (%d committed, %d aborted, %d unknown), %d operations, %d keys\n",
-			res.Source, res.Format, s.Sessions, s.Transactions, s.Committed, s.Aborted, s.Unknown, s.Operations, s.Keys)
+			esc(res.Source), esc(res.Format), s.Sessions, s.Transactions, s.Committed, s.Aborted, s.Unknown, s.Operations, s.Keys)
 	}
 	if s.MultiWriterReads > 0 {
 		fmt.Fprintf(w, "duplicate values: %d of %d external reads have more than one candidate writer (up to %d)\n",
@@ -375,7 +413,7 @@ func printResult(w io.Writer, res *check.Result) {
 	fmt.Fprintf(w, "%s: %s", strings.ToUpper(res.Level), strings.ToUpper(string(res.Verdict)))
 	var notes []string
 	if res.Reason != "" {
-		notes = append(notes, res.Reason)
+		notes = append(notes, esc(res.Reason))
 	}
 	if res.Dropped != nil {
 		notes = append(notes, droppedNote(*res.Dropped))
@@ -387,11 +425,11 @@ func printResult(w io.Writer, res *check.Result) {
 	for _, a := range res.Anomalies {
 		cls := ""
 		if a.Class != "" {
-			cls = " [" + a.Class + "]"
+			cls = " [" + esc(a.Class) + "]"
 		}
-		fmt.Fprintf(w, "  %s%s: %s\n", a.Type, cls, a.Description)
+		fmt.Fprintf(w, "  %s%s: %s\n", esc(a.Type), cls, esc(a.Description))
 		for _, e := range a.Edges {
-			fmt.Fprintf(w, "    T%d -%s-> T%d: %s\n", e.From, e.Relation, e.To, e.Reason)
+			fmt.Fprintf(w, "    T%d -%s-> T%d: %s\n", e.From, esc(e.Relation), e.To, esc(e.Reason))
 		}
 	}
 	if len(res.Witness) > 0 {
@@ -527,7 +565,7 @@ func newStats(stdout io.Writer) *cobra.Command {
 				}{h.Source, h.Format, st, len(h.Warnings), msgs, h.Dropped.Reported()})
 			}
 			printWarnings(c.ErrOrStderr(), h, seeStats)
-			fmt.Fprintf(stdout, "source              %s\nformat              %s\n", h.Source, h.Format)
+			fmt.Fprintf(stdout, "source              %s\nformat              %s\n", esc(h.Source), esc(h.Format))
 			fmt.Fprintf(stdout, "sessions            %d\ntransactions        %d\n  committed         %d\n  aborted           %d\n  unknown           %d\n",
 				st.Sessions, st.Transactions, st.Committed, st.Aborted, st.Unknown)
 			fmt.Fprintf(stdout, "operations          %d (%d reads, %d writes)\nkeys                %d\ninitial writes      %d (%s)\n",

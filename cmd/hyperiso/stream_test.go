@@ -150,7 +150,7 @@ func TestStreamsThroughEveryReader(t *testing.T) {
 		"samples/dbcop/roachdb-cut/history.bincode",
 		"samples/text/pg_ser_bug.txt",
 		"elle/paper-example.edn",
-		"weak-labelled/none/" + firstEntry(t, filepath.Join(ds, "weak-labelled/none")),
+		"weak-labelled/read-atomic/generated/" + firstEntry(t, filepath.Join(ds, "weak-labelled/read-atomic/generated")),
 	} {
 		path := filepath.Join(ds, p)
 		data, err := os.ReadFile(path)

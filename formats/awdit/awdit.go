@@ -10,6 +10,7 @@ package awdit
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"math"
@@ -83,8 +84,9 @@ func Parse(r io.Reader, name string, opt Options) (*history.History, error) {
 		nextTxn: 1,
 		first:   true,
 	}
-	br := bufio.NewReaderSize(r, maxLine)
-	lineNo := 0
+	tail := &lineio.Tail{R: r}
+	br := bufio.NewReaderSize(tail, maxLine)
+	lineNo, lastBlank := 0, true
 	for {
 		line, tooLong, err := lineio.ReadLine(br)
 		if err == io.EOF {
@@ -94,9 +96,21 @@ func Parse(r io.Reader, name string, opt Options) (*history.History, error) {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 		lineNo++
+		lastBlank = !tooLong && len(bytes.TrimSpace(line)) == 0
 		if err := p.line(line, tooLong, lineNo); err != nil {
 			return nil, err
 		}
+	}
+	// The format shows no end: a file cut inside its last number reads as
+	// a smaller number. A final newline is the one sign that the last line
+	// is whole.
+	if tail.N > 0 && tail.Last != '\n' && !lastBlank {
+		pos := history.Pos{File: name, Line: lineNo}
+		const msg = "the file does not end with a newline: its last line may have been cut (inside its last number)"
+		if !opt.Lenient {
+			return nil, history.Errorf(pos, "%s; --lenient reads it as it is", msg)
+		}
+		p.w.Add("end", pos, "%s; read as it is", msg)
 	}
 	p.endSession()
 	if p.nextTxn == 1 {

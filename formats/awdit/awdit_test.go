@@ -97,7 +97,7 @@ func TestInitRule(t *testing.T) {
 			"w 1 0\n",
 			"init explicit T1[W(1,0)]"},
 		{"no separators at all, one txn of reads",
-			"r 1 0\nr 2 0",
+			"r 1 0\nr 2 0\n",
 			"S0: T1[R(1,0) R(2,0)]; init none T0[]"},
 		{"CRLF and single-character separators",
 			"w 1 0\r\n=\r\nw 1 1\r\n-\r\nr 1 1\r\n",
@@ -217,7 +217,7 @@ func TestWeakLabelled(t *testing.T) {
 	for _, f := range files {
 		rel, _ := filepath.Rel(root, f)
 		t.Run(rel, func(t *testing.T) {
-			h, err := Read(f, Options{})
+			h, err := readWhole(t, f)
 			require.NoError(t, err)
 			require.NoError(t, h.CheckInvariants())
 			require.Empty(t, h.Warnings)
@@ -236,7 +236,7 @@ func TestWeakLabelled(t *testing.T) {
 }
 
 func TestLongFork(t *testing.T) {
-	h, err := Read(shared.Path(t, "weak-labelled", "causal", "long-fork.txt"), Options{})
+	h, err := readWhole(t, shared.Path(t, "weak-labelled", "causal", "long-fork.txt"))
 	require.NoError(t, err)
 	require.Equal(t, "S1: T2[W(0,1)] T3[R(0,1) R(1,0)]; S2: T4[W(1,1)] T5[R(1,1) R(0,0)]; init explicit T1[W(0,0) W(1,0)]", describe(h))
 }
@@ -263,4 +263,41 @@ func BenchmarkParse(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// readWhole reads an AWDIT file of the shared datasets, adding the final
+// newline that AWDIT's hand-written tests lack (TestFinalNewline).
+func readWhole(t *testing.T, path string) (*history.History, error) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	if !bytes.HasSuffix(data, []byte("\n")) {
+		data = append(data, '\n')
+	}
+	return Parse(bytes.NewReader(data), path, Options{})
+}
+
+// TestFinalNewline: an AWDIT file cut inside its last number ("w 1 23"
+// cut to "w 1 2") reads as another history; without a final newline the
+// file is refused (issue 26), naming the file and line, and --lenient
+// reads it with a warning. AWDIT's own hand-written tests lack the
+// newline and need --lenient.
+func TestFinalNewline(t *testing.T) {
+	whole := "w 1 23\n-----\nr 1 23\n"
+	_, err := Parse(strings.NewReader(whole), "h.txt", Options{})
+	require.NoError(t, err)
+	for n := 1; n < len(whole); n++ {
+		if whole[n-1] == '\n' {
+			continue
+		}
+		_, err := Parse(strings.NewReader(whole[:n]), "h.txt", Options{})
+		require.Error(t, err, "cut at %d", n)
+	}
+	_, err = Parse(strings.NewReader("w 1 23\n-----\nr 1 2"), "h.txt", Options{})
+	require.ErrorContains(t, err, "h.txt:3: the file does not end with a newline")
+	h, err := Parse(strings.NewReader("w 1 23\n-----\nr 1 2"), "h.txt", Options{Lenient: true})
+	require.NoError(t, err)
+	require.NotEmpty(t, h.Warnings)
+	_, err = Parse(strings.NewReader("w 1 23\n  "), "h.txt", Options{})
+	require.NoError(t, err)
 }

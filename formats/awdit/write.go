@@ -33,6 +33,15 @@ func Write(w io.Writer, h *history.History) error {
 	if len(init) == 0 && len(order) > 0 && initLikeSession(h, vals, order[0]) {
 		p.Add("every session is one transaction that only writes 0, and the first would read back as the initial transaction")
 	}
+	// Transactions without operations leave no line: with nothing else,
+	// the file would read back as no history, or as T⊥ alone.
+	ops := 0
+	for t := 1; t < len(h.Txns); t++ {
+		ops += len(h.Txns[t].Ops)
+	}
+	if ops == 0 {
+		p.Add("no transaction with operations (a transaction without operations leaves no line)")
+	}
 	if err := p.Err(); err != nil {
 		return err
 	}

@@ -30,8 +30,9 @@ import (
 
 // Options tune the reader.
 type Options struct {
-	// Lenient turns a boolean byte other than 0/1 (D2) and invalid UTF-8 in
-	// the header strings (D4) into warnings instead of errors.
+	// Lenient turns a boolean byte other than 0/1 (D2), invalid UTF-8 in
+	// the header strings (D4) and trailing bytes into warnings instead of
+	// errors.
 	Lenient bool
 	// DropAborted drops transactions whose success flag is 0, as VeriStrong
 	// and PolySI do. Their successful writes go to AbortedWrites so that a
@@ -530,14 +531,19 @@ func (p *parser) kept(t history.TxnID, evs []event) {
 	p.b.AddRaw(t, raw)
 }
 
-// trailing warns about bytes after Data, which bincode ignores.
+// trailing refuses bytes after Data, which bincode ignores (with --lenient,
+// warns about them).
 func (p *parser) trailing() error {
 	extra, err := p.r.Discard(1 << 62)
 	if err != nil && !errors.Is(err, io.EOF) {
 		return fmt.Errorf("%s: byte %d: %w", p.name, p.off+int64(extra), err)
 	}
 	if extra > 0 {
+		if !p.opt.Lenient {
+			return history.Errorf(p.pos(p.off), "%d trailing bytes after the last transaction (a second history, or a damaged file; --lenient ignores them)", extra)
+		}
 		p.w.add(kindTrailing, p.pos(p.off), "%d trailing bytes after the last transaction (ignored)", extra)
+		p.b.Drop(history.Dropped{Other: 1})
 	}
 	return nil
 }

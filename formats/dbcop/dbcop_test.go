@@ -550,14 +550,16 @@ func TestWarnings(t *testing.T) {
 	require.Equal(t, counts{}, count(h))
 	require.Empty(t, h.Warnings)
 
-	// Trailing bytes are ignored with a warning.
+	// Trailing bytes are ignored with a warning, with --lenient only
+	// (TestTrailingBytesRefused).
 	f = simple()
 	b := append(f.bytes(), 1, 2, 3)
-	h, err = parse(t, b, Options{})
+	h, err = parse(t, b, Options{Lenient: true})
 	require.NoError(t, err)
 	require.Equal(t, []string{fmt.Sprintf("mem.bincode: byte %d: 3 trailing bytes after the last transaction (ignored)", len(b)-3)},
 		warnings(h, "trailing"))
-	h, err = Parse(bytes.NewReader(b), "x", -1, Options{})
+	require.Equal(t, 1, h.Dropped.Other)
+	h, err = Parse(bytes.NewReader(b), "x", -1, Options{Lenient: true})
 	require.NoError(t, err)
 	require.Len(t, warnings(h, "trailing"), 1)
 
@@ -660,4 +662,16 @@ func BenchmarkRead(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// TestTrailingBytesRefused: a dbcop file followed by more bytes (a second
+// history appended to it, issue 26) is an error naming the offset, not a
+// warning, unless --lenient.
+func TestTrailingBytesRefused(t *testing.T) {
+	one := simple().bytes()
+	b := append(append([]byte{}, one...), one...)
+	_, err := parse(t, b, Options{})
+	requireInputError(t, err, "mem.bincode", int64(len(one)), "trailing bytes")
+	_, err = Parse(bytes.NewReader(b), "x", -1, Options{})
+	require.ErrorContains(t, err, "trailing bytes")
 }

@@ -474,14 +474,19 @@ func (p *refParser) refWritten(ver history.Version) *refWritten {
 	return &vs[ver.Value]
 }
 
-// trailing warns about bytes after Data, which bincode ignores.
+// trailing refuses bytes after Data, which bincode ignores (with --lenient,
+// warns about them).
 func (p *refParser) trailing() error {
 	extra, err := p.r.Discard(1 << 62)
 	if err != nil && !errors.Is(err, io.EOF) {
 		return fmt.Errorf("%s: byte %d: %w", p.name, p.off+int64(extra), err)
 	}
 	if extra > 0 {
+		if !p.opt.Lenient {
+			return history.Errorf(p.pos(p.off), "%d trailing bytes after the last transaction (a second history, or a damaged file; --lenient ignores them)", extra)
+		}
 		p.w.add(kindTrailing, p.pos(p.off), "%d trailing bytes after the last transaction (ignored)", extra)
+		p.b.Drop(history.Dropped{Other: 1})
 	}
 	return nil
 }

@@ -989,6 +989,17 @@ func (p *parser) ednRun(r *ednRun, off, limit int, spec bool) (end int, ok bool,
 // its line.
 func (p *parser) decodeJSON(data []byte) error {
 	ln := &lines{data: data, line: 1}
+	// encoding/json turns invalid UTF-8 into U+FFFD silently, so that a
+	// corrupted byte in a field name or a value would go unnoticed.
+	if !utf8.Valid(data) {
+		at := invalidUTF8(data)
+		pos := p.pos(ln.at(at))
+		msg := fmt.Sprintf("byte %d: not valid UTF-8", at)
+		if !p.opt.Lenient {
+			return history.Errorf(pos, "%s", msg)
+		}
+		p.warn("syntax", pos, msg+" (read as U+FFFD)")
+	}
 	inArray, arrayLine := false, 0
 	off := 0
 	for {
@@ -1081,3 +1092,16 @@ func skipJSONSpace(data []byte, i int) int {
 // int64Max is the completion time of a transaction whose effect may come at
 // any later time (:info, never completed).
 const int64Max = math.MaxInt64
+
+// invalidUTF8 returns the offset of the first byte of data that is not
+// valid UTF-8.
+func invalidUTF8(data []byte) int {
+	for i := 0; i < len(data); {
+		r, n := utf8.DecodeRune(data[i:])
+		if r == utf8.RuneError && n == 1 {
+			return i
+		}
+		i += n
+	}
+	return len(data)
+}

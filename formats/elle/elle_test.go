@@ -538,3 +538,30 @@ func TestWorkloadDetection(t *testing.T) {
 		require.Equal(t, c.want, h.Meta["workload"], c.src)
 	}
 }
+
+// TestJSONInvalidUTF8: elle-cli JSON with a byte that is not UTF-8 (in a
+// field name here, which encoding/json would have read as U+FFFD and
+// ignored) is an error naming the line (issue 26).
+func TestJSONInvalidUTF8(t *testing.T) {
+	in := `{"type": "invoke", "process": 0, "value": [["append", 1, 1]], "index": 0}` + "\n" +
+		`{"type": "ok", "process": 0, "value": [["append", 1, 1]], "ind` + "\xff" + `x": 1}` + "\n"
+	_, err := elle.Parse(strings.NewReader(in), "h.json", elle.Options{})
+	require.ErrorContains(t, err, "h.json:2")
+	require.ErrorContains(t, err, "not valid UTF-8")
+	h, err := elle.Parse(strings.NewReader(in), "h.json", elle.Options{Lenient: true})
+	require.NoError(t, err)
+	require.NotEmpty(t, h.Warnings)
+}
+
+// TestVeriStrongFinalNewline: VeriStrong's text cut inside its last number
+// ("... R 1 1 15" cut to "... R 1 1 1") is refused: the file must end with
+// whitespace after the last record (issue 26).
+func TestVeriStrongFinalNewline(t *testing.T) {
+	whole := "2\n1 1 A 1 15\n2 2 R 1 1 15\n"
+	_, err := elle.Parse(strings.NewReader(whole), "h.txt", elle.Options{})
+	require.NoError(t, err)
+	_, err = elle.Parse(strings.NewReader(whole[:len(whole)-2]), "h.txt", elle.Options{})
+	require.ErrorContains(t, err, "does not end with a newline")
+	_, err = elle.Parse(strings.NewReader(whole[:len(whole)-2]), "h.txt", elle.Options{Lenient: true})
+	require.NoError(t, err)
+}

@@ -15,6 +15,10 @@ type vsScanner struct {
 	line int
 }
 
+func isVSSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v'
+}
+
 // atEnd reports whether only whitespace is left.
 func (s *vsScanner) atEnd() bool {
 	for i := s.off; i < len(s.data); i++ {
@@ -214,6 +218,14 @@ func parseVeriStrong(data []byte, name string, opt Options) (*history.History, e
 			if err := fail(tline, "trailing input after the %d announced records: %q", n, truncate(tok)); err != nil {
 				return nil, err
 			}
+		} else if l := len(data); l > 0 && !isVSSpace(data[l-1]) {
+			// Nothing else shows the end: a file cut inside its last number
+			// reads as a smaller number.
+			const msg = "the file does not end with a newline: its last record may have been cut (inside its last number)"
+			if !opt.Lenient {
+				return nil, history.Errorf(p.pos(sc.line), "%s; --lenient reads it as it is", msg)
+			}
+			p.warn("syntax", p.pos(sc.line), msg+"; read as it is")
 		}
 	}
 	return p.finishHistory()

@@ -77,6 +77,13 @@ func Write(w io.Writer, h *history.History) error {
 			}
 		}
 	}
+	for _, v := range h.AbortedWrites {
+		if value(v.Key, v.Value) == history.EmptyList {
+			p.Add("an aborted write of the initial value %d of key %s (in EDN the initial value is nil, which cannot be written)",
+				h.Value(v.Key, v.Value), h.KeyString(v.Key))
+			break
+		}
+	}
 	if err := p.Err(); err != nil {
 		return err
 	}

@@ -69,12 +69,13 @@ func TestFormatDocExample(t *testing.T) {
 	require.Empty(t, h.Warnings)
 	_, out, err := roundTrip(h)
 	require.NoError(t, err)
-	require.Equal(t, `{"hyperiso":1,"init":"zero","meta":{"db":"postgres-15"}}
+	require.Equal(t, `{"hyperiso":1,"init":"zero","trailer":true,"meta":{"db":"postgres-15"}}
 {"session":1,"id":1,"ops":[["w",1,10],["r",2,0]]}
 {"session":2,"id":2,"level":"si","ops":[["r",1,10],["w",2,20]]}
 {"session":1,"id":3,"status":"aborted","ops":[["w",1,11]]}
 {"session":3,"id":4,"ops":[["append",7,1],["r",7,[1]],["r",8,null]]}
 {"aborted_writes":[[2,99]]}
+{"end":{"transactions":4,"operations":8,"lines":6}}
 `, out)
 }
 
@@ -124,7 +125,7 @@ func TestFields(t *testing.T) {
 	require.NoError(t, err)
 	// Key 1 is written by its name; key 2, named but used nowhere, keeps
 	// its name in the header.
-	require.True(t, strings.HasPrefix(out, `{"hyperiso":1,"init":"zero","meta":{"a":"1","b":""},"sessions":[9,3,4,5],"key_names":[[2,"the \"y\" é🙂"]]}`+"\n"), out)
+	require.True(t, strings.HasPrefix(out, `{"hyperiso":1,"init":"zero","trailer":true,"meta":{"a":"1","b":""},"sessions":[9,3,4,5],"key_names":[[2,"the \"y\" é🙂"]]}`+"\n"), out)
 	require.Contains(t, out, `{"session":4,"id":2,"level":"rc","ops":[["w","x",1]]}`)
 }
 

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"unicode/utf8"
 
 	"github.com/hyperiso/hyperiso/formats/internal/lineio"
@@ -76,19 +77,23 @@ const (
 	fTime
 	fOrder
 	fDropped
+	fTrailer
+	fEnd
 )
 
 var fieldNames = map[uint32]string{
 	fHyperiso: "hyperiso", fInit: "init", fMeta: "meta", fSessions: "sessions", fKeyNames: "key_names",
 	fID: "id", fSession: "session", fStatus: "status", fLevel: "level", fOps: "ops", fAborted: "aborted_writes", fTime: "time", fOrder: "version_order", fDropped: "dropped",
+	fTrailer: "trailer", fEnd: "end",
 }
 
 const (
-	headerFields  = fHyperiso | fInit | fMeta | fSessions | fKeyNames | fDropped
+	headerFields  = fHyperiso | fInit | fMeta | fSessions | fKeyNames | fDropped | fTrailer
 	initFields    = fInit | fID | fOps
 	txnFields     = fID | fSession | fStatus | fLevel | fOps | fTime
 	abortedFields = fAborted
 	orderFields   = fOrder
+	endFields     = fEnd
 )
 
 // rawOp is one parsed operation; a list read's elements are
@@ -131,6 +136,9 @@ type fields struct {
 	names      []string
 	aborted    []kv
 	initIsBool bool
+	trailer    bool
+	end        End
+	endCol     int
 }
 
 type kvString struct{ k, v string }
@@ -178,6 +186,15 @@ type parser struct {
 	// it (fields), given to the builder if the line is kept.
 	parsed  bool
 	ignored history.Dropped
+
+	// promised says the header promised an end line (End); ended that it
+	// was read, at line endAt. seen counts the non-blank lines, kept or
+	// skipped, and ops the operations of the transaction lines kept.
+	promised bool
+	ended    bool
+	endAt    int
+	seen     int
+	ops      int64
 
 	// size is how many bytes the input holds, if known (a hint: reading
 	// never relies on it; Builder.ReserveRest).
@@ -297,6 +314,7 @@ func (p *parser) line(line []byte, lineNo int) error {
 
 func (p *parser) startLine(lineNo int) {
 	p.pos = history.Pos{File: p.name, Line: lineNo}
+	p.seen++
 	p.parsed, p.ignored = false, history.Dropped{}
 }
 
@@ -369,7 +387,12 @@ func (p *parser) scanned(err *scanErr) *history.InputError {
 	}
 	p.parsed = true
 	f := &p.f
+	if p.ended {
+		return p.errorf(0, "a line after the end line (line %d), which ends the history: two files joined, or appended to", p.endAt)
+	}
 	switch {
+	case f.has&fEnd != 0:
+		return p.end()
 	case f.has&fHyperiso != 0:
 		return p.header()
 	case f.has&fInit != 0:
@@ -469,6 +492,7 @@ func (p *parser) header() *history.InputError {
 	if f.has&fInit != 0 {
 		p.kind = f.initStr
 	}
+	p.promised = f.has&fTrailer != 0 && f.trailer
 	for _, m := range f.meta {
 		p.b.SetMeta(m.k, m.v)
 	}
@@ -568,6 +592,7 @@ func (p *parser) txn() *history.InputError {
 		p.kind = initZero
 	}
 	p.txns++
+	p.ops += int64(len(f.ops))
 	p.ids.set(id, p.pos.Line)
 	b := p.b
 	t := b.Begin(b.Session(f.session), id, f.status, p.pos)
@@ -704,8 +729,36 @@ func (p *parser) markListish(key history.KeyID) {
 	}
 }
 
+// end checks the end line against what was read before it.
+func (p *parser) end() *history.InputError {
+	if err := p.allowed(endFields, "the end line"); err != nil {
+		return err
+	}
+	p.ended, p.endAt = true, p.pos.Line
+	got := End{Txns: int64(p.txns), Ops: p.ops, Lines: int64(p.seen - 1)}
+	if got == p.f.end {
+		return nil
+	}
+	msg := fmt.Sprintf("the end line states %s but the file has %s before it: lines lost, added or changed", p.f.end, got)
+	if !p.opt.Lenient {
+		return p.errorf(p.f.endCol, "%s", msg)
+	}
+	p.b.Warn(p.pos, "%s", msg)
+	p.b.Drop(history.Dropped{Other: 1})
+	return nil
+}
+
 // finish builds T⊥ and the history.
 func (p *parser) finish() (*history.History, error) {
+	if p.promised && !p.ended {
+		pos := history.Pos{File: p.name, Line: p.pos.Line}
+		msg := fmt.Sprintf("truncated: the header promises an end line {\"end\": ...} but the file ends after line %d without one", p.pos.Line)
+		if !p.opt.Lenient {
+			return nil, history.Errorf(pos, "%s", msg)
+		}
+		p.b.Warn(pos, "%s; read as far as it goes", msg)
+		p.b.Drop(history.Dropped{Other: 1})
+	}
 	kind := p.kind
 	if kind == initUnset { // no header kind, init line or transaction
 		kind = initZero
@@ -846,6 +899,10 @@ func fieldBit(name []byte) uint32 {
 		return fOrder
 	case "dropped":
 		return fDropped
+	case "trailer":
+		return fTrailer
+	case "end":
+		return fEnd
 	}
 	return 0
 }
@@ -926,12 +983,68 @@ func (p *lineScanner) value(bit uint32) bool {
 			sc.i = start
 			return sc.fail(`"time": want [invocation, completion] with invocation <= completion`)
 		}
+	case fTrailer:
+		f.trailer, ok = sc.boolean(`"trailer"`)
+	case fEnd:
+		f.endCol = sc.i + 1
+		ok = p.endObject()
 	case fOps:
 		ok = p.ops()
 	case fAborted:
 		ok = p.pairs()
 	}
 	return ok
+}
+
+// endObject parses the end line's {"transactions": n, "operations": n,
+// "lines": n}: each field exactly once, none negative.
+func (p *lineScanner) endObject() bool {
+	sc, f := &p.sc, &p.f
+	const want = `"end": want {"transactions": n, "operations": n, "lines": n}`
+	if !sc.expect('{', want) {
+		return false
+	}
+	var seen [3]bool
+	for {
+		sc.ws()
+		start := sc.i
+		k, ok := sc.str(want)
+		if !ok {
+			return false
+		}
+		sc.ws()
+		if !sc.expect(':', "':'") {
+			return false
+		}
+		sc.ws()
+		i := slices.Index([]string{"transactions", "operations", "lines"}, string(k))
+		if i < 0 || seen[i] {
+			sc.i = start
+			return sc.fail("%s, found the field %q", want, k)
+		}
+		seen[i] = true
+		n, ok := sc.integer(fmt.Sprintf(`"end" %q`, k))
+		if !ok {
+			return false
+		}
+		if n < 0 {
+			sc.i = start
+			return sc.fail(`"end" %q is negative`, k)
+		}
+		*[]*int64{&f.end.Txns, &f.end.Ops, &f.end.Lines}[i] = n
+		sc.ws()
+		if sc.peek() == '}' {
+			sc.i++
+			break
+		}
+		if !sc.expect(',', `"end": ',' or '}'`) {
+			return false
+		}
+	}
+	if !seen[0] || !seen[1] || !seen[2] {
+		return sc.fail(want)
+	}
+	return true
 }
 
 // array calls elem for each element of a JSON array.

@@ -2,6 +2,7 @@ package jsonl
 
 import (
 	"bufio"
+	"bytes"
 	"cmp"
 	"fmt"
 	"io"
@@ -37,6 +38,7 @@ func Write(w io.Writer, h *history.History) error {
 	buf := make([]byte, 0, 1024)
 	buf = appendHeader(buf, h)
 	buf = appendInit(buf, h)
+	end := End{Lines: int64(bytes.Count(buf, []byte{'\n'}))}
 	if _, err := bw.Write(buf); err != nil {
 		return err
 	}
@@ -45,7 +47,10 @@ func Write(w io.Writer, h *history.History) error {
 		if _, err := bw.Write(buf); err != nil {
 			return err
 		}
+		end.Txns++
+		end.Ops += int64(len(h.Txns[t].Ops))
 	}
+	end.Lines += end.Txns + chunks(len(h.AbortedWrites)) + chunks(len(h.VersionHints))
 	err := chunked(bw, buf, `{"aborted_writes":[`, len(h.AbortedWrites), func(buf []byte, i int) []byte {
 		v := h.AbortedWrites[i]
 		buf = appendKey(append(buf, '['), h, v.Key)
@@ -64,8 +69,43 @@ func Write(w io.Writer, h *history.History) error {
 	if err != nil {
 		return err
 	}
+	if _, err := bw.Write(AppendEnd(buf[:0], end)); err != nil {
+		return err
+	}
 	return bw.Flush()
 }
+
+// chunks is how many lines chunked writes for n items.
+func chunks(n int) int64 { return int64((n + abortedPerLine - 1) / abortedPerLine) }
+
+// End is what the end line of a history written by hyperiso states: the
+// transaction lines, their operations, and the non-blank lines before
+// it (header included). A header with "trailer": true promises one, so
+// that a file cut at a line boundary is told from a whole one
+// (FORMAT.md, "End line").
+type End struct {
+	Txns, Ops, Lines int64
+}
+
+func (e End) String() string {
+	return fmt.Sprintf("%d transactions, %d operations, %d lines", e.Txns, e.Ops, e.Lines)
+}
+
+// AppendEnd appends the end line {"end":{...}} stating e, with its
+// newline. A writer that streams (collect) writes the header with
+// "trailer":true (TrailerField) and this line last.
+func AppendEnd(buf []byte, e End) []byte {
+	buf = append(buf, `{"end":{"transactions":`...)
+	buf = strconv.AppendInt(buf, e.Txns, 10)
+	buf = append(buf, `,"operations":`...)
+	buf = strconv.AppendInt(buf, e.Ops, 10)
+	buf = append(buf, `,"lines":`...)
+	buf = strconv.AppendInt(buf, e.Lines, 10)
+	return append(buf, "}}\n"...)
+}
+
+// TrailerField is the header field that promises an end line.
+const TrailerField = `"trailer":true`
 
 // chunked writes n items as lines of at most abortedPerLine array elements,
 // each line opened by open and closed by "]}".
@@ -208,7 +248,8 @@ func appendHeader(buf []byte, h *history.History) []byte {
 	buf = strconv.AppendInt(buf, Version, 10)
 	buf = append(buf, `,"init":"`...)
 	buf = append(buf, initName(h.InitKind, zero)...)
-	buf = append(buf, '"')
+	buf = append(buf, '"', ',')
+	buf = append(buf, TrailerField...)
 	if len(h.Meta) > 0 {
 		keys := make([]string, 0, len(h.Meta))
 		for k := range h.Meta {

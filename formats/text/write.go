@@ -32,6 +32,21 @@ func Write(w io.Writer, h *history.History) error {
 		Aborted:       true,
 		AbortedWrites: true,
 	}, p)
+	// Transactions without operations leave no line: if they are all the
+	// committed ones, the file would read back as a history with nothing
+	// to check (or as no history at all).
+	committed, kept := 0, 0
+	for t := 1; t < len(h.Txns); t++ {
+		if h.Txns[t].Status != history.Aborted {
+			committed++
+			if len(h.Txns[t].Ops) > 0 {
+				kept++
+			}
+		}
+	}
+	if kept == 0 && (committed > 0 || len(h.Txns) == 1) {
+		p.Add("no committed transaction with operations (a transaction without operations leaves no line)")
+	}
 	if t := promotable(h, vals); t > 0 {
 		p.Add("%s only writes 0 and is the only transaction that writes 0: it would read back as the initial transaction", h.TxnString(t))
 	}

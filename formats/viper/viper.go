@@ -27,6 +27,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/hyperiso/hyperiso/formats/internal/lineio"
 	"github.com/hyperiso/hyperiso/history"
@@ -216,12 +217,29 @@ func (p *parser) log(l Log, id int64) error {
 			}
 			continue
 		}
-		var tl txnLine
-		if err := strictUnmarshal(line, &tl); err != nil {
+		if lineNo == 1 && bytes.HasPrefix(line, []byte(bom)) {
+			if !p.opt.Lenient {
+				return history.Errorf(pos, "column 1: a UTF-8 byte-order mark (EF BB BF) at the start of the log; hyperiso reads UTF-8 without one (--lenient skips it)")
+			}
+			p.w.Add("bom", pos, "byte-order mark ignored")
+			line = line[len(bom):]
+		}
+		tl, unknown, err := decodeTxnLine(line)
+		if err != nil {
 			if err := p.bad(pos, true, "not a transaction {\"value\": [[op, key, value, flag], ...]}: %v", err); err != nil {
 				return err
 			}
 			continue
+		}
+		if unknown != "" {
+			// A corrupted "isInitial" must not silently make the line an
+			// ordinary transaction.
+			msg := fmt.Sprintf("unknown field %s (a transaction has only \"value\" and \"isInitial\")", unknown)
+			if !p.opt.Lenient {
+				return history.Errorf(pos, "%s", msg)
+			}
+			p.w.Add("field", pos, "%s; ignored", msg)
+			p.dropped.Other++
 		}
 		if tl.Value == nil {
 			if err := p.bad(pos, true, "no \"value\" field: a transaction is {\"value\": [[op, key, value, flag], ...]}"); err != nil {
@@ -257,6 +275,81 @@ func (p *parser) log(l Log, id int64) error {
 		p.init = initAt
 	}
 	return nil
+}
+
+const bom = "\ufeff"
+
+// decodeTxnLine decodes one line {"value": [...], "isInitial": bool}: field
+// names must be exactly these (encoding/json alone would match names
+// case-insensitively and skip unknown ones, so a corrupted "isInitial"
+// would go unnoticed), each at most once, the line valid UTF-8. unknown
+// quotes the first other field name, whose value is skipped.
+func decodeTxnLine(line []byte) (tl txnLine, unknown string, err error) {
+	if !utf8.Valid(line) {
+		return tl, "", errors.New("the line is not valid UTF-8")
+	}
+	d := json.NewDecoder(bytes.NewReader(line))
+	d.UseNumber()
+	tok, err := d.Token()
+	if err != nil {
+		return tl, "", err
+	}
+	if tok != json.Delim('{') {
+		return tl, "", fmt.Errorf("found %v, not an object", tok)
+	}
+	for d.More() {
+		tok, err := d.Token()
+		if err != nil {
+			return tl, "", err
+		}
+		name, _ := tok.(string)
+		switch name {
+		case "value":
+			if tl.Value != nil {
+				return tl, "", errors.New(`field "value" given twice`)
+			}
+			var v []json.RawMessage
+			if err := d.Decode(&v); err != nil {
+				return tl, "", fmt.Errorf(`field "value": %v`, err)
+			}
+			if v == nil {
+				return tl, "", errors.New(`field "value" is null, not an array of operations`)
+			}
+			tl.Value = &v
+		case "isInitial":
+			if tl.IsInitial != nil {
+				return tl, "", errors.New(`field "isInitial" given twice`)
+			}
+			var raw json.RawMessage
+			if err := d.Decode(&raw); err != nil {
+				return tl, "", fmt.Errorf(`field "isInitial": %v`, err)
+			}
+			var b bool
+			switch string(bytes.TrimSpace(raw)) {
+			case "true":
+				b = true
+			case "false":
+			default:
+				return tl, "", fmt.Errorf(`field "isInitial" is %s, not true or false`, short(raw))
+			}
+			tl.IsInitial = &b
+		default:
+			if unknown == "" {
+				unknown = strconv.Quote(name)
+			}
+			var skip json.RawMessage
+			if err := d.Decode(&skip); err != nil {
+				return tl, "", err
+			}
+		}
+	}
+	if _, err := d.Token(); err != nil { // the closing '}'
+		return tl, "", err
+	}
+	if _, err := d.Token(); err != io.EOF {
+		return tl, "", errors.New("text after the transaction's JSON object")
+	}
+	return tl, unknown, nil
 }
 
 // strictUnmarshal decodes one JSON value that must be the whole of data,

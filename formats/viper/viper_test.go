@@ -91,7 +91,8 @@ func TestErrors(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
 		{`{"value": [["w", 1, 2, true]]}` + "\n\n", "J1.log:2: blank line"},
 		{`{"value": [["w", 1, 2, true]]`, "J1.log:1: not a transaction"},
-		{`{"vals": []}`, `J1.log:1: no "value" field`},
+		{`{"vals": []}`, `J1.log:1: unknown field "vals"`},
+		{`{"isInitial": false}`, `J1.log:1: no "value" field`},
 		{`{"value": [["x", 1, 2, true]]}`, `J1.log:1: micro-operation 1: unknown operation "x"`},
 		{`{"value": [["w", 1, 2, true], ["range", 1, 5, [], []]]}`, `J1.log:1: micro-operation 2: "range" operations`},
 		{`{"value": [["w", 1, 2]]}`, "J1.log:1: micro-operation 1: [\"w\", key, value, flag] has 4 elements, this one 3"},
@@ -146,4 +147,50 @@ func roundTrip(t *testing.T, h *history.History) {
 	h2, err := jsonl.Parse(bytes.NewReader(buf.Bytes()), "rt.jsonl", jsonl.Options{})
 	require.NoError(t, err)
 	require.Equal(t, describe(h), describe(h2))
+}
+
+// TestFieldNamesStrict: a field name with one corrupted byte (issue 26:
+// "isInitial" changed so that the initial transaction became an ordinary
+// one and a violated history SATISFIED), a case-folded one, one with
+// invalid UTF-8, a duplicate or a non-boolean flag is an error naming the
+// file and line; --lenient ignores an unknown field with a warning and
+// counts it as dropped.
+func TestFieldNamesStrict(t *testing.T) {
+	good := `{"value": [["w", 1, 5, true]], "isInitial": true}`
+	_, err := parse(map[string]string{"J0.log": good + "\n", "J1.log": `{"value": [["r", 1, 5, false]]}` + "\n"}, Options{})
+	require.NoError(t, err)
+	for _, bad := range []string{
+		`{"value": [["w", 1, 5, true]], "isInitiak": true}`,
+		`{"value": [["w", 1, 5, true]], "IsInitial": true}`,
+		`{"value": [["w", 1, 5, true]], "isinitial": true}`,
+		`{"value": [["w", 1, 5, true]], "isInitia` + "\xff" + `": true}`,
+		`{"Value": [["w", 1, 5, true]], "isInitial": true}`,
+		`{"value": [["w", 1, 5, true]], "isInitial": true, "isInitial": true}`,
+		`{"value": [["w", 1, 5, true]], "isInitial": 1}`,
+		`{"value": [["w", 1, 5, true]], "isInitial": null}`,
+		`{"value": null}`,
+	} {
+		_, err := parse(map[string]string{"J0.log": "{\"value\": []}\n" + bad + "\n"}, Options{})
+		require.Error(t, err, bad)
+		require.Contains(t, err.Error(), "J0.log:2", bad)
+	}
+	h, err := parse(map[string]string{"J0.log": `{"value": [["w", 1, 5, true]], "isInitiak": true}` + "\n"}, Options{Lenient: true})
+	require.NoError(t, err)
+	require.Equal(t, 1, h.Dropped.Other)
+	require.NotEmpty(t, h.Warnings)
+}
+
+// TestWriteSkipsEmptySessions: a session without transactions gets no log
+// (issue 26: its empty J0.log made the directory read back as Cobra).
+func TestWriteSkipsEmptySessions(t *testing.T) {
+	b := history.NewBuilder("mem", "test")
+	b.Session(0)
+	t1 := b.Begin(b.Session(1), 1, history.Committed, history.Pos{})
+	b.Write(t1, 1, 5)
+	b.InitAllKeys(history.EmptyList)
+	dir := filepath.Join(t.TempDir(), "v")
+	require.NoError(t, Write(dir, b.Finish()))
+	logs, err := filepath.Glob(filepath.Join(dir, "*.log"))
+	require.NoError(t, err)
+	require.Equal(t, []string{filepath.Join(dir, "J1.log")}, logs)
 }

@@ -12,8 +12,9 @@ import (
 
 // Write writes h as a Viper log directory dir, which it creates (it may
 // exist, but must hold no J*.log file), so that Read gives back h up to
-// transaction ids: one J<n>.log per session, n its session id (its index
-// when some id is negative), every transaction one line; T⊥'s writes other
+// transaction ids and sessions without transactions: one J<n>.log per
+// session that has transactions, n its session id (its index when some id
+// is negative), every transaction one line; T⊥'s writes other
 // than nil as an "isInitial" transaction alone in a log of its own; aborted
 // writes as failed writes ("w" with flag false) at the end of the first
 // transaction.
@@ -87,6 +88,12 @@ func Write(dir string, h *history.History) error {
 	}
 	carried := false
 	for s := range h.Sessions {
+		if len(h.Sessions[s].Txns) == 0 {
+			// An empty log would say nothing (and could be taken for
+			// another format's); a session without transactions changes
+			// no verdict.
+			continue
+		}
 		var buf []byte
 		for _, t := range h.Sessions[s].Txns {
 			buf = append(buf, `{"value": [`...)

@@ -81,3 +81,21 @@ func finish(line []byte, tooLong bool, err error) ([]byte, bool, error) {
 	}
 	return line, tooLong, nil
 }
+
+// Tail reads through R and remembers the last byte it gave, so that a
+// reader can tell whether its input ended with a newline (a line format
+// whose last line may be cut inside a number has no other sign of it).
+type Tail struct {
+	R    io.Reader
+	Last byte  // the last byte read
+	N    int64 // bytes read
+}
+
+func (t *Tail) Read(p []byte) (int, error) {
+	n, err := t.R.Read(p)
+	if n > 0 {
+		t.Last = p[n-1]
+		t.N += int64(n)
+	}
+	return n, err
+}
