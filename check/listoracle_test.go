@@ -25,7 +25,7 @@ import (
 // histories go through JSONL and formats, as a user's do. HYPERISO_LIST_N
 // sets how many per level.
 func TestListOracle(t *testing.T) {
-	n := 300
+	n := 1000
 	if v, err := strconv.Atoi(os.Getenv("HYPERISO_LIST_N")); err == nil && v > 0 {
 		n = v
 	}
@@ -39,6 +39,11 @@ func TestListOracle(t *testing.T) {
 	}{
 		{"plain", func(*execoracle.GenOptions) {}},
 		{"dups", func(o *execoracle.GenOptions) { o.PDup, o.PUnknown, o.MaxOps = 0.4, 0.25, 5 }},
+		// Transactions that append to and read several lists, where a
+		// read shows part of what a transaction did (fractured reads).
+		{"multikey", func(o *execoracle.GenOptions) {
+			o.ListKeys, o.RegisterKeys, o.MinTxns, o.MaxOps, o.PPerturb = 2, 0, 3, 6, 0.7
+		}},
 	}
 	for pi, prof := range profiles {
 		for li, l := range levels {
