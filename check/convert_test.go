@@ -51,6 +51,29 @@ func historyPaths(t *testing.T, root string) []string {
 	return out
 }
 
+// noFinalNewline is what the AWDIT reader says of a file that does not end
+// with a newline, as AWDIT's own hand-written tests do not.
+const noFinalNewline = "does not end with a newline: the file may have been cut inside its last number; if it is complete, add a final newline, or read it with --lenient"
+
+// readHistory reads the history at p, failing the test if it cannot: the
+// shared and testdata histories are all readable. An AWDIT file without
+// its final newline is refused strictly with the message that says what
+// to do, and read with Lenient, which warns.
+func readHistory(t *testing.T, p string) *history.History {
+	t.Helper()
+	h, err := formats.Read(p, formats.Options{})
+	if err == nil {
+		return h
+	}
+	format, _ := formats.Detect(p)
+	require.Equal(t, "awdit", format, "%s is unreadable: %v", p, err)
+	require.ErrorContains(t, err, noFinalNewline, p)
+	h, err = formats.Read(p, formats.Options{Lenient: true})
+	require.NoError(t, err, p)
+	require.Contains(t, fmt.Sprint(h.Warnings), "does not end with a newline", p)
+	return h
+}
+
 // outcome checks h at level; nil when it is refused.
 func outcome(t *testing.T, h *history.History, level history.Level) *Result {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -130,17 +153,14 @@ func levelsOf(h *history.History) []history.Level {
 // history, converted to JSONL and read back, gets the same verdict at every
 // level it can be checked at, and its verdicts obey the hierarchy of levels
 // (the 10k bench histories and those over 5,000 transactions only with
-// -large).
+// -large). Every one of them must read (readHistory): none is skipped for
+// being unreadable.
 func TestConvertKeepsVerdicts(t *testing.T) {
 	paths := historyPaths(t, shared.Datasets(t))
 	paths = append(paths, historyPaths(t, filepath.Join("..", "testdata"))...)
 	checked, skipped := 0, 0
 	for _, p := range paths {
-		h, err := formats.Read(p, formats.Options{})
-		if err != nil {
-			skipped++ // deliberately malformed samples; the reader tests cover them
-			continue
-		}
+		h := readHistory(t, p)
 		if !*large && (strings.Contains(p, "-10k") || len(h.Txns) > 5000) {
 			skipped++
 			continue
@@ -158,7 +178,7 @@ func TestConvertKeepsVerdicts(t *testing.T) {
 		}
 		checkHierarchy(t, p, results)
 	}
-	t.Logf("%d histories, %d checks compared, %d histories skipped", len(paths), checked, skipped)
+	t.Logf("%d histories, %d checks compared, %d big histories skipped", len(paths), checked, skipped)
 	require.Greater(t, checked, 3000)
 }
 
@@ -249,9 +269,9 @@ func TestWritersKeepVerdicts(t *testing.T) {
 	held := map[string]int{}
 	refused := map[string]int{}
 	for _, p := range paths {
-		h, err := formats.Read(p, formats.Options{})
-		if err != nil || strings.Contains(p, "-10k") || len(h.Txns) > 2000 {
-			continue // malformed samples; big histories are TestConvertKeepsVerdicts' (-large)
+		h := readHistory(t, p)
+		if strings.Contains(p, "-10k") || len(h.Txns) > 2000 {
+			continue // big histories are TestConvertKeepsVerdicts' (-large)
 		}
 		want := map[history.Level]string{}
 		for _, w := range writers {

@@ -55,8 +55,9 @@ type file interface {
 // "incomplete":true; each batch is synced; Close completes the header in
 // place, syncs and renames the file to DEST. If the recorder is killed or
 // cannot write, the temporary file stays: the history recorded so far,
-// whole lines only, marked incomplete. To a pipe (NewRecorder), it writes
-// the lines as they come, with a complete header.
+// whole lines only, marked incomplete, without the end line. To a pipe
+// (NewRecorder), it writes the lines as they come, with a complete header;
+// the end line comes last, so that a reader tells a cut pipe too.
 type Recorder struct {
 	path, tmp string // "" for a writer
 	f         file   // nil for a writer
@@ -214,7 +215,8 @@ func (r *Recorder) flush() error {
 }
 
 // Close ends the recording. With no error so far it writes what is
-// buffered and, for a file, syncs it, completes its header, syncs again,
+// buffered and the end line (jsonl.Stream.Trailer) and, for a file, syncs
+// it, completes its header, syncs again,
 // renames it to its destination and syncs the directory. After an error
 // (or if Close fails) a file stays where it is, marked incomplete: Close
 // then returns a *WriteError naming it. Close after a Start that was never
@@ -235,6 +237,11 @@ func (r *Recorder) Close() error {
 	}
 	if r.err == nil {
 		r.err = r.s.Flush()
+	}
+	// The end line, once the last transaction is written: a file without
+	// it (killed, out of disk) is refused as cut short.
+	if r.err == nil {
+		r.err = r.s.Trailer()
 	}
 	if r.f == nil {
 		if r.err != nil {

@@ -80,12 +80,16 @@ func TestRecorderStopsOnFullDisk(t *testing.T) {
 	require.LessOrEqual(t, len(data), 400<<10)
 	require.True(t, strings.HasSuffix(string(data), "}\n"), "whole lines only")
 	require.Contains(t, strings.SplitN(string(data), "\n", 2)[0], `"incomplete":true`)
+	require.NotContains(t, string(data), `{"end":`, "no end line")
 	_, err = jsonl.Read(tmp, jsonl.Options{})
-	require.ErrorContains(t, err, "incomplete", "an incomplete history is refused")
+	require.EqualError(t, err, tmp+":1: history incomplete: its recording was cut short (killed or out of disk); the transactions recorded so far can be read with --lenient")
 	h, err := jsonl.Read(tmp, jsonl.Options{Lenient: true})
 	require.NoError(t, err)
 	require.Positive(t, h.Stats().Transactions)
 	require.Equal(t, strings.Count(string(data), "\n")-1, h.Stats().Transactions)
+	require.Equal(t, history.Dropped{Other: 1}, h.Dropped, "a verdict says it was reached without the rest")
+	require.Len(t, h.Warnings, 1)
+	require.Contains(t, h.Warnings[0].String(), tmp+":1: history incomplete: its recording was cut short")
 }
 
 // TestRecorderStreamsTheHistory: a run through a Recorder writes the file
@@ -106,9 +110,18 @@ func TestRecorderStreamsTheHistory(t *testing.T) {
 	require.NoFileExists(t, dest, "renamed only once whole")
 	require.NoError(t, rec.Close())
 	require.NoFileExists(t, rec.Temp())
+	data, err := os.ReadFile(dest)
+	require.NoError(t, err)
+	header, _, _ := strings.Cut(string(data), "\n")
+	require.Contains(t, header, jsonl.TrailerField)
+	require.NotContains(t, header, jsonl.IncompleteField)
 	h, err := jsonl.Read(dest, jsonl.Options{})
 	require.NoError(t, err)
+	require.Zero(t, h.Dropped)
+	require.Empty(t, h.Warnings)
 	st := h.Stats()
+	require.True(t, strings.HasSuffix(string(data), string(jsonl.AppendEnd(nil, jsonl.End{
+		Txns: int64(st.Transactions), Ops: int64(st.Operations), Lines: int64(st.Transactions) + 1}))), "the end line, last")
 	require.Equal(t, sum.Transactions, st.Transactions)
 	require.Equal(t, sum.Committed, st.Committed)
 	require.Equal(t, sum.Sessions, len(h.Sessions))
@@ -127,4 +140,98 @@ func fileSize(t *testing.T, path string) int64 {
 	fi, err := os.Stat(path)
 	require.NoError(t, err)
 	return fi.Size()
+}
+
+// tee records a run through a Recorder and keeps the transactions it
+// gives the recorder, as a Builder history like the one Run builds
+// without a Sink.
+type tee struct {
+	*collect.Recorder
+	b *history.Builder
+}
+
+func (s *tee) Txn(t jsonl.StreamTxn) error {
+	tx := s.b.Begin(s.b.Session(t.Session), t.ID, t.Status, history.Pos{})
+	if t.Level != history.LevelNone {
+		s.b.SetLevel(tx, t.Level)
+	}
+	if t.Timed {
+		s.b.SetInterval(tx, t.Start, t.End)
+	}
+	for _, op := range t.Ops {
+		if op.Write {
+			s.b.Write(tx, op.Key, op.Val)
+		} else {
+			s.b.Read(tx, op.Key, op.Val)
+		}
+	}
+	return s.Recorder.Txn(t)
+}
+
+// TestStreamedHistoryKeepsVerdicts: a streamed file reads back strictly
+// and gets the verdict of the transactions the recorder was given, at
+// every level; cut at any line boundary it is refused, and read with
+// --lenient with a warning and the loss counted as dropped. The same
+// through standard output, whose header cannot be completed: its end
+// line alone shows a cut.
+func TestStreamedHistoryKeepsVerdicts(t *testing.T) {
+	for _, pipe := range []bool{false, true} {
+		dest := filepath.Join(t.TempDir(), "h.jsonl")
+		var out strings.Builder
+		var rec *collect.Recorder
+		if pipe {
+			rec = collect.NewRecorder(&out)
+		} else {
+			var err error
+			rec, err = collect.CreateFile(dest)
+			require.NoError(t, err)
+		}
+		b := history.NewBuilder("tee", "collect")
+		b.SetInit(history.InitImplicit, -1)
+		b.InitAllKeys(0)
+		sink := &tee{Recorder: rec, b: b}
+		w := general(t, func(c *workload.Config) { c.Keys, c.Txns = 6, 40 })
+		_, _, err := collect.Run(context.Background(), memstore.New(memstore.Options{Seed: 5}), w,
+			collect.Options{Isolation: collect.ReadCommitted, Sink: sink})
+		require.NoError(t, err)
+		require.NoError(t, rec.Close())
+		want := b.Finish()
+		if pipe {
+			require.NoError(t, os.WriteFile(dest, []byte(out.String()), 0o644))
+		}
+		got, err := jsonl.Read(dest, jsonl.Options{})
+		require.NoError(t, err)
+		require.Zero(t, got.Dropped)
+		require.Equal(t, want.Stats().Transactions, got.Stats().Transactions)
+		violated := 0
+		for _, l := range []history.Level{history.SER, history.SI, history.PSI, history.PC, history.CC, history.RA, history.RC} {
+			r1, err := check.Check(context.Background(), want, l, check.Options{})
+			require.NoError(t, err)
+			r2, err := check.Check(context.Background(), got, l, check.Options{})
+			require.NoError(t, err)
+			require.Equal(t, r1.Verdict, r2.Verdict, "%v", l)
+			if r1.Verdict == check.Violated {
+				violated++
+			}
+		}
+		require.Positive(t, violated, "read committed: some level is violated")
+
+		data, err := os.ReadFile(dest)
+		require.NoError(t, err)
+		lines := strings.SplitAfter(string(data), "\n")
+		lines = lines[:len(lines)-1]
+		for cut := 1; cut < len(lines); cut++ {
+			p := filepath.Join(t.TempDir(), "cut.jsonl")
+			require.NoError(t, os.WriteFile(p, []byte(strings.Join(lines[:cut], "")), 0o644))
+			_, err := jsonl.Read(p, jsonl.Options{})
+			require.ErrorContains(t, err, p+":", "cut after line %d", cut)
+			require.ErrorContains(t, err, "truncated", "cut after line %d", cut)
+			h, err := jsonl.Read(p, jsonl.Options{Lenient: true})
+			require.NoError(t, err)
+			require.Equal(t, cut-1, h.Stats().Transactions)
+			require.Equal(t, history.Dropped{Other: 1}, h.Dropped)
+			require.Len(t, h.Warnings, 1)
+			require.Contains(t, h.Warnings[0].String(), "truncated")
+		}
+	}
 }

@@ -99,9 +99,12 @@ failure, deadlock) and as unknown otherwise (lost connection, timeout).
 The history is written as transactions complete, in the order they
 complete, to FILE.incomplete-<pid> beside -o FILE, whose header says
 "incomplete":true; lines are written and synced in batches (every 200ms),
-and at the end the header is completed and the file renamed to FILE. A
-killed run leaves that file: the history recorded so far, marked
-incomplete (readers refuse it; --lenient reads it). A run that cannot
+and at the end the end line (the counts) is written, the header completed
+and the file renamed to FILE. A killed run leaves that file: the history
+recorded so far, marked incomplete, without the end line (readers refuse
+it; --lenient reads it, with a warning, and a verdict on it says it was
+reached without the rest). With -o - the header cannot be completed: the
+end line alone shows that the history is whole. A run that cannot
 write (a full disk) stops at once, with exit status 2, keeping what it
 wrote in that file; a failed run never touches an existing FILE.
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/hyperiso/hyperiso/collect"
 	"github.com/hyperiso/hyperiso/formats/jsonl"
+	"github.com/hyperiso/hyperiso/history"
 )
 
 // TestCollectKilledLeavesIncompleteHistory: collect killed with SIGKILL
@@ -47,11 +48,32 @@ func TestCollectKilledLeavesIncompleteHistory(t *testing.T) {
 	require.NoError(t, err)
 	header, _, _ := strings.Cut(string(data), "\n")
 	require.Contains(t, header, `"incomplete":true`)
+	require.Contains(t, header, jsonl.TrailerField)
+	require.NotContains(t, string(data), `{"end":`, "killed before the end line")
+	const msg = "history incomplete: its recording was cut short (killed or out of disk)"
 	_, err = jsonl.Read(tmp, jsonl.Options{})
-	require.ErrorContains(t, err, "incomplete", "never checked as if whole")
+	require.EqualError(t, err, tmp+":1: "+msg+"; the transactions recorded so far can be read with --lenient", "never checked as if whole")
 	h, err := jsonl.Read(tmp, jsonl.Options{Lenient: true})
 	require.NoError(t, err)
 	require.Positive(t, h.Stats().Transactions)
+	require.Equal(t, history.Dropped{Other: 1}, h.Dropped)
+
+	// check refuses it; with --lenient its verdict says it was reached
+	// without the rest.
+	var stdout, stderr strings.Builder
+	c := exec.Command(bin, "check", "--level", "rc", tmp)
+	c.Stdout, c.Stderr = &stdout, &stderr
+	err = c.Run()
+	require.Equal(t, exitBadInput, c.ProcessState.ExitCode(), "%v %s", err, stderr.String())
+	require.Contains(t, stderr.String(), tmp+":1: "+msg+"; the transactions recorded so far can be read with --lenient")
+	stdout.Reset()
+	stderr.Reset()
+	c = exec.Command(bin, "check", "--level", "rc", "--lenient", tmp)
+	c.Stdout, c.Stderr = &stdout, &stderr
+	_ = c.Run()
+	require.Contains(t, []int{exitSatisfied, exitViolated}, c.ProcessState.ExitCode(), stderr.String())
+	require.Contains(t, stdout.String()+stderr.String(), tmp+":1: "+msg)
+	require.Contains(t, stdout.String()+stderr.String(), "lenient reading dropped 1 other input item")
 }
 
 // TestCollectFailedRunKeepsOutput: a run that fails before it records

@@ -106,9 +106,9 @@ func Parse(r io.Reader, name string, opt Options) (*history.History, error) {
 	// is whole.
 	if tail.N > 0 && tail.Last != '\n' && !lastBlank {
 		pos := history.Pos{File: name, Line: lineNo}
-		const msg = "the file does not end with a newline: its last line may have been cut (inside its last number)"
+		const msg = "the file does not end with a newline: the file may have been cut inside its last number"
 		if !opt.Lenient {
-			return nil, history.Errorf(pos, "%s; --lenient reads it as it is", msg)
+			return nil, history.Errorf(pos, "%s; if it is complete, add a final newline, or read it with --lenient", msg)
 		}
 		p.w.Add("end", pos, "%s; read as it is", msg)
 	}

@@ -79,16 +79,17 @@ const (
 	fDropped
 	fTrailer
 	fEnd
+	fIncomplete
 )
 
 var fieldNames = map[uint32]string{
 	fHyperiso: "hyperiso", fInit: "init", fMeta: "meta", fSessions: "sessions", fKeyNames: "key_names",
 	fID: "id", fSession: "session", fStatus: "status", fLevel: "level", fOps: "ops", fAborted: "aborted_writes", fTime: "time", fOrder: "version_order", fDropped: "dropped",
-	fTrailer: "trailer", fEnd: "end",
+	fTrailer: "trailer", fEnd: "end", fIncomplete: "incomplete",
 }
 
 const (
-	headerFields  = fHyperiso | fInit | fMeta | fSessions | fKeyNames | fDropped | fTrailer
+	headerFields  = fHyperiso | fInit | fMeta | fSessions | fKeyNames | fDropped | fTrailer | fIncomplete
 	initFields    = fInit | fID | fOps
 	txnFields     = fID | fSession | fStatus | fLevel | fOps | fTime
 	abortedFields = fAborted
@@ -137,6 +138,7 @@ type fields struct {
 	aborted    []kv
 	initIsBool bool
 	trailer    bool
+	incomplete bool
 	end        End
 	endCol     int
 }
@@ -190,11 +192,14 @@ type parser struct {
 	// promised says the header promised an end line (End); ended that it
 	// was read, at line endAt. seen counts the non-blank lines, kept or
 	// skipped, and ops the operations of the transaction lines kept.
-	promised bool
-	ended    bool
-	endAt    int
-	seen     int
-	ops      int64
+	// incomplete says the header said "incomplete":true (read leniently):
+	// the end line is then not expected.
+	promised   bool
+	incomplete bool
+	ended      bool
+	endAt      int
+	seen       int
+	ops        int64
 
 	// size is how many bytes the input holds, if known (a hint: reading
 	// never relies on it; Builder.ReserveRest).
@@ -456,6 +461,16 @@ func (p *parser) header() *history.InputError {
 	}
 	if f.version != Version {
 		return p.errorf(0, "unsupported format version %d (this reader knows %d)", f.version, Version)
+	}
+	if f.has&fIncomplete != 0 && f.incomplete {
+		if !p.opt.Lenient {
+			return p.errorf(0, "%s; the transactions recorded so far can be read with --lenient", incompleteMsg)
+		}
+		// Not a line skipped: the header applies, and the rest of the
+		// history is what was lost.
+		p.b.Warn(p.pos, "%s; read as far as it goes, without what came after", incompleteMsg)
+		p.b.Drop(history.Dropped{Other: 1})
+		p.incomplete = true
 	}
 	if f.has&fInit != 0 {
 		if f.initIsBool {
@@ -748,9 +763,15 @@ func (p *parser) end() *history.InputError {
 	return nil
 }
 
+// incompleteMsg is the error (and, with --lenient, the warning) for a
+// header with "incomplete":true (IncompleteField).
+const incompleteMsg = "history incomplete: its recording was cut short (killed or out of disk)"
+
 // finish builds T⊥ and the history.
 func (p *parser) finish() (*history.History, error) {
-	if p.promised && !p.ended {
+	// An incomplete history lacks its end line: the header's warning
+	// says so already, and counted the loss once.
+	if p.promised && !p.ended && !p.incomplete {
 		pos := history.Pos{File: p.name, Line: p.pos.Line}
 		msg := fmt.Sprintf("truncated: the header promises an end line {\"end\": ...} but the file ends after line %d without one", p.pos.Line)
 		if !p.opt.Lenient {
@@ -903,6 +924,8 @@ func fieldBit(name []byte) uint32 {
 		return fTrailer
 	case "end":
 		return fEnd
+	case "incomplete":
+		return fIncomplete
 	}
 	return 0
 }
@@ -985,6 +1008,8 @@ func (p *lineScanner) value(bit uint32) bool {
 		}
 	case fTrailer:
 		f.trailer, ok = sc.boolean(`"trailer"`)
+	case fIncomplete:
+		f.incomplete, ok = sc.boolean(`"incomplete"`)
 	case fEnd:
 		f.endCol = sc.i + 1
 		ok = p.endObject()

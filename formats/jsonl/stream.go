@@ -36,8 +36,9 @@ type StreamTxn struct {
 }
 
 // Stream writes a history line by line as a recorder produces it, without
-// keeping it: the header (with init "zero" and the IncompleteField), then
-// one line per transaction in the order given. Read gives back the
+// keeping it: the header (with init "zero", the TrailerField and, for a
+// file completed in place, the IncompleteField), then one line per
+// transaction in the order given, then (Trailer) the end line. Read gives back the
 // transactions with their sessions, ids, statuses, levels, intervals and
 // operations; T⊥ writes 0 to every key of the file (the empty value to a
 // key read as null). A Stream does no buffering of its own: each call is
@@ -48,11 +49,15 @@ type Stream struct {
 	meta   map[string]string
 	buf    []byte
 	txns   int64
+	ops    int64
+	ended  bool  // Trailer was called
+	err    error // the first failed Flush: the counts no longer match
 }
 
-// NewStream writes the header to w: with the IncompleteField if
-// incomplete (a file the recorder completes in place), without it for an
-// output that cannot be rewritten (a pipe).
+// NewStream writes the header to w, which promises the end line
+// (TrailerField): with the IncompleteField if incomplete (a file the
+// recorder completes in place), without it for an output that cannot be
+// rewritten (a pipe, where the missing end line alone tells a cut).
 func NewStream(w io.Writer, meta map[string]string, incomplete bool) (*Stream, error) {
 	s := &Stream{w: w, meta: meta}
 	s.header = s.appendHeader(nil, incomplete)
@@ -65,9 +70,10 @@ func NewStream(w io.Writer, meta map[string]string, incomplete bool) (*Stream, e
 // HeaderLen is the length in bytes of the header line, newline included.
 func (s *Stream) HeaderLen() int { return len(s.header) }
 
-// CompleteHeader returns the header without the IncompleteField, padded
-// with spaces to the length of the one written first, so that it can be
-// written over it at offset 0 once the history is whole.
+// CompleteHeader returns the header without the IncompleteField (still
+// with the TrailerField), padded with spaces to the length of the one
+// written first, so that it can be written over it at offset 0 once the
+// history is whole (after Trailer).
 func (s *Stream) CompleteHeader() []byte {
 	h := s.appendHeader(nil, false)
 	pad := len(s.header) - len(h)
@@ -81,9 +87,13 @@ func (s *Stream) Txns() int64 { return s.txns }
 
 // Txn appends t to the buffer that Flush writes.
 func (s *Stream) Txn(t StreamTxn) error {
+	if s.ended {
+		return fmt.Errorf("jsonl: transaction %d after the end line", t.ID)
+	}
 	if t.Status == history.Committed || t.Status == history.Aborted || t.Status == history.Unknown {
 		s.buf = appendStreamTxn(s.buf, &t)
 		s.txns++
+		s.ops += int64(len(t.Ops))
 		return nil
 	}
 	return fmt.Errorf("jsonl: transaction %d has status %v", t.ID, t.Status)
@@ -101,13 +111,39 @@ func (s *Stream) Flush() error {
 	}
 	_, err := s.w.Write(s.buf)
 	s.buf = s.buf[:0]
+	if err != nil && s.err == nil {
+		s.err = err
+	}
 	return err
+}
+
+// End is what the end line states: the transactions and operations
+// written so far, and the lines before the end line (the header and one
+// per transaction), as the reader counts them.
+func (s *Stream) End() End {
+	return End{Txns: s.txns, Ops: s.ops, Lines: 1 + s.txns}
+}
+
+// Trailer appends the end line (End) after the last transaction and
+// writes it with what is buffered (Flush). It is the last line: Txn fails
+// after it. After a failed Flush it writes nothing and returns that
+// error, since lines were lost and the counts would not match the file.
+func (s *Stream) Trailer() error {
+	if s.err != nil {
+		return s.err
+	}
+	if s.ended {
+		return fmt.Errorf("jsonl: a second end line")
+	}
+	s.ended = true
+	s.buf = AppendEnd(s.buf, s.End())
+	return s.Flush()
 }
 
 func (s *Stream) appendHeader(buf []byte, incomplete bool) []byte {
 	buf = append(buf, `{"hyperiso":`...)
 	buf = strconv.AppendInt(buf, Version, 10)
-	buf = append(buf, `,"init":"zero"`...)
+	buf = append(buf, `,"init":"zero",`+TrailerField...)
 	if incomplete {
 		buf = append(buf, `,"`+IncompleteField+`":true`...)
 	}
