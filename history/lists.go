@@ -333,7 +333,8 @@ func (h *History) ListExplanations(opt ListOptions) iter.Seq2[*ListExplanation, 
 		if limit <= 0 {
 			limit = DefaultMaxExplanations
 		}
-		e := &listEnum{p: p, opt: opt, limit: limit, yield: yield}
+		nv := p.base[len(h.Keys)]
+		e := &listEnum{p: p, opt: opt, limit: limit, yield: yield, mark: make([]int32, nv), occurs: make([]int32, nv)}
 		fate := make([]Status, len(h.Txns))
 		for t := range h.Txns {
 			fate[t] = h.Txns[t].Status
@@ -410,7 +411,12 @@ func newListPrep(h *History) (*listPrep, error) {
 			}
 		}
 	}
-	p.base = h.Index().VerBase
+	// Versions numbered as Index.VerBase does, without building the
+	// index of a history the engines never see.
+	p.base = make([]int32, nk+1)
+	for k := range nk {
+		p.base[k+1] = p.base[k] + int32(len(h.Values[k]))
+	}
 	nv := p.base[nk]
 	p.appenders = make([][]TxnID, nv)
 	p.aborted = make([]bool, nv)
@@ -504,13 +510,17 @@ func (p *listPrep) cands(k KeyID, v ValueID) []TxnID { return p.appenders[p.base
 
 // listEnum enumerates explanations.
 type listEnum struct {
-	p       *listPrep
-	opt     ListOptions
-	limit   int
-	count   int
-	over    bool
-	stopped bool
-	yield   func(*ListExplanation, error) bool
+	p *listPrep
+	// mark, occurs and stamp count, per version, an element's occurrences
+	// in the view being checked.
+	mark, occurs []int32
+	stamp        int32
+	opt          ListOptions
+	limit        int
+	count        int
+	over         bool
+	stopped      bool
+	yield        func(*ListExplanation, error) bool
 }
 
 func (e *listEnum) done() bool { return e.over || e.stopped }
@@ -527,6 +537,17 @@ func (e *listEnum) fates(fate []Status, taken []TxnID) {
 		return
 	}
 	p := e.p
+	open := false
+	for _, f := range fate {
+		if f == undetermined {
+			open = true
+			break
+		}
+	}
+	if !open {
+		e.views(fate, taken)
+		return
+	}
 	fate = slices.Clone(fate)
 	in := func(t TxnID) bool { return fate[t] == Committed }
 	// Force the only possible appender of an element a committed reader
@@ -655,20 +676,19 @@ func (e *listEnum) views(fate []Status, taken []TxnID) {
 		}
 		// Reads of one transaction: never less, and at levels from read
 		// atomic on, the same.
-		for j, ri := range rs {
-			r := p.reads[ri]
-			for _, qi := range rs[:j] {
-				q := p.reads[qi]
-				if q.t != r.t {
-					continue
-				}
-				switch {
-				case len(r.view) < len(q.view):
-					add(ListFinding{Kind: InternalList, Key: KeyID(k), Txns: []TxnID{r.t, r.t}, Ops: []int32{q.op, r.op}, Value: -1})
-					ok = false
-				case len(r.view) > len(q.view):
-					add(ListFinding{Kind: NonRepeatableList, Key: KeyID(k), Txns: []TxnID{r.t, r.t}, Ops: []int32{q.op, r.op}, Value: -1})
-				}
+		// (rs is in transaction and program order: a transaction's reads
+		// of the key are consecutive, and comparing neighbours suffices.)
+		for j := 1; j < len(rs); j++ {
+			q, r := p.reads[rs[j-1]], p.reads[rs[j]]
+			if q.t != r.t {
+				continue
+			}
+			switch {
+			case len(r.view) < len(q.view):
+				add(ListFinding{Kind: InternalList, Key: KeyID(k), Txns: []TxnID{r.t, r.t}, Ops: []int32{q.op, r.op}, Value: -1})
+				ok = false
+			case len(r.view) > len(q.view):
+				add(ListFinding{Kind: NonRepeatableList, Key: KeyID(k), Txns: []TxnID{r.t, r.t}, Ops: []int32{q.op, r.op}, Value: -1})
 			}
 		}
 		if !ok {
@@ -767,21 +787,29 @@ func (e *listEnum) emit(x *ListExplanation, fate []Status) {
 func (e *listEnum) elementFinding(fate []Status, r listRead) (ListFinding, bool) {
 	p, h := e.p, e.p.h
 	f := ListFinding{Key: r.key, Txns: []TxnID{r.t}, Ops: []int32{r.op}, Value: -1}
-	seen := map[ValueID]int{}
+	e.stamp++
 	for pos, v := range r.view {
-		seen[v]++
-		avail := 0
-		for _, w := range p.cands(r.key, v) {
+		ver := p.base[r.key] + int32(v)
+		if e.mark[ver] != e.stamp {
+			e.mark[ver], e.occurs[ver] = e.stamp, 0
+		}
+		e.occurs[ver]++
+		cs := p.cands(r.key, v)
+		if len(cs) == 1 && cs[0] != r.t && fate[cs[0]] != Aborted && e.occurs[ver] == 1 {
+			continue // the common case: one appender, seen once so far
+		}
+		avail := int32(0)
+		for _, w := range cs {
 			if w != r.t && fate[w] != Aborted {
-				avail += count(p.block(w, r.key), v)
+				avail += int32(count(p.block(w, r.key), v))
 			}
 		}
-		if avail >= seen[v] {
+		if avail >= e.occurs[ver] {
 			continue
 		}
 		f.Value, f.At = v, pos
 		switch {
-		case avail > 0 || seen[v] > 1:
+		case avail > 0 || e.occurs[ver] > 1:
 			f.Kind = DuplicateElements
 		case slices.Contains(p.block(r.t, r.key), v):
 			f.Kind = FutureElement
@@ -965,54 +993,67 @@ func (e *listEnum) registerView(fate []Status, kvs []keyViews, choice []int, fs 
 	}
 	// The version each committed appender installs: its block's last
 	// value, or a fresh stand-in when another transaction appended that
-	// value too.
-	version := make([]map[TxnID]ValueID, nk)
-	firstOwner := map[int64]TxnID{}
+	// value too. bver[t][j] is that of t's block j; keyApp[k] lists the
+	// committed appenders of k in TxnID order.
+	bver := make([][]ValueID, len(h.Txns))
+	keyApp := make([][]TxnID, nk)
+	var owner map[int32]TxnID
 	for t := 1; t < len(h.Txns); t++ {
-		if fate[t] != Committed {
+		if fate[t] != Committed || len(p.blocks[t]) == 0 {
 			continue
 		}
-		for _, b := range p.blocks[t] {
+		bver[t] = make([]ValueID, len(p.blocks[t]))
+		for j, b := range p.blocks[t] {
 			k := b.key
 			v := b.vals[len(b.vals)-1]
 			ver := p.base[k] + int32(v)
-			shared := len(p.appenders[ver]) > 1 || count(b.vals, v) > 1 || p.aborted[ver]
-			if version[k] == nil {
-				version[k] = map[TxnID]ValueID{}
+			if len(p.appenders[ver]) > 1 || count(b.vals, v) > 1 || p.aborted[ver] {
+				if owner == nil {
+					owner = map[int32]TxnID{}
+				}
+				if o, ok := owner[ver]; ok && o != TxnID(t) {
+					v = freshValue(g, k, v, h.TxnString(TxnID(t)))
+				} else {
+					owner[ver] = TxnID(t)
+				}
 			}
-			if o, seen := firstOwner[int64(ver)]; shared && seen && o != TxnID(t) {
-				v = freshValue(g, k, v, h.TxnString(TxnID(t)))
-			} else {
-				firstOwner[int64(ver)] = TxnID(t)
-			}
-			version[k][TxnID(t)] = v
+			bver[t][j] = v
+			keyApp[k] = append(keyApp[k], TxnID(t))
 		}
+	}
+	version := func(t TxnID, k KeyID) ValueID {
+		for j, b := range p.blocks[t] {
+			if b.key == k {
+				return bver[t][j]
+			}
+		}
+		return -1
 	}
 	// Stated orders: the blocks of each longest view, then every other
 	// committed appender after its last block.
+	inSeq := make([]int32, len(h.Txns)) // == i+1: in kvs[i]'s sequence
 	for i, kv := range kvs {
 		seq := kv.decomps[choice[i]]
 		k := kv.key
-		inSeq := map[TxnID]bool{}
 		for j, w := range seq {
-			inSeq[w] = true
+			inSeq[w] = int32(i + 1)
 			if j > 0 {
-				g.VersionHints = append(g.VersionHints, VersionHint{Key: k, Before: version[k][seq[j-1]], After: version[k][w]})
+				g.VersionHints = append(g.VersionHints, VersionHint{Key: k, Before: version(seq[j-1], k), After: version(w, k)})
 			}
 		}
 		if len(seq) == 0 {
 			continue // every appender follows T⊥, whose version was read
 		}
-		last := version[k][seq[len(seq)-1]]
-		for w, v := range version[k] {
-			if !inSeq[w] {
-				g.VersionHints = append(g.VersionHints, VersionHint{Key: k, Before: last, After: v})
+		last := version(seq[len(seq)-1], k)
+		for _, w := range keyApp[k] {
+			if inSeq[w] != int32(i+1) {
+				g.VersionHints = append(g.VersionHints, VersionHint{Key: k, Before: last, After: version(w, k)})
 			}
 		}
 	}
 	// Each read's view: the appenders of its blocks, as a prefix of its
 	// key's decomposition.
-	viewOf := map[int32][]TxnID{}
+	viewOf := make([][]TxnID, len(p.reads))
 	var views []ListView
 	for i, kv := range kvs {
 		seq := kv.decomps[choice[i]]
@@ -1054,6 +1095,7 @@ func (e *listEnum) registerView(fate []Status, kvs []keyViews, choice []int, fs 
 	origin := make([][]int32, len(h.Txns))
 	g.Txns = make([]Txn, len(h.Txns))
 	var orig []int32
+	visSeen := make([]int32, len(h.Txns)) // == t: t reads w's stand-in already
 	for t := range h.Txns {
 		tx := h.Txns[t]
 		if fate[t] == Committed {
@@ -1063,7 +1105,6 @@ func (e *listEnum) registerView(fate []Status, kvs []keyViews, choice []int, fs 
 		}
 		start := len(ops)
 		orig = orig[:0]
-		seen := map[TxnID]bool{}
 		for i, op := range tx.Ops {
 			switch {
 			case t == 0 || !p.isList[op.Key]:
@@ -1079,8 +1120,8 @@ func (e *listEnum) registerView(fate []Status, kvs []keyViews, choice []int, fs 
 				seq := viewOf[ri]
 				if e.opt.Visibility && len(seq) > 1 {
 					for _, w := range seq[:len(seq)-1] {
-						if !seen[w] {
-							seen[w] = true
+						if visSeen[w] != int32(t) {
+							visSeen[w] = int32(t)
 							ops = append(ops, Op{Kind: OpRead, Key: vis(w), Value: one})
 							orig = append(orig, -1)
 						}
@@ -1088,15 +1129,15 @@ func (e *listEnum) registerView(fate []Status, kvs []keyViews, choice []int, fs 
 				}
 				v := p.empty[op.Key]
 				if len(seq) > 0 {
-					v = version[op.Key][seq[len(seq)-1]]
+					v = version(seq[len(seq)-1], op.Key)
 				}
 				ops = append(ops, Op{Kind: OpRead, Key: op.Key, Value: v})
 				orig = append(orig, int32(i))
 			}
 		}
 		if tx.Status == Committed && t > 0 {
-			for _, b := range p.blocks[t] {
-				ops = append(ops, Op{Kind: OpWrite, Key: b.key, Value: version[b.key][TxnID(t)]})
+			for j, b := range p.blocks[t] {
+				ops = append(ops, Op{Kind: OpWrite, Key: b.key, Value: bver[t][j]})
 				orig = append(orig, lastAppend(h, TxnID(t), b.key))
 			}
 			if k, ok := visKey[TxnID(t)]; ok {
