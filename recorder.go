@@ -219,12 +219,13 @@ const (
 	Unknown   = check.Unknown
 )
 
-// Check decides whether h satisfies level: "ser", "si", "cc", "ra", "rc"
-// or "strict-ser" (with the real time the Recorder measured).
+// Check decides whether h satisfies level, named as history.Levels names
+// it ("ser", "si", …; "strict-ser" uses the real time the Recorder
+// measured; "mixed" each transaction's own level).
 func Check(ctx context.Context, h *history.History, level string) (*Result, error) {
 	l, ok := history.ParseLevel(level)
 	if !ok {
-		return nil, fmt.Errorf("hyperiso: unknown level %q (want ser, si, cc, ra, rc or strict-ser)", level)
+		return nil, fmt.Errorf("hyperiso: unknown level %q (want one of %s)", level, history.LevelList(", ", nil))
 	}
 	return check.Check(ctx, h, l, check.Options{})
 }

@@ -43,6 +43,7 @@ import (
 	"time"
 
 	"github.com/hyperiso/hyperiso/formats/jsonl"
+	"github.com/hyperiso/hyperiso/history"
 )
 
 // Verdicts of a run besides check's satisfied, violated and unknown.
@@ -260,7 +261,7 @@ func Run(ctx context.Context, targets []Target, cfg Config) (*Report, error) {
 		return nil, errors.New("bench: no strategies")
 	}
 	if len(cfg.Levels) == 0 {
-		cfg.Levels = []string{"ser"}
+		cfg.Levels = []string{history.SER.String()}
 	}
 	if cfg.Repeat <= 0 {
 		cfg.Repeat = 1

@@ -51,7 +51,7 @@ func refuse(h *history.History, s history.Stats, level history.Level, opt Option
 		if timed == 0 {
 			what := "--realtime"
 			if level == history.StrictSER {
-				what = "strict-ser"
+				what = history.StrictSER.String()
 			}
 			return inputError("%s needs real-time order, but no transaction of %s has invocation and completion times (Jepsen :index or :time, JSONL \"time\")", what, h.Source)
 		}
@@ -135,10 +135,10 @@ func checkRegisters(ctx context.Context, h *history.History, level history.Level
 		return nil
 	}
 	var err error
-	switch level {
-	case history.SER, history.StrictSER, history.SI, history.PSI, history.PC, history.Mixed:
+	switch r, _ := level.Row(); r.Engine {
+	case history.Strong:
 		err = strongLevel(ctx, h, level, opt, res)
-	case history.RC, history.RA, history.CC:
+	case history.Weak:
 		err = weakLevel(ctx, h, level, opt, res)
 	default:
 		return fmt.Errorf("level %s: %w (validation found no read-consistency anomaly)", level, ErrUnavailable)

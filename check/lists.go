@@ -10,13 +10,6 @@ import (
 	"github.com/hyperiso/hyperiso/history"
 )
 
-// visibilityNeeded says, per level checked, whether a list read's view must
-// say outright that the reader saw every block before the last one: levels
-// whose transactions see a prefix of the version order infer it.
-var visibilityNeeded = map[history.Level]bool{
-	history.RC: true, history.RA: true, history.CC: true, history.PC: true, history.PSI: true, history.Mixed: true,
-}
-
 // checkLists checks a list-append history: it satisfies the level iff one
 // of its explanations (history.ListExplanations: which unknown
 // transactions committed, which appender wrote each element) has no
@@ -28,7 +21,7 @@ func checkLists(ctx context.Context, h *history.History, level history.Level, le
 	tried, undecided := 0, ""
 	var engines time.Duration // spent in the register views' checks, not in "lists"
 	defer func() { res.Counters["list_explanations"] = int64(tried) }()
-	for x, err := range h.ListExplanations(history.ListOptions{Visibility: visibilityNeeded[level]}) {
+	for x, err := range h.ListExplanations(history.ListOptions{Visibility: !seesPrefix(level)}) {
 		if err != nil {
 			if errors.Is(err, history.ErrTooManyExplanations) {
 				undecided = fmt.Sprintf("the list reads have too many explanations to try (%v)", err)
@@ -127,4 +120,12 @@ func mapOps(r *Result, x *history.ListExplanation) {
 			}
 		}
 	}
+}
+
+// seesPrefix says whether every read at level sees a prefix of each key's
+// version order (history.LevelRow.SeesPrefix): a list read's view then
+// need not state that the reader saw every block before its last one.
+func seesPrefix(level history.Level) bool {
+	r, _ := level.Row()
+	return r.SeesPrefix
 }

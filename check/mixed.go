@@ -17,10 +17,8 @@ func mixedLevels(h *history.History, opt Options) ([]history.Level, error) {
 	if opt.RealTime {
 		return nil, inputError("mixed levels take no real-time order (--realtime); a strict-ser transaction has no place in MixIso")
 	}
-	switch opt.DefaultLevel {
-	case history.LevelNone, history.RC, history.RA, history.CC, history.PC, history.PSI, history.SI, history.SER:
-	default:
-		return nil, inputError("the default level must be one of rc, ra, cc, pc, psi, si, ser (got %s)", opt.DefaultLevel)
+	if r, _ := opt.DefaultLevel.Row(); opt.DefaultLevel != history.LevelNone && !r.Declarable {
+		return nil, inputError("the default level must be one of %s (got %s)", history.LevelList(", ", history.IsDeclarable), opt.DefaultLevel)
 	}
 	levels, err := strong.Levels(h, opt.DefaultLevel)
 	if err != nil {
@@ -38,18 +36,11 @@ func levelOf(levels []history.Level, level history.Level, t history.TxnID) histo
 	return level
 }
 
-// levelWords names levels as a DBA knows them.
-var levelWords = map[history.Level]string{
-	history.RC: "READ COMMITTED", history.RA: "READ ATOMIC", history.CC: "CAUSAL",
-	history.PC: "PREFIX CONSISTENCY", history.PSI: "PARALLEL SNAPSHOT ISOLATION",
-	history.SI: "SNAPSHOT ISOLATION", history.SER: "SERIALIZABLE",
-}
-
 // blameWords says in plain words whose axiom a mixed-level refutation
 // breaks and why; levels are the transactions' levels.
 func blameWords(h *history.History, levels []history.Level, b *hyperpolygraph.Blame) string {
 	name := func(t history.TxnID) string { return h.TxnString(t) }
-	who := fmt.Sprintf("%s ran at %s", name(b.Txn), levelWords[b.Level])
+	who := fmt.Sprintf("%s ran at %s", name(b.Txn), b.Level.Words())
 	key := ""
 	if b.Key >= 0 {
 		key = " of key " + h.KeyString(b.Key)
@@ -84,7 +75,7 @@ func blameWords(h *history.History, levels []history.Level, b *hyperpolygraph.Bl
 			why = fmt.Sprintf("so it %s, yet it read the version%s that %s overwrote, which every order consistent with the history puts before it", what, key, name(b.Missed))
 		}
 	case b.Axiom == "TRANSVis" && b.Saw >= 0 && b.Saw != b.Missed && prefixLevel(levels, b.Saw):
-		why = fmt.Sprintf("so it sees what the transactions it sees saw; it saw %s%s, which ran at %s and so saw %s, yet it read the version%s that %s overwrote", name(b.Saw), via, levelWords[levels[b.Saw]], name(b.Missed), key, name(b.Missed))
+		why = fmt.Sprintf("so it sees what the transactions it sees saw; it saw %s%s, which ran at %s and so saw %s, yet it read the version%s that %s overwrote", name(b.Saw), via, levels[b.Saw].Words(), name(b.Missed), key, name(b.Missed))
 	case b.Axiom == "TRANSVis":
 		why = fmt.Sprintf("so it sees what the transactions it sees saw; it saw %s", overwrite())
 	case b.Axiom == "SESSION":

@@ -25,15 +25,15 @@ func Levels(h *history.History, def history.Level) ([]history.Level, error) {
 		if l == history.LevelNone {
 			l = def
 		}
-		switch l {
-		case history.RC, history.RA, history.CC, history.PC, history.PSI, history.SI, history.SER:
-		case history.LevelNone:
+		switch r, _ := l.Row(); {
+		case r.Declarable:
+		case l == history.LevelNone:
 			if tx.Status == history.Aborted {
 				continue // takes no part
 			}
 			return nil, fmt.Errorf("%s declares no level and no default level is given", h.TxnString(history.TxnID(t)))
 		default:
-			return nil, fmt.Errorf("%s declares level %s; a mixed check takes rc, ra, cc, pc, psi, si and ser", h.TxnString(history.TxnID(t)), l)
+			return nil, fmt.Errorf("%s declares level %s; a mixed check takes %s", h.TxnString(history.TxnID(t)), l, history.LevelList(", ", history.IsDeclarable))
 		}
 		out[t] = l
 	}

@@ -155,10 +155,8 @@ func (d *Duplicates) Reason(h *history.History) string {
 // history.RA or history.CC. It fails only for another level or when ctx is
 // done.
 func Check(ctx context.Context, h *history.History, level history.Level, opt Options) (*Result, error) {
-	switch level {
-	case history.RC, history.RA, history.CC:
-	default:
-		return nil, fmt.Errorf("weak: level %v is not one of rc, ra, cc", level)
+	if r, _ := level.Row(); r.Engine != history.Weak {
+		return nil, fmt.Errorf("weak: level %v is not one of %s", level, history.LevelList(", ", func(r history.LevelRow) bool { return r.Engine == history.Weak }))
 	}
 	if opt.MaxCycles == 0 {
 		opt.MaxCycles = DefaultMaxCycles

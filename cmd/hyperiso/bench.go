@@ -95,7 +95,9 @@ func newBench(stdout io.Writer) *cobra.Command {
 					return fail(exitBadInput, "--scale generates its histories: give no PATH")
 				}
 				if !c.Flags().Changed("level") {
-					levels = []string{"ser", "si", "rc", "ra", "cc"}
+					levels = history.LevelNames(func(r history.LevelRow) bool {
+						return r.Declarable && (r.Level == history.SER || r.Level == history.SI || r.Engine == history.Weak)
+					})
 				}
 				if !c.Flags().Changed("strategy") {
 					strategies = []string{check.StrategyNames()[0]}
@@ -141,7 +143,7 @@ func newBench(stdout io.Writer) *cobra.Command {
 				}
 				for _, l := range levels {
 					if _, ok := history.ParseLevel(l); !ok {
-						return fail(exitBadInput, "--level: %q is not one of ser, si, cc, ra, rc", l)
+						return fail(exitBadInput, "--level: %q is not one of %s", l, history.LevelList(", ", nil))
 					}
 				}
 				if repeat < 1 {
@@ -231,7 +233,7 @@ func newBench(stdout io.Writer) *cobra.Command {
 	rf.register(c)
 	f := c.Flags()
 	f.StringSliceVar(&strategies, "strategy", nil, "strategies to compare, comma-separated (default: all of "+strings.Join(check.StrategyNames(), ", ")+")")
-	f.StringSliceVar(&levels, "level", []string{"ser"}, "isolation levels, comma-separated: ser, si, cc, ra, rc")
+	f.StringSliceVar(&levels, "level", []string{history.SER.String()}, "isolation levels, comma-separated: "+history.LevelList(", ", nil))
 	f.IntVar(&repeat, "repeat", 1, "runs of each history, level and strategy")
 	f.DurationVar(&timeout, "timeout", 0, "bound on each run, e.g. 10m (0: none)")
 	f.StringVar(&csvOut, "csv", "", "also write the results as CSV to this file (- for standard output)")

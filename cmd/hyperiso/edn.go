@@ -8,20 +8,16 @@ import (
 
 	"github.com/hyperiso/hyperiso/check"
 	"github.com/hyperiso/hyperiso/formats/elle"
+	"github.com/hyperiso/hyperiso/history"
 )
 
-// elleModels names each level as Elle's consistency models do; hyperiso's
-// SER and SI contain session order, which Elle calls strong session.
-var elleModels = map[string]edn.Keyword{
-	"strict-ser": "strict-serializable",
-	"ser":        "strong-session-serializable",
-	"si":         "strong-session-snapshot-isolation",
-	"psi":        "parallel-snapshot-isolation",
-	"pc":         "prefix",
-	"cc":         "causal-cerone",
-	"ra":         "read-atomic",
-	"rc":         "read-committed",
-	"mixed":      "mixed", // no Elle model: each transaction at its own level
+// elleModel names a level as Elle's consistency models do (the level
+// table's Elle column); hyperiso's SER and SI contain session order, which
+// Elle calls strong session.
+func elleModel(level string) edn.Keyword {
+	l, _ := history.ParseLevel(level)
+	r, _ := l.Row()
+	return edn.Keyword(r.Elle)
 }
 
 // ednResult is the result map, with its keys in a fixed order.
@@ -55,7 +51,7 @@ type ednStep struct {
 // :unknown), :anomaly-types, :anomalies (per type, each with its
 // transactions and the steps of its cycle), and :not, the model ruled out.
 func writeEDN(w io.Writer, res *check.Result) error {
-	out := ednResult{Level: elleModels[res.Level], AnomalyTypes: []edn.Keyword{}}
+	out := ednResult{Level: elleModel(res.Level), AnomalyTypes: []edn.Keyword{}}
 	switch res.Verdict {
 	case check.Satisfied:
 		out.Valid = true

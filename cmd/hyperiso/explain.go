@@ -13,6 +13,7 @@ import (
 
 	"github.com/hyperiso/hyperiso/check"
 	"github.com/hyperiso/hyperiso/explain"
+	"github.com/hyperiso/hyperiso/history"
 )
 
 func newExplain(stdout io.Writer) *cobra.Command {
@@ -136,8 +137,8 @@ but not proven minimal.`,
 		},
 	}
 	rf.register(c)
-	c.Flags().StringVar(&level, "level", "ser", "isolation level: ser|si|psi|pc|cc|ra|rc|strict-ser|mixed")
-	c.Flags().StringVar(&deflevel, "default-level", "", "with --level mixed: the level of a transaction that declares none, rc|ra|cc|pc|psi|si|ser")
+	c.Flags().StringVar(&level, "level", history.SER.String(), "isolation level: "+history.LevelList("|", nil))
+	c.Flags().StringVar(&deflevel, "default-level", "", "with --level mixed: the level of a transaction that declares none, "+history.LevelList("|", history.IsDeclarable))
 	c.Flags().StringVar(&strategy, "strategy", "", "solver strategy for ser/si, or pc (cdcl-pc, lazy-gini-pc), or psi (cdcl-psi, lazy-gini-psi) (default: the best available)")
 	c.Flags().DurationVar(&timeout, "timeout", 0, "give up after this long (exit status 3), e.g. 30s")
 	c.Flags().BoolVar(&asJSON, "json", false, "print the JSON report (the check report plus an \"explanation\" object)")

@@ -155,7 +155,7 @@ type checkInput struct {
 func loadCheckInput(ctx context.Context, rf *readFlags, path, level, strategy string, timeout time.Duration) (*checkInput, error) {
 	lv, ok := history.ParseLevel(level)
 	if !ok {
-		return nil, fail(exitBadInput, "--level must be one of ser, si, psi, pc, cc, ra, rc, strict-ser, mixed (got %q)", level)
+		return nil, fail(exitBadInput, "--level must be one of %s (got %q)", history.LevelList(", ", nil), level)
 	}
 	names := check.StrategyNames()
 	switch lv {
@@ -226,51 +226,19 @@ func stopCPUProfile() {
 	}
 }
 
-// levelDefinitions says, once, which definition each level follows where
-// peers differ; README "Which definition each level follows" says the same.
-const levelDefinitions = `Which definition each level follows, where checkers differ:
-  ser         a serial order that contains session order (Elle's "strong
-              session serializable"; dbcop, Cobra, PolySI and VeriStrong
-              include session order as well)
-  strict-ser  ser whose order also contains real time (Elle's strict
-              serializability); needs invocation and completion times
-  si          a commit order with snapshots that contains session order
-              (strong session SI), checked on the induced graph of Cerone
-              and Gotsman, as PolySI and VeriStrong
-  psi         parallel snapshot isolation with session order: for some
-              version order, no dependency cycle has at most one rw edge
-              (Cerone and Gotsman); long forks allowed, lost updates not
-  pc          prefix consistency with session order: each transaction sees
-              a prefix of one order (MixIso's PC); lost updates allowed,
-              long forks not. Both are decided by the CDCL(T) solver
-              without SER's pruning (docs/mixed.md): psi keeps so, wr and
-              ww acyclic with no rw edge whose head reaches its tail, pc
-              keeps a graph of snapshots and commits acyclic
-  cc, ra, rc  the commit-order axioms of Biswas and Enea, as AWDIT and dbcop;
-              rc includes monotonic reads inside a transaction, so it is
-              stronger than Adya's PL-2, which forbids only G0 and G1
-  all         one version order per key for list-append reads (Adya, Elle):
-              a write cycle the lists show (G0, G1c) violates every level;
-  mixed       each transaction at the level it declares (JSONL "level", else
-              --default-level), as MixIso defines mixing (Definition 3.5)
-              for ra, cc, pc, psi, si, ser; an rc transaction's reads each
-              see a growing set of writers (docs/mixed.md). A violation
-              names the transaction whose level fails and the axiom
-              a transaction of unknown outcome may or may not have committed
-`
 
 // defaultLevel parses --default-level, which only --level mixed takes.
 func defaultLevel(level, def string) (history.Level, error) {
 	if def == "" {
 		return history.LevelNone, nil
 	}
-	if level != "mixed" {
+	if level != history.Mixed.String() {
 		return 0, fail(exitBadInput, "--default-level goes with --level mixed")
 	}
 	l, ok := history.ParseLevel(def)
-	switch {
-	case !ok, l == history.StrictSER, l == history.Mixed:
-		return 0, fail(exitBadInput, "--default-level must be one of rc, ra, cc, pc, psi, si, ser (got %q)", def)
+	switch r, _ := l.Row(); {
+	case !ok, !r.Declarable:
+		return 0, fail(exitBadInput, "--default-level must be one of %s (got %q)", history.LevelList(", ", history.IsDeclarable), def)
 	}
 	return l, nil
 }
@@ -287,9 +255,9 @@ func newCheck(stdout io.Writer, code *int) *cobra.Command {
 		deflevel string
 	)
 	c := &cobra.Command{
-		Use:   "check --level ser|si|psi|pc|cc|ra|rc|strict-ser|mixed [flags] PATH|-",
+		Use:   "check --level " + history.LevelList("|", nil) + " [flags] PATH|-",
 		Short: "Decide whether a history satisfies an isolation level",
-		Long:  "Decide whether a history satisfies an isolation level.\n\n" + levelDefinitions,
+		Long:  "Decide whether a history satisfies an isolation level.\n\n" + history.Definitions(78),
 		Args:  cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			def, err := defaultLevel(level, deflevel)
@@ -344,8 +312,8 @@ func newCheck(stdout io.Writer, code *int) *cobra.Command {
 		},
 	}
 	rf.register(c)
-	c.Flags().StringVar(&level, "level", "", "isolation level: ser|si|psi|pc|cc|ra|rc|strict-ser, or mixed: each transaction at its own level (required)")
-	c.Flags().StringVar(&deflevel, "default-level", "", "with --level mixed: the level of a transaction that declares none, rc|ra|cc|pc|psi|si|ser (default: every transaction must declare one)")
+	c.Flags().StringVar(&level, "level", "", "isolation level (required): "+history.LevelList("|", nil)+"; mixed: each transaction at its own level")
+	c.Flags().StringVar(&deflevel, "default-level", "", "with --level mixed: the level of a transaction that declares none, "+history.LevelList("|", history.IsDeclarable)+" (default: every transaction must declare one)")
 	c.Flags().BoolVar(&realtime, "realtime", false, "for ser/si: a transaction that completed before another was invoked precedes it (strict-ser implies it)")
 	c.Flags().StringVar(&strategy, "strategy", "", "solver strategy for ser/si, or pc (cdcl-pc, lazy-gini-pc), or psi (cdcl-psi, lazy-gini-psi) (default: the best available)")
 	c.Flags().DurationVar(&timeout, "timeout", 0, "give up after this long (exit status 3), e.g. 30s")

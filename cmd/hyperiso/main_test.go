@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/hyperiso/hyperiso/check"
+	"github.com/hyperiso/hyperiso/history"
 	"github.com/hyperiso/hyperiso/internal/shared"
 )
 
@@ -243,7 +244,11 @@ func TestCPUProfile(t *testing.T) {
 func TestLevelDefinitions(t *testing.T) {
 	code, out, _ := runCLI(t, "check", "--help")
 	require.Equal(t, 0, code)
-	require.Contains(t, out, levelDefinitions)
+	require.Contains(t, out, history.Definitions(78))
+	// Each level once, each from its row of the level table.
+	for _, r := range history.Levels {
+		require.Equal(t, 1, strings.Count(out, "\n  "+r.Name+" "), r.Name)
+	}
 	readme, err := os.ReadFile("../../README.md")
 	require.NoError(t, err)
 	for _, phrase := range []string{"strong session SI", "induced graph of Cerone", "Biswas and Enea", "Adya's PL-2", "one version order per key"} {

@@ -971,9 +971,9 @@ func (p *lineScanner) value(bit uint32) bool {
 		start := sc.i
 		var s []byte
 		if s, ok = sc.str(`"level"`); ok {
-			if f.level, ok = history.ParseLevel(string(s)); !ok {
+			if f.level, ok = history.ParseLevel(string(s)); !ok || f.level == history.Mixed {
 				sc.i = start
-				return sc.fail(`"level": unknown level %q (want "strict-ser", "ser", "si", "psi", "pc", "cc", "ra" or "rc")`, s)
+				return sc.fail(`"level": unknown level %q (want one of %s)`, s, history.LevelList(", ", func(r history.LevelRow) bool { return r.Level != history.Mixed }))
 			}
 		}
 	case fDropped:
