@@ -21,7 +21,7 @@ func checkLists(ctx context.Context, h *history.History, level history.Level, le
 	tried, undecided := 0, ""
 	var engines time.Duration // spent in the register views' checks, not in "lists"
 	defer func() { res.Counters["list_explanations"] = int64(tried) }()
-	for x, err := range h.ListExplanations(history.ListOptions{Visibility: !seesPrefix(level)}) {
+	for x, err := range h.ListExplanations(history.ListOptions{Visibility: visibility(level)}) {
 		if err != nil {
 			if errors.Is(err, history.ErrTooManyExplanations) {
 				undecided = fmt.Sprintf("the list reads have too many explanations to try (%v)", err)
@@ -122,10 +122,17 @@ func mapOps(r *Result, x *history.ListExplanation) {
 	}
 }
 
-// seesPrefix says whether every read at level sees a prefix of each key's
-// version order (history.LevelRow.SeesPrefix): a list read's view then
-// need not state that the reader saw every block before its last one.
-func seesPrefix(level history.Level) bool {
+// visibility says which earlier blocks of a list read's view the register
+// view states the reader saw, from the level's row: none where reads see
+// a prefix of the version order, all where visibility is transitive or
+// levels are mixed, else those whose appender writes another key.
+func visibility(level history.Level) history.Visibility {
 	r, _ := level.Row()
-	return r.SeesPrefix
+	switch {
+	case r.SeesPrefix:
+		return history.VisibleNone
+	case r.TransitiveVis || level == history.Mixed:
+		return history.VisibleAll
+	}
+	return history.VisibleOtherKeys
 }

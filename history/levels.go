@@ -78,6 +78,9 @@ type LevelRow struct {
 	SeesPrefix bool
 	// RealTime: real-time order is part of the level.
 	RealTime bool
+	// TransitiveVis: a transaction sees what the transactions it sees saw
+	// (TRANSVis; PREFIX and TOTALVis imply it).
+	TransitiveVis bool
 	// Summary says in one line what it guarantees.
 	Summary string
 	// Definition says which definition hyperiso follows where checkers
@@ -87,33 +90,69 @@ type LevelRow struct {
 
 // Levels is the table, in the order help texts list them (strongest first).
 var Levels = []LevelRow{
-	{StrictSER, "strict-ser", []string{"strict-serializable", "strict"}, "STRICT SERIALIZABLE", "strict-serializable",
-		[]Level{SER}, Strong, false, true, true, "serializable in an order that respects real time",
-		"ser whose order also contains real time (Elle's strict serializability); needs invocation and completion times"},
-	{SER, "ser", []string{"serializable", "SER"}, "SERIALIZABLE", "strong-session-serializable",
-		[]Level{SI}, Strong, true, true, false, "some serial order explains every read",
-		"a serial order that contains session order (Elle's \"strong session serializable\"; dbcop, Cobra, PolySI and VeriStrong include session order as well)"},
-	{SI, "si", []string{"snapshot", "snapshot-isolation", "SI"}, "SNAPSHOT ISOLATION", "strong-session-snapshot-isolation",
-		[]Level{PC, PSI}, Strong, true, true, false, "each transaction reads a snapshot, and no two concurrent transactions write one key",
-		"a commit order with snapshots that contains session order (strong session SI), checked on the induced graph of Cerone and Gotsman, as PolySI and VeriStrong"},
-	{PSI, "psi", []string{"parallel-snapshot-isolation", "PSI"}, "PARALLEL SNAPSHOT ISOLATION", "parallel-snapshot-isolation",
-		[]Level{CC}, Strong, true, false, false, "causal, and no two concurrent transactions write one key (long forks allowed)",
-		"parallel snapshot isolation with session order: for some version order, no dependency cycle has at most one rw edge (Cerone and Gotsman); long forks allowed, lost updates not. Decided by the CDCL(T) solver keeping so, wr and ww acyclic with no rw edge whose head reaches its tail (docs/mixed.md)"},
-	{PC, "pc", []string{"prefix", "prefix-consistency", "PC"}, "PREFIX CONSISTENCY", "prefix",
-		[]Level{CC}, Strong, true, true, false, "each transaction sees a prefix of one commit order (lost updates allowed)",
-		"prefix consistency with session order: each transaction sees a prefix of one order (MixIso's PC); lost updates allowed, long forks not. Decided by the CDCL(T) solver keeping a graph of snapshots and commits acyclic (docs/mixed.md)"},
-	{CC, "cc", []string{"causal", "CC"}, "CAUSAL", "causal-cerone",
-		[]Level{RA}, Weak, true, false, false, "what a transaction saw, its successors see too",
-		"the commit-order axiom of Biswas and Enea for causal consistency, as AWDIT and dbcop"},
-	{RA, "ra", []string{"read-atomic", "RA"}, "READ ATOMIC", "read-atomic",
-		[]Level{RC}, Weak, true, false, false, "a transaction sees all or none of another's writes",
-		"the commit-order axiom of Biswas and Enea for read atomic, as AWDIT and dbcop"},
-	{RC, "rc", []string{"read-committed", "RC"}, "READ COMMITTED", "read-committed",
-		nil, Weak, true, false, false, "reads see committed writes, never going back",
-		"the commit-order axiom of Biswas and Enea for read committed, as AWDIT and dbcop; it includes monotonic reads inside a transaction, so it is stronger than Adya's PL-2, which forbids only G0 and G1"},
-	{Mixed, "mixed", nil, "MIXED", "mixed",
-		nil, Strong, false, false, false, "each transaction satisfies its own declared level",
-		"each transaction at the level it declares (JSONL \"level\", else --default-level), as MixIso defines mixing (Definition 3.5) for ra, cc, pc, psi, si, ser; an rc transaction's reads each see a growing set of writers (docs/mixed.md). A violation names the transaction whose level fails and the axiom"},
+	{
+		Level: StrictSER, Name: "strict-ser", Aliases: []string{"strict-serializable", "strict"},
+		Words: "STRICT SERIALIZABLE", Elle: "strict-serializable",
+		Below: []Level{SER}, Engine: Strong, SeesPrefix: true, TransitiveVis: true, RealTime: true,
+		Summary:    "serializable in an order that respects real time",
+		Definition: "ser whose order also contains real time (Elle's strict serializability); needs invocation and completion times",
+	},
+	{
+		Level: SER, Name: "ser", Aliases: []string{"serializable", "SER"},
+		Words: "SERIALIZABLE", Elle: "strong-session-serializable",
+		Below: []Level{SI}, Engine: Strong, Declarable: true, SeesPrefix: true, TransitiveVis: true,
+		Summary:    "some serial order explains every read",
+		Definition: "a serial order that contains session order (Elle's \"strong session serializable\"; dbcop, Cobra, PolySI and VeriStrong include session order as well)",
+	},
+	{
+		Level: SI, Name: "si", Aliases: []string{"snapshot", "snapshot-isolation", "SI"},
+		Words: "SNAPSHOT ISOLATION", Elle: "strong-session-snapshot-isolation",
+		Below: []Level{PC, PSI}, Engine: Strong, Declarable: true, SeesPrefix: true, TransitiveVis: true,
+		Summary:    "each transaction reads a snapshot, and no two concurrent transactions write one key",
+		Definition: "a commit order with snapshots that contains session order (strong session SI), checked on the induced graph of Cerone and Gotsman, as PolySI and VeriStrong",
+	},
+	{
+		Level: PSI, Name: "psi", Aliases: []string{"parallel-snapshot-isolation", "PSI"},
+		Words: "PARALLEL SNAPSHOT ISOLATION", Elle: "parallel-snapshot-isolation",
+		Below: []Level{CC}, Engine: Strong, Declarable: true, TransitiveVis: true,
+		Summary:    "causal, and no two concurrent transactions write one key (long forks allowed)",
+		Definition: "parallel snapshot isolation with session order: for some version order, no dependency cycle has at most one rw edge (Cerone and Gotsman); long forks allowed, lost updates not. Decided by the CDCL(T) solver keeping so, wr and ww acyclic with no rw edge whose head reaches its tail (docs/mixed.md)",
+	},
+	{
+		Level: PC, Name: "pc", Aliases: []string{"prefix", "prefix-consistency", "PC"},
+		Words: "PREFIX CONSISTENCY", Elle: "prefix",
+		Below: []Level{CC}, Engine: Strong, Declarable: true, SeesPrefix: true, TransitiveVis: true,
+		Summary:    "each transaction sees a prefix of one commit order (lost updates allowed)",
+		Definition: "prefix consistency with session order: each transaction sees a prefix of one order (MixIso's PC); lost updates allowed, long forks not. Decided by the CDCL(T) solver keeping a graph of snapshots and commits acyclic (docs/mixed.md)",
+	},
+	{
+		Level: CC, Name: "cc", Aliases: []string{"causal", "CC"},
+		Words: "CAUSAL", Elle: "causal-cerone",
+		Below: []Level{RA}, Engine: Weak, Declarable: true, TransitiveVis: true,
+		Summary:    "what a transaction saw, its successors see too",
+		Definition: "the commit-order axiom of Biswas and Enea for causal consistency, as AWDIT and dbcop",
+	},
+	{
+		Level: RA, Name: "ra", Aliases: []string{"read-atomic", "RA"},
+		Words: "READ ATOMIC", Elle: "read-atomic",
+		Below: []Level{RC}, Engine: Weak, Declarable: true,
+		Summary:    "a transaction sees all or none of another's writes",
+		Definition: "the commit-order axiom of Biswas and Enea for read atomic, as AWDIT and dbcop",
+	},
+	{
+		Level: RC, Name: "rc", Aliases: []string{"read-committed", "RC"},
+		Words: "READ COMMITTED", Elle: "read-committed",
+		Engine: Weak, Declarable: true,
+		Summary:    "reads see committed writes, never going back",
+		Definition: "the commit-order axiom of Biswas and Enea for read committed, as AWDIT and dbcop; it includes monotonic reads inside a transaction, so it is stronger than Adya's PL-2, which forbids only G0 and G1",
+	},
+	{
+		Level: Mixed, Name: "mixed",
+		Words: "MIXED", Elle: "mixed",
+		Engine:     Strong,
+		Summary:    "each transaction satisfies its own declared level",
+		Definition: "each transaction at the level it declares (JSONL \"level\", else --default-level), as MixIso defines mixing (Definition 3.5) for ra, cc, pc, psi, si, ser; an rc transaction's reads each see a growing set of writers (docs/mixed.md). A violation names the transaction whose level fails and the axiom",
+	},
 }
 
 // rowOf indexes Levels by Level.

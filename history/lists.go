@@ -267,15 +267,31 @@ func (h *History) HintsAt(Level) []VersionHint { return h.VersionHints }
 
 // ListOptions tune ListExplanations.
 type ListOptions struct {
-	// Visibility adds, for each block of a view but the last, a read of a
-	// stand-in key only that block's appender writes (see the file
-	// comment). Levels that see a prefix of the version order (SER, SI,
-	// strict SER) do not need it.
-	Visibility bool
+	// Visibility says for which blocks of a view but the last the reader
+	// also reads a stand-in key only that block's appender writes (see
+	// the file comment).
+	Visibility Visibility
 	// MaxExplanations bounds how many explanations are produced; 0 means
 	// DefaultMaxExplanations.
 	MaxExplanations int
 }
+
+// Visibility says which earlier blocks of a view a register view states the
+// reader saw.
+type Visibility uint8
+
+const (
+	// VisibleNone: none; levels whose reads see a prefix of the version
+	// order (PC, SI, SER) infer it from the version order.
+	VisibleNone Visibility = iota
+	// VisibleOtherKeys: those whose appender writes another key too;
+	// without transitive visibility (RA, RC), seeing an appender that
+	// writes only the list's key says nothing the version order does not.
+	VisibleOtherKeys
+	// VisibleAll: every one (CC, PSI, mixed levels: what the appender saw,
+	// the reader sees too).
+	VisibleAll
+)
 
 // DefaultMaxExplanations is the default of ListOptions.MaxExplanations.
 const DefaultMaxExplanations = 4096
@@ -381,6 +397,9 @@ type listPrep struct {
 	// relevant marks the unknown transactions that append to or read a
 	// list; needed those whose register writes some other transaction reads.
 	relevant, needed []bool
+	// multiKey marks the transactions that write (or append to) more
+	// than one key.
+	multiKey []bool
 	empty            []ValueID // per list key: the empty list's value, or -1
 }
 
@@ -482,7 +501,18 @@ func newListPrep(h *History) (*listPrep, error) {
 			}
 		}
 	}
+	p.multiKey = make([]bool, len(h.Txns))
 	for t := 1; t < len(h.Txns); t++ {
+		first := KeyID(-1)
+		for _, op := range h.Txns[t].Ops {
+			if op.Kind.IsWrite() {
+				if first >= 0 && op.Key != first {
+					p.multiKey[t] = true
+					break
+				}
+				first = op.Key
+			}
+		}
 		if h.Txns[t].Status != Unknown {
 			continue
 		}
@@ -1118,8 +1148,11 @@ func (e *listEnum) registerView(fate []Status, kvs []keyViews, choice []int, fs 
 			case tx.Status == Committed:
 				ri := p.readsOf[t][slices.IndexFunc(p.readsOf[t], func(ri int32) bool { return p.reads[ri].op == int32(i) })]
 				seq := viewOf[ri]
-				if e.opt.Visibility && len(seq) > 1 {
+				if e.opt.Visibility != VisibleNone && len(seq) > 1 {
 					for _, w := range seq[:len(seq)-1] {
+						if e.opt.Visibility == VisibleOtherKeys && !p.multiKey[w] {
+							continue
+						}
 						if visSeen[w] != int32(t) {
 							visSeen[w] = int32(t)
 							ops = append(ops, Op{Kind: OpRead, Key: vis(w), Value: one})

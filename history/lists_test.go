@@ -98,7 +98,7 @@ func TestListRegisterView(t *testing.T) {
 		`{"session":2,"id":3,"status":"unknown","ops":[["append",1,4]]}`,
 		`{"session":3,"id":4,"status":"unknown","ops":[["append",1,5]]}`,
 		`{"session":4,"id":5,"ops":[["r",1,[1,2,3,4]],["r",2,[]]]}`)
-	xs := explanations(t, h, history.ListOptions{Visibility: true})
+	xs := explanations(t, h, history.ListOptions{Visibility: history.VisibleAll})
 	require.Len(t, xs, 1)
 	x := xs[0]
 	require.Empty(t, x.Findings)
