@@ -124,15 +124,18 @@ func mapOps(r *Result, x *history.ListExplanation) {
 
 // visibility says which earlier blocks of a list read's view the register
 // view states the reader saw, from the level's row: none where reads see
-// a prefix of the version order, all where visibility is transitive or
-// levels are mixed, else those whose appender writes another key.
+// a prefix of the version order, those no later block covers where
+// visibility is transitive, all where levels are mixed, else those whose
+// appender writes another key the reader reads.
 func visibility(level history.Level) history.Visibility {
 	r, _ := level.Row()
 	switch {
 	case r.SeesPrefix:
 		return history.VisibleNone
-	case r.TransitiveVis || level == history.Mixed:
+	case r.TransitiveVis:
+		return history.VisibleCovered
+	case level == history.Mixed:
 		return history.VisibleAll
 	}
-	return history.VisibleOtherKeys
+	return history.VisibleReadKeys
 }

@@ -284,12 +284,19 @@ const (
 	// VisibleNone: none; levels whose reads see a prefix of the version
 	// order (PC, SI, SER) infer it from the version order.
 	VisibleNone Visibility = iota
-	// VisibleOtherKeys: those whose appender writes another key too;
-	// without transitive visibility (RA, RC), seeing an appender that
-	// writes only the list's key says nothing the version order does not.
-	VisibleOtherKeys
-	// VisibleAll: every one (CC, PSI, mixed levels: what the appender saw,
-	// the reader sees too).
+	// VisibleReadKeys: those whose appender writes another key the
+	// reader reads; without transitive visibility (RA, RC) seeing an
+	// appender matters only through the keys both touch, and on the
+	// list's own key the version order says it already.
+	VisibleReadKeys
+	// VisibleCovered: every one that no later block of the view covers,
+	// where a block covers those its appender's own view of the key held
+	// and the earlier transactions of its session (transitive visibility,
+	// CC and PSI: what the appender saw, the reader sees too, and session
+	// order and the appender's own reads say it saw them).
+	VisibleCovered
+	// VisibleAll: every one (mixed levels, where transitivity depends on
+	// each transaction's level).
 	VisibleAll
 )
 
@@ -397,10 +404,9 @@ type listPrep struct {
 	// relevant marks the unknown transactions that append to or read a
 	// list; needed those whose register writes some other transaction reads.
 	relevant, needed []bool
-	// multiKey marks the transactions that write (or append to) more
-	// than one key.
-	multiKey []bool
-	empty            []ValueID // per list key: the empty list's value, or -1
+	// writeKeys[t] are the keys t writes or appends to, each once.
+	writeKeys [][]KeyID
+	empty     []ValueID // per list key: the empty list's value, or -1
 }
 
 type txnBlock struct {
@@ -501,16 +507,11 @@ func newListPrep(h *History) (*listPrep, error) {
 			}
 		}
 	}
-	p.multiKey = make([]bool, len(h.Txns))
+	p.writeKeys = make([][]KeyID, len(h.Txns))
 	for t := 1; t < len(h.Txns); t++ {
-		first := KeyID(-1)
 		for _, op := range h.Txns[t].Ops {
-			if op.Kind.IsWrite() {
-				if first >= 0 && op.Key != first {
-					p.multiKey[t] = true
-					break
-				}
-				first = op.Key
+			if op.Kind.IsWrite() && !slices.Contains(p.writeKeys[t], op.Key) {
+				p.writeKeys[t] = append(p.writeKeys[t], op.Key)
 			}
 		}
 		if h.Txns[t].Status != Unknown {
@@ -523,6 +524,17 @@ func newListPrep(h *History) (*listPrep, error) {
 		}
 	}
 	return p, nil
+}
+
+// writesReadKey reports whether w writes a key other than k that the
+// transaction stamped t in readKey reads.
+func (p *listPrep) writesReadKey(w TxnID, k KeyID, readKey []int32, t int32) bool {
+	for _, x := range p.writeKeys[w] {
+		if x != k && readKey[x] == t {
+			return true
+		}
+	}
+	return false
 }
 
 // block returns t's block on k so far (all of it once preparation is
@@ -1126,6 +1138,35 @@ func (e *listEnum) registerView(fate []Status, kvs []keyViews, choice []int, fs 
 	g.Txns = make([]Txn, len(h.Txns))
 	var orig []int32
 	visSeen := make([]int32, len(h.Txns)) // == t: t reads w's stand-in already
+	readKey := make([]int32, nk)          // == t: t reads the key
+	// Per session, the latest transaction (by index) a read's view is
+	// known to see so far: an earlier one of the same session precedes
+	// it in session order, and so is seen too where visibility is
+	// transitive.
+	sessLatest := make([]int32, len(h.Sessions))
+	sessStamp := make([]int32, len(h.Sessions))
+	visRead := int32(0)
+	seen := func(w TxnID) {
+		s := h.Txns[w].Session
+		if sessStamp[s] != visRead || sessLatest[s] < h.Txns[w].Index {
+			sessStamp[s], sessLatest[s] = visRead, h.Txns[w].Index
+		}
+	}
+	before := func(w TxnID) bool {
+		s := h.Txns[w].Session
+		return sessStamp[s] == visRead && sessLatest[s] > h.Txns[w].Index
+	}
+	// covOf is how many blocks of k's version order w's own view of k
+	// holds (its reads of k all show one view at levels from RA on).
+	covOf := func(w TxnID, k KeyID) int {
+		n := 0
+		for _, ri := range p.readsOf[w] {
+			if p.reads[ri].key == k {
+				n = max(n, len(viewOf[ri]))
+			}
+		}
+		return n
+	}
 	for t := range h.Txns {
 		tx := h.Txns[t]
 		if fate[t] == Committed {
@@ -1135,6 +1176,13 @@ func (e *listEnum) registerView(fate []Status, kvs []keyViews, choice []int, fs 
 		}
 		start := len(ops)
 		orig = orig[:0]
+		if e.opt.Visibility == VisibleReadKeys {
+			for _, op := range tx.Ops {
+				if op.Kind.IsRead() {
+					readKey[op.Key] = int32(t)
+				}
+			}
+		}
 		for i, op := range tx.Ops {
 			switch {
 			case t == 0 || !p.isList[op.Key]:
@@ -1149,9 +1197,25 @@ func (e *listEnum) registerView(fate []Status, kvs []keyViews, choice []int, fs 
 				ri := p.readsOf[t][slices.IndexFunc(p.readsOf[t], func(ri int32) bool { return p.reads[ri].op == int32(i) })]
 				seq := viewOf[ri]
 				if e.opt.Visibility != VisibleNone && len(seq) > 1 {
-					for _, w := range seq[:len(seq)-1] {
-						if e.opt.Visibility == VisibleOtherKeys && !p.multiKey[w] {
-							continue
+					cov := 0 // seq[:cov] is covered
+					if e.opt.Visibility == VisibleCovered {
+						cov = covOf(seq[len(seq)-1], op.Key)
+						visRead++
+						seen(seq[len(seq)-1])
+					}
+					for j := len(seq) - 2; j >= 0; j-- {
+						w := seq[j]
+						switch e.opt.Visibility {
+						case VisibleReadKeys:
+							if !p.writesReadKey(w, op.Key, readKey, int32(t)) {
+								continue
+							}
+						case VisibleCovered:
+							if j < cov || before(w) {
+								continue
+							}
+							cov = max(cov, covOf(w, op.Key))
+							seen(w)
 						}
 						if visSeen[w] != int32(t) {
 							visSeen[w] = int32(t)

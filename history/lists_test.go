@@ -116,7 +116,7 @@ func TestListRegisterView(t *testing.T) {
 	}
 	require.Equal(t, "w(1,2) w(2,7) w(appends of T1(s0#0),1)", ops(1))
 	require.Equal(t, "r(1,2) w(1,3) w(appends of T2(s1#0),1)", ops(2), "the read is external; the append moves to the end")
-	require.Equal(t, "r(appends of T1(s0#0),1) r(appends of T2(s1#0),1) r(1,4) r(2,nil)", ops(5))
+	require.Equal(t, "r(appends of T2(s1#0),1) r(appends of T1(s0#0),1) r(1,4) r(2,nil)", ops(5))
 	require.Equal(t, []int32{1, 0, -1}, x.OpOrigin[2])
 	var hints []string
 	for _, vh := range g.VersionHints {
