@@ -92,7 +92,4 @@ func blameWords(h *history.History, levels []history.Level, b *hyperpolygraph.Bl
 	return fmt.Sprintf("%s, %s (%s)", who, why, b.Axiom)
 }
 
-func prefixLevel(levels []history.Level, t history.TxnID) bool {
-	l := levels[t]
-	return l == history.PC || l == history.SI || l == history.SER
-}
+func prefixLevel(levels []history.Level, t history.TxnID) bool { return levels[t].SeesPrefix() }

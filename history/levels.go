@@ -214,6 +214,20 @@ func (l Level) String() string {
 	return fmt.Sprintf("Level(%d)", l)
 }
 
+// SeesPrefix reports l's row's SeesPrefix: every read sees a prefix of
+// each key's version order (PREFIX, TOTALVis).
+func (l Level) SeesPrefix() bool {
+	r, _ := l.Row()
+	return r.SeesPrefix
+}
+
+// TransitiveVis reports l's row's TransitiveVis: a transaction sees what
+// the transactions it sees saw.
+func (l Level) TransitiveVis() bool {
+	r, _ := l.Row()
+	return r.TransitiveVis
+}
+
 // Words names l as a database engineer knows it ("SNAPSHOT ISOLATION").
 func (l Level) Words() string {
 	r, _ := l.Row()

@@ -76,11 +76,11 @@ type Blame struct {
 	Key history.KeyID
 }
 
-func prefixLevel(l history.Level) bool {
-	return l == history.PC || l == history.SI || l == history.SER
-}
+// prefixLevel: MixIso's PREFIX (or TOTALVis) holds at l (the level table).
+func prefixLevel(l history.Level) bool { return l.SeesPrefix() }
 
-func transVis(l history.Level) bool { return l == history.CC || l == history.PSI }
+// transVis: MixIso's TRANSVis is l's own axiom, not implied by PREFIX.
+func transVis(l history.Level) bool { return l.TransitiveVis() && !l.SeesPrefix() }
 
 // NewMixed prepares g, built for level history.Mixed (and split with
 // SplitOptional when it has optional transactions), for the per-model

@@ -233,6 +233,4 @@ func wholeAt(ctx context.Context, h *history.History, level history.Level, opt O
 	return out, nil
 }
 
-func prefixLevel(l history.Level) bool {
-	return l == history.PC || l == history.SI || l == history.SER
-}
+func prefixLevel(l history.Level) bool { return l.SeesPrefix() }
