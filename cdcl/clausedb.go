@@ -82,7 +82,13 @@ func (s *Solver) growArena(n int) bool {
 		}
 	}
 	a := make([]lit, len(s.arena), n)
-	copy(a, s.arena)
+	// In pieces: one copy of a large arena cannot be preempted, and a
+	// collection that must stop the world would wait for it, and with it
+	// the goroutine that honours a deadline.
+	const piece = 1 << 18
+	for i := 0; i < len(a); i += piece {
+		copy(a[i:min(i+piece, len(a))], s.arena[i:])
+	}
 	s.arena = a
 	return true
 }

@@ -329,8 +329,8 @@ func (s *Solver) AddClause(c []cnf.Lit) bool {
 }
 
 // Solve decides the clauses added so far (with the theory). It checks ctx
-// every few hundred conflicts or decisions and returns Unknown when it is
-// done.
+// (its Err) every few hundred conflicts or decisions and returns Unknown
+// when it is done.
 func (s *Solver) Solve(ctx context.Context) Result { return s.SolveAssuming(ctx, nil) }
 
 // SolveAssuming decides the clauses under the assumption that every literal
@@ -373,15 +373,13 @@ func (s *Solver) SolveAssuming(ctx context.Context, assumptions []cnf.Lit) Resul
 
 // search is the CDCL loop.
 func (s *Solver) search(ctx context.Context) Result {
-	done := ctx.Done()
+	// ctx.Err, not a receive from ctx.Done: a context may know that its
+	// deadline has passed before its timer has closed Done.
+	poll := ctx.Done() != nil
 	startConflicts := s.stats.Conflicts
 	for iter := 0; ; iter++ {
-		if done != nil && iter%checkEvery == 0 {
-			select {
-			case <-done:
-				return Unknown
-			default:
-			}
+		if poll && iter%checkEvery == 0 && ctx.Err() != nil {
+			return Unknown
 		}
 		confl, thConfl := s.propagateAll()
 		if s.memErr != nil {

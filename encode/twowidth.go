@@ -118,6 +118,7 @@ type twoWidth struct {
 	reach func(u, v int32) bool
 	edges []litEdge
 	seen  map[uint64]struct{}
+	lits  litArena // the clauses' literals
 	work  int64
 	// Known derivation indexes: readers[kt(x,w)] read x from w,
 	// wwSucc[kt(x,w)] are w's known WW successors on x.
@@ -128,9 +129,10 @@ type twoWidth struct {
 	ctx      context.Context
 	fit      func(int64, string) error
 	// full: fit refused room for more; err: ctx is done.
-	full  bool
-	err   error
-	polls int
+	full   bool
+	err    error
+	polls  int
+	polled int64 // w.work at the last poll
 	// workCap and clauseCap are this encoding's budgets.
 	workCap   int64
 	clauseCap int
@@ -278,7 +280,7 @@ func (w *twoWidth) clause(l1, l2 cnf.Lit) {
 		return
 	}
 	w.seen[key] = struct{}{}
-	w.e.Clauses = append(w.e.Clauses, []cnf.Lit{-l1, -l2})
+	w.e.addClause(w.lits.pair(-l1, -l2))
 	w.e.TwoWidth++
 	if w.fit != nil && w.e.TwoWidth%fitClauses == 0 {
 		// A clause: its header, its two literals, its entry in seen, and
@@ -298,7 +300,10 @@ const fitClauses = 1 << 16
 // ctx is done (w.err).
 func (w *twoWidth) spent(n int) bool {
 	w.work += int64(n)
-	if w.polls++; w.polls&1023 == 0 && w.err == nil {
+	// ctx is polled every 64 calls or 2¹⁶ tests, whichever comes first: a
+	// call can charge thousands of tests.
+	if w.polls++; (w.polls&63 == 0 || w.work-w.polled >= 1<<16) && w.err == nil {
+		w.polled = w.work
 		w.err = w.ctx.Err()
 	}
 	if w.err != nil {

@@ -162,13 +162,37 @@ func memoryCause(ctx context.Context) (*memlimit.Error, bool) {
 }
 
 // withDeadline bounds ctx by timeout (none when 0); its clock starts now,
-// before the history is read.
+// before the history is read. Its Err reads the clock (clockCtx).
 func withDeadline(ctx context.Context, timeout time.Duration) (context.Context, context.CancelFunc) {
 	stateOf(ctx).timeout = timeout
 	if timeout > 0 {
-		return context.WithTimeout(ctx, timeout)
+		c, cancel := context.WithTimeout(ctx, timeout)
+		d, _ := c.Deadline()
+		return clockCtx{c, d}, cancel
 	}
 	return context.WithCancel(ctx)
+}
+
+// clockCtx is a context with a deadline whose Err says
+// context.DeadlineExceeded as soon as the clock has passed the deadline,
+// before the timer that closes Done has run. On a busy machine a timer
+// can fire hundreds of milliseconds late (the thread that runs it waits
+// for a processor), while the goroutine doing the work is on one: the
+// stages, which poll Err, see the deadline themselves and return, and the
+// goroutine waiting for them runs at once on the processor they leave.
+type clockCtx struct {
+	context.Context
+	deadline time.Time
+}
+
+func (c clockCtx) Err() error {
+	if err := c.Context.Err(); err != nil {
+		return err
+	}
+	if !time.Now().Before(c.deadline) {
+		return context.DeadlineExceeded
+	}
+	return nil
 }
 
 // within runs f in a goroutine and returns its result, unless ctx ends
