@@ -172,8 +172,8 @@ func (a *litArena) pair(l1, l2 cnf.Lit) []cnf.Lit {
 // addClause appends c to e.Clauses, growing the array, when full, by a
 // quarter with growClauses.
 func (e *Encoding) addClause(c []cnf.Lit) {
-	if len(e.Clauses) == cap(e.Clauses) {
-		e.growClauses(max(len(e.Clauses)/4, 1024))
+	if n := len(e.Clauses); n == cap(e.Clauses) {
+		e.growClauses(max(n/4, 1024))
 	}
 	e.Clauses = append(e.Clauses, c)
 }

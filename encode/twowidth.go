@@ -279,6 +279,17 @@ func (w *twoWidth) clause(l1, l2 cnf.Lit) {
 	if _, dup := w.seen[key]; dup {
 		return
 	}
+	if w.full {
+		return // the budget refused room: no more clauses, and no more questions
+	}
+	if n := len(w.e.Clauses); n == cap(w.e.Clauses) && w.fit != nil {
+		// The clause list grows by a quarter into a new array, the old
+		// one live until it is copied.
+		if w.fit(int64(n+n/4)*clauseBytes, fmt.Sprintf("the width-two clauses (%d so far; the clause list)", w.e.TwoWidth)) != nil {
+			w.full = true
+			return
+		}
+	}
 	w.seen[key] = struct{}{}
 	w.e.addClause(w.lits.pair(-l1, -l2))
 	w.e.TwoWidth++
