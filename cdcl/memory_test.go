@@ -86,3 +86,18 @@ func TestFitLearntClauses(t *testing.T) {
 	require.False(t, s.AddClause([]cnf.Lit{1, 2}))
 	require.Equal(t, Unknown, s.Solve(context.Background()))
 }
+
+// clockOnly is a context that is done by its Err alone: its Done channel
+// never closes (a deadline passed whose timer has not yet run).
+type clockOnly struct{ context.Context }
+
+func (clockOnly) Done() <-chan struct{} { return make(chan struct{}) }
+func (clockOnly) Err() error            { return context.DeadlineExceeded }
+
+// TestSolveSeesErr: Solve stops when ctx.Err says the context is done, even
+// before Done is closed.
+func TestSolveSeesErr(t *testing.T) {
+	s := newWith(12*11, php(12, 11), Options{ConflictLimit: 5000})
+	require.Equal(t, Unknown, s.Solve(clockOnly{context.Background()}))
+	require.Zero(t, s.Stats().Conflicts, "the search went on past a done context")
+}

@@ -169,15 +169,6 @@ func (a *litArena) pair(l1, l2 cnf.Lit) []cnf.Lit {
 	return c
 }
 
-// addClause appends c to e.Clauses, growing the array, when full, by a
-// quarter with growClauses.
-func (e *Encoding) addClause(c []cnf.Lit) {
-	if n := len(e.Clauses); n == cap(e.Clauses) {
-		e.growClauses(max(n/4, 1024))
-	}
-	e.Clauses = append(e.Clauses, c)
-}
-
 // growClauses makes room for n more clauses. It copies the array in
 // pieces, not with append's one copy: a copy of hundreds of megabytes of
 // pointers cannot be preempted, so a collection that must stop the world
@@ -188,6 +179,15 @@ func (e *Encoding) growClauses(n int) {
 	const piece = 1 << 14
 	for i := 0; i < len(old); i += piece {
 		copy(e.Clauses[i:min(i+piece, len(old))], old[i:min(i+piece, len(old))])
+	}
+}
+
+// appendClauses appends cs to e.Clauses, which has room for them, in
+// pieces, as growClauses copies.
+func (e *Encoding) appendClauses(cs [][]cnf.Lit) {
+	const piece = 1 << 14
+	for i := 0; i < len(cs); i += piece {
+		e.Clauses = append(e.Clauses, cs[i:min(i+piece, len(cs))]...)
 	}
 }
 
