@@ -272,7 +272,8 @@ func (in *checkInput) check(path string, opt check.Options) (*check.Result, erro
 	if !ok {
 		res = in.standIn(path, st.get())
 	}
-	if e, over := memoryCause(in.ctx); over {
+	// A verdict reached before the watchdog's word stands.
+	if e, over := memoryCause(in.ctx); over && (!ok || err != nil || res.Verdict == check.Unknown) {
 		res.Verdict, res.Reason = check.Unknown, e.Error()
 		return res, nil
 	}
@@ -301,7 +302,7 @@ func (in *checkInput) explain(path string, opt explain.Options) (*explain.Report
 	if !ok {
 		rep = &explain.Report{Result: in.standIn(path, st.get())}
 	}
-	if e, over := memoryCause(in.ctx); over {
+	if e, over := memoryCause(in.ctx); over && (!ok || err != nil || rep == nil || rep.Result == nil || rep.Verdict == check.Unknown) {
 		if rep == nil || rep.Result == nil {
 			return nil, e
 		}
