@@ -1,6 +1,10 @@
 package cdcl
 
-import "math"
+import (
+	"fmt"
+	"math"
+	"slices"
+)
 
 // cref is a clause reference: the offset of the clause header in the arena.
 type cref = uint32
@@ -29,7 +33,83 @@ const (
 	maxLBD   = 1<<24 - 1
 )
 
-// alloc appends a clause to the arena and returns its reference.
+// reserve makes room in the arena for words more words. The arena grows as
+// append would (by a quarter when large), but only when Options.Fit allows
+// the new arena, allocated while the old one is live, and the growth of the
+// watch and clause lists that comes with the clauses it holds. It returns
+// false, with s.memErr set, on a refusal.
+func (s *Solver) reserve(words int) bool {
+	if len(s.arena)+words <= cap(s.arena) {
+		return true
+	}
+	if s.memErr != nil {
+		return false
+	}
+	n := cap(s.arena)
+	switch {
+	case n < 1<<16:
+		n = max(2*n, 1<<10)
+	default:
+		n += n / 4
+	}
+	return s.growArena(max(n, len(s.arena)+words))
+}
+
+// Grow makes room for clauses more clauses with lits literals in all, as
+// AddClause will store them, in one allocation (no copy of the arena as it
+// grows, no slack): for callers that know their CNF. It returns false, with
+// Err set, when Options.Fit refuses.
+func (s *Solver) Grow(clauses, lits int) bool {
+	if s.memErr != nil {
+		return false
+	}
+	if n := len(s.arena) + clauses*hdrSize + lits; n > cap(s.arena) && !s.growArena(n) {
+		return false
+	}
+	if n := len(s.clauses) + clauses; n > cap(s.clauses) {
+		s.clauses = slices.Grow(s.clauses, n-len(s.clauses))
+	}
+	return true
+}
+
+// growArena moves the arena to one of capacity n words, if Options.Fit
+// allows it.
+func (s *Solver) growArena(n int) bool {
+	if s.opt.Fit != nil {
+		if err := s.opt.Fit(s.growBytes(n), fmt.Sprintf("the solver's clause database (%d clauses, %d learnt, %d variables)", len(s.clauses), len(s.learnts), s.nVars)); err != nil {
+			s.memErr = err
+			return false
+		}
+	}
+	a := make([]lit, len(s.arena), n)
+	// In pieces: one copy of a large arena cannot be preempted, and a
+	// collection that must stop the world would wait for it, and with it
+	// the goroutine that honours a deadline.
+	const piece = 1 << 18
+	for i := 0; i < len(a); i += piece {
+		copy(a[i:min(i+piece, len(a))], s.arena[i:])
+	}
+	s.arena = a
+	return true
+}
+
+// growBytes estimates what moving the arena to n words allocates: the new
+// arena (4 bytes a word) and, for the clauses the added words will hold,
+// two watchers of 8 bytes each and a clause reference of 4 (doubled: the
+// lists grow by append), the average clause taken from the arena so far
+// (a binary clause, 5 words, at first).
+func (s *Solver) growBytes(n int) int64 {
+	avg := int64(hdrSize + 2)
+	if k := len(s.clauses) + len(s.learnts); k > 0 && len(s.arena) > 0 {
+		avg = max(int64(len(s.arena))/int64(k), hdrSize+1)
+	}
+	added := int64(n - len(s.arena))
+	return 4*int64(n) + added/avg*2*(2*8+4)
+}
+
+// alloc appends a clause to the arena and returns its reference; reserve
+// first makes room for it (an alloc past the capacity grows the arena
+// unchecked).
 func (s *Solver) alloc(lits []lit, flags uint32) cref {
 	n := len(s.arena)
 	if uint64(n)+uint64(len(lits))+hdrSize >= uint64(binFlag) {
@@ -96,19 +176,26 @@ func (s *Solver) bumpClause(c cref) {
 	}
 }
 
-// maybeCompact compacts the arena when more than a fifth of it is garbage.
+// maybeCompact compacts the arena when more than a fifth of it is garbage
+// and the memory budget (Options.Fit) allows the new arena.
 func (s *Solver) maybeCompact() {
 	if s.wasted > len(s.arena)/5 && s.wasted > s.compactMin {
+		if s.opt.Fit != nil && s.opt.Fit(4*int64(s.compactSize()), "the solver's clause database (compaction)") != nil {
+			return
+		}
 		s.compact()
 	}
 }
+
+// compactSize is the capacity of a compacted arena, in words.
+func (s *Solver) compactSize() int { return len(s.arena) - s.wasted + len(s.arena)/8 }
 
 // compact copies every live clause into a fresh arena and rewrites every
 // reference: watch lists, reasons of assigned variables, the clause lists
 // and the theory reason stack.
 func (s *Solver) compact() {
 	old := s.arena
-	s.arena = make([]lit, 0, len(old)-s.wasted+len(old)/8)
+	s.arena = make([]lit, 0, s.compactSize())
 	move := func(c cref) cref {
 		if uint32(old[c+1])&flReloc != 0 {
 			return cref(old[c+2])

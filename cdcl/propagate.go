@@ -116,6 +116,9 @@ func (s *Solver) propagateAll() (confl cref, thConfl bool) {
 			s.stats.TheoryConflicts++
 			return crefUndef, true
 		default:
+			if !s.reserve(hdrSize + len(s.thBuf)) {
+				return crefUndef, false // search stops: s.memErr
+			}
 			c := s.alloc(s.thBuf, flTemp)
 			s.temps = append(s.temps, tempReason{c, int32(len(s.trail))})
 			s.enqueue(first, c)

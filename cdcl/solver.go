@@ -67,6 +67,14 @@ type Options struct {
 	// ConflictLimit, if positive, makes a Solve call give up with Unknown
 	// after that many conflicts.
 	ConflictLimit int64
+	// Fit, if not nil, is asked before the clause database grows whether
+	// need more bytes fit the memory budget (the growth of the clause
+	// arena, which is copied while the old one is live, with the watch
+	// lists that grow with it): original clauses (AddClause, Grow), learnt
+	// clauses and the theory's reasons alike. On a refusal the solver
+	// stops: AddClause and Grow return false and Solve Unknown, and Err
+	// returns Fit's error. A compaction the budget refuses is skipped.
+	Fit func(need int64, what string) error
 }
 
 // Stats are cumulative counters over the solver's lifetime.
@@ -148,6 +156,9 @@ type Solver struct {
 	reduceInterval        int64
 	simpAssigns           int
 	compactMin            int // compactMinWaste; lowered by tests
+
+	// memErr is Options.Fit's refusal, which ends every later Solve.
+	memErr error
 
 	// Interface state.
 	assumptions []lit
@@ -267,11 +278,12 @@ func (s *Solver) SetActivity(v int32, a float64) {
 // AddClause adds a clause (a disjunction of literals; variables beyond
 // NumVars are created). It may be called between Solve calls; the solver
 // first backtracks to level 0. It returns false if the formula has become
-// unsatisfiable at level 0 (by this clause or before).
+// unsatisfiable at level 0 (by this clause or before), or the clause did
+// not fit the memory budget (Err says so).
 func (s *Solver) AddClause(c []cnf.Lit) bool {
 	s.cancelUntil(0)
 	s.modelValid = false
-	if !s.ok {
+	if !s.ok || s.memErr != nil {
 		return false
 	}
 	buf := s.addBuf[:0]
@@ -306,6 +318,9 @@ func (s *Solver) AddClause(c []cnf.Lit) bool {
 			s.ok = false
 		}
 	default:
+		if !s.reserve(hdrSize + len(buf)) {
+			return false
+		}
 		cr := s.alloc(buf, 0)
 		s.clauses = append(s.clauses, cr)
 		s.attach(cr)
@@ -314,8 +329,8 @@ func (s *Solver) AddClause(c []cnf.Lit) bool {
 }
 
 // Solve decides the clauses added so far (with the theory). It checks ctx
-// every few hundred conflicts or decisions and returns Unknown when it is
-// done.
+// (its Err) every few hundred conflicts or decisions and returns Unknown
+// when it is done.
 func (s *Solver) Solve(ctx context.Context) Result { return s.SolveAssuming(ctx, nil) }
 
 // SolveAssuming decides the clauses under the assumption that every literal
@@ -325,6 +340,9 @@ func (s *Solver) SolveAssuming(ctx context.Context, assumptions []cnf.Lit) Resul
 	s.cancelUntil(0)
 	s.failed = s.failed[:0]
 	s.modelValid = false
+	if s.memErr != nil {
+		return Unknown
+	}
 	if !s.ok {
 		return Unsat
 	}
@@ -355,17 +373,18 @@ func (s *Solver) SolveAssuming(ctx context.Context, assumptions []cnf.Lit) Resul
 
 // search is the CDCL loop.
 func (s *Solver) search(ctx context.Context) Result {
-	done := ctx.Done()
+	// ctx.Err, not a receive from ctx.Done: a context may know that its
+	// deadline has passed before its timer has closed Done.
+	poll := ctx.Done() != nil
 	startConflicts := s.stats.Conflicts
 	for iter := 0; ; iter++ {
-		if done != nil && iter%checkEvery == 0 {
-			select {
-			case <-done:
-				return Unknown
-			default:
-			}
+		if poll && iter%checkEvery == 0 && ctx.Err() != nil {
+			return Unknown
 		}
 		confl, thConfl := s.propagateAll()
+		if s.memErr != nil {
+			return Unknown
+		}
 		if confl != crefUndef || thConfl {
 			s.stats.Conflicts++
 			lits := s.thBuf
@@ -438,6 +457,9 @@ func (s *Solver) learn(lbd int) {
 		s.enqueue(s.learnt[0], crefUndef)
 		return
 	}
+	if !s.reserve(hdrSize + len(s.learnt)) {
+		return // Solve returns Unknown before going on
+	}
 	c := s.alloc(s.learnt, flLearnt)
 	s.setLBD(c, lbd)
 	s.learnts = append(s.learnts, c)
@@ -445,6 +467,11 @@ func (s *Solver) learn(lbd int) {
 	s.bumpClause(c)
 	s.enqueue(s.learnt[0], c)
 }
+
+// Err returns why the solver stopped short of an answer for good: the
+// memory budget's refusal (Options.Fit) of a clause, learnt or original;
+// nil otherwise.
+func (s *Solver) Err() error { return s.memErr }
 
 // FailedAssumptions returns, after SolveAssuming returned Unsat, a subset of
 // the assumptions that is unsatisfiable together with the clauses (and the

@@ -104,14 +104,22 @@ func EncodeContext(ctx context.Context, g *hyperpolygraph.Graph, reach Reacher, 
 		e.WWVar[i] = int32(e.NumVars)
 		e.varInfo = append(e.varInfo, int32(i))
 	}
+	// The literals of the read-from clauses live in few large arrays
+	// (lits), not one small allocation per clause: the collector has
+	// millions fewer objects to track, and encoding is faster.
+	var lits litArena
+	work := 0
 	for i, s := range g.WR {
-		if i&1023 == 0 {
+		// ctx is polled by work (clauses written), not by sets: a set of
+		// c candidates writes c(c-1)/2 clauses.
+		if work += 1 + len(s.Cands)*len(s.Cands)/2; work >= 1<<16 {
+			work = 0
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
 		}
 		e.WRBase[i] = int32(e.NumVars + 1)
-		clause := make([]cnf.Lit, len(s.Cands))
+		clause := lits.take(len(s.Cands))
 		for j := range s.Cands {
 			e.NumVars++
 			e.varInfo = append(e.varInfo, -int32(1+i))
@@ -120,7 +128,7 @@ func EncodeContext(ctx context.Context, g *hyperpolygraph.Graph, reach Reacher, 
 		e.Clauses = append(e.Clauses, clause)
 		for a := range s.Cands {
 			for b := a + 1; b < len(s.Cands); b++ {
-				e.Clauses = append(e.Clauses, []cnf.Lit{-clause[a], -clause[b]})
+				e.Clauses = append(e.Clauses, lits.pair(-clause[a], -clause[b]))
 			}
 		}
 	}
@@ -133,6 +141,54 @@ func EncodeContext(ctx context.Context, g *hyperpolygraph.Graph, reach Reacher, 
 		}
 	}
 	return e, nil
+}
+
+// litArena hands out clauses' literal arrays from chunks of litChunk
+// literals, each clause capped at its length (an append to one copies it).
+type litArena struct{ buf []cnf.Lit }
+
+const litChunk = 1 << 16
+
+// take returns a clause of n literals.
+func (a *litArena) take(n int) []cnf.Lit {
+	if n > litChunk/4 {
+		return make([]cnf.Lit, n)
+	}
+	if len(a.buf)+n > cap(a.buf) {
+		a.buf = make([]cnf.Lit, 0, litChunk)
+	}
+	l := len(a.buf)
+	a.buf = a.buf[:l+n]
+	return a.buf[l : l+n : l+n]
+}
+
+// pair returns the clause l1 ∨ l2.
+func (a *litArena) pair(l1, l2 cnf.Lit) []cnf.Lit {
+	c := a.take(2)
+	c[0], c[1] = l1, l2
+	return c
+}
+
+// growClauses makes room for n more clauses. It copies the array in
+// pieces, not with append's one copy: a copy of hundreds of megabytes of
+// pointers cannot be preempted, so a collection that must stop the world
+// waits for it, and with it the goroutine that would honour a deadline.
+func (e *Encoding) growClauses(n int) {
+	old := e.Clauses
+	e.Clauses = make([][]cnf.Lit, len(old), len(old)+n)
+	const piece = 1 << 14
+	for i := 0; i < len(old); i += piece {
+		copy(e.Clauses[i:min(i+piece, len(old))], old[i:min(i+piece, len(old))])
+	}
+}
+
+// appendClauses appends cs to e.Clauses, which has room for them, in
+// pieces, as growClauses copies.
+func (e *Encoding) appendClauses(cs [][]cnf.Lit) {
+	const piece = 1 << 14
+	for i := 0; i < len(cs); i += piece {
+		e.Clauses = append(e.Clauses, cs[i:min(i+piece, len(cs))]...)
+	}
 }
 
 // Reacher answers reachability in the known graph: whether to is reachable

@@ -8,6 +8,7 @@ func (e *Encoding) AddTwoWidthNaive(br StateReacher) {
 	w := e.newTwoWidth(context.Background(), nil, br.Layers(), br.Node, br.StateReaches)
 	w.naive()
 	w.derived()
+	_ = w.flush()
 }
 
 // SetTwoWidthBudget sets the work and clause budgets and returns a function

@@ -118,6 +118,8 @@ type twoWidth struct {
 	reach func(u, v int32) bool
 	edges []litEdge
 	seen  map[uint64]struct{}
+	lits  litArena    // the clauses' literals
+	found [][]cnf.Lit // the clauses, for e.Clauses at the end (flush)
 	work  int64
 	// Known derivation indexes: readers[kt(x,w)] read x from w,
 	// wwSucc[kt(x,w)] are w's known WW successors on x.
@@ -128,9 +130,11 @@ type twoWidth struct {
 	ctx      context.Context
 	fit      func(int64, string) error
 	// full: fit refused room for more; err: ctx is done.
-	full  bool
-	err   error
-	polls int
+	full   bool
+	err    error
+	polls  int
+	polled int64 // w.work at the last poll
+	calls  int   // of clause
 	// workCap and clauseCap are this encoding's budgets.
 	workCap   int64
 	clauseCap int
@@ -167,7 +171,7 @@ func (e *Encoding) addTwoWidth(ctx context.Context, reach Reacher, fit func(int6
 			w.fast(br)
 			w.derived()
 		}
-		return w.err
+		return w.flush()
 	}
 	if e.G.Level == history.SI {
 		return nil
@@ -183,7 +187,30 @@ func (e *Encoding) addTwoWidth(ctx context.Context, reach Reacher, fit func(int6
 	}
 	w.naive()
 	w.derived()
-	return w.err
+	return w.flush()
+}
+
+// flush appends the clauses found to e.Clauses, growing it once (a list
+// of clauses grown as they come copied it every quarter, in steps too
+// long for a deadline), when the budget has room; else the clauses are
+// dropped (they are an optimisation). It returns w.err.
+func (w *twoWidth) flush() error {
+	e := w.e
+	if w.err != nil || len(w.found) == 0 {
+		return w.err
+	}
+	if n := len(e.Clauses) + len(w.found); n > cap(e.Clauses) {
+		if w.fit != nil && w.fit(int64(n)*clauseBytes, fmt.Sprintf("the width-two clauses (%d; the clause list)", len(w.found))) != nil {
+			e.TwoWidth -= len(w.found)
+			e.TwoWidthTruncated = true
+			w.found = nil
+			return nil
+		}
+		e.growClauses(n - len(e.Clauses))
+	}
+	e.appendClauses(w.found)
+	w.found = nil
+	return nil
 }
 
 func (e *Encoding) newTwoWidth(ctx context.Context, fit func(int64, string) error, layers int, node func(history.TxnID) int32, reach func(u, v int32) bool) *twoWidth {
@@ -277,8 +304,25 @@ func (w *twoWidth) clause(l1, l2 cnf.Lit) {
 	if _, dup := w.seen[key]; dup {
 		return
 	}
+	if w.full || w.err != nil {
+		return // the budget refused room, or ctx is done: no more clauses
+	}
+	if w.calls++; w.calls&1023 == 0 {
+		// A loop between two calls of spent can ask for many clauses.
+		if w.err = w.ctx.Err(); w.err != nil {
+			return
+		}
+	}
+	if n := len(w.found); n == cap(w.found) && n >= 1<<16 && w.fit != nil {
+		// The list grows by a quarter into a new array, the old one live
+		// until it is copied.
+		if w.fit(int64(n+n/4)*clauseBytes, fmt.Sprintf("the width-two clauses (%d so far; their list)", w.e.TwoWidth)) != nil {
+			w.full = true
+			return
+		}
+	}
 	w.seen[key] = struct{}{}
-	w.e.Clauses = append(w.e.Clauses, []cnf.Lit{-l1, -l2})
+	w.found = append(w.found, w.lits.pair(-l1, -l2))
 	w.e.TwoWidth++
 	if w.fit != nil && w.e.TwoWidth%fitClauses == 0 {
 		// A clause: its header, its two literals, its entry in seen, and
@@ -298,7 +342,10 @@ const fitClauses = 1 << 16
 // ctx is done (w.err).
 func (w *twoWidth) spent(n int) bool {
 	w.work += int64(n)
-	if w.polls++; w.polls&1023 == 0 && w.err == nil {
+	// ctx is polled every 64 calls or 2¹⁶ tests, whichever comes first: a
+	// call can charge thousands of tests.
+	if w.polls++; (w.polls&63 == 0 || w.work-w.polled >= 1<<16) && w.err == nil {
+		w.polled = w.work
 		w.err = w.ctx.Err()
 	}
 	if w.err != nil {

@@ -430,9 +430,13 @@ func (p *pruner) pass(ctx context.Context) (changed bool, c *Conflict, err error
 		}
 		p.compactWR(newSet, writer, n, resolved)
 	}
+	work := 0
 	for i := range g.WR {
 		s := &g.WR[i]
-		if i&1023 == 0 {
+		// ctx is polled by work (candidates tested), not by sets: a set
+		// can have thousands of candidates.
+		if work += 1 + len(s.Cands); work >= 1<<12 {
+			work = 0
 			if err := ctx.Err(); err != nil {
 				keepFrom(i) // the sets not reached, minus resolved ones
 				return changed, nil, err

@@ -372,7 +372,7 @@ func (p *pruner) decideKey(ctx context.Context, x history.KeyID, group []hyperpo
 	p.dropPair = fitLen(p.dropPair, len(group))
 	clear(p.dropPair)
 	for _, i := range p.pairOrder(group) {
-		if *tested++; *tested&1023 == 0 {
+		if *tested++; *tested&255 == 0 {
 			if err := ctx.Err(); err != nil {
 				return changed, nil, err
 			}

@@ -404,7 +404,7 @@ func (r *run) solve(ctx context.Context, enc *encode.Encoding, out *Outcome) err
 	if err := r.fit(solverBytes(enc), fmt.Sprintf("the solver's copy of the CNF (%d variables, %d clauses)", enc.NumVars, len(enc.Clauses))); err != nil {
 		return err
 	}
-	var res solveOutcome
+	res := solveOutcome{fit: r.fit}
 	err := r.strat.solve(ctx, enc, &res)
 	out.TimingsMS["solve"] = ms(time.Since(t))
 	out.Counters["solver_iterations"] = res.iterations

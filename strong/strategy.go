@@ -29,6 +29,9 @@ type solveOutcome struct {
 	iterations int64
 	blocking   int64
 	counters   map[string]int64
+	// fit is the memory budget's Fit, for the solver's clause database
+	// (nil: no bound).
+	fit func(need int64, what string) error
 }
 
 // Strategies lists the selectable strategies for SER and SI; the first is
@@ -140,7 +143,7 @@ func cdclSolveHint(polarity acyclic.Polarity, kind theoryGraph, hint bool) func(
 			out.sat, out.lastCycle = false, cyc
 			return nil
 		}
-		s := cdcl.New(enc.NumVars, cdcl.Options{Theory: th, NoTheoryPhase: polarity == acyclic.NoPolarity})
+		s := cdcl.New(enc.NumVars, cdcl.Options{Theory: th, NoTheoryPhase: polarity == acyclic.NoPolarity, Fit: out.fit})
 		if polarity != acyclic.NoPolarity {
 			// Decide in the history's own order: with polarities from
 			// the same order, conflicts stay local and a backjump
@@ -151,9 +154,17 @@ func cdclSolveHint(polarity acyclic.Polarity, kind theoryGraph, hint bool) func(
 				}
 			}
 		}
+		// One arena for the whole CNF, asked of the budget at once (the
+		// learnt clauses ask as they come).
+		lits := 0
 		for _, c := range enc.Clauses {
-			if !s.AddClause(c) {
-				break
+			lits += len(c)
+		}
+		if s.Grow(len(enc.Clauses), lits) {
+			for _, c := range enc.Clauses {
+				if !s.AddClause(c) {
+					break
+				}
 			}
 		}
 		r := s.Solve(ctx)
@@ -187,6 +198,9 @@ func cdclSolveHint(polarity acyclic.Polarity, kind theoryGraph, hint bool) func(
 			if err := ctx.Err(); err != nil {
 				return err
 			}
+			if err := s.Err(); err != nil {
+				return err // the memory budget's refusal
+			}
 			return fmt.Errorf("solver gave up")
 		}
 		m, err := enc.Model(s.Value)
@@ -210,16 +224,18 @@ func cdclSolveHint(polarity acyclic.Polarity, kind theoryGraph, hint bool) func(
 	}
 }
 
-// solverBytes estimates what a solver adds to enc: its clause arena (a
-// three-word header and a word per literal, doubled as the arena grows) and
-// some sixty bytes of state per variable. Learnt clauses come on top; Go's
-// soft memory limit is what keeps them in check.
+// solverBytes estimates what a solver adds to enc: its clause arena, sized
+// once (a three-word header and a word per literal, 4 bytes a word), two
+// watchers of 8 bytes per clause in lists grown by append (24 bytes), a
+// clause reference (4), and some 170 bytes of state per variable, in
+// slices grown by append. Learnt clauses come on top: the solver asks the
+// budget before its arena grows (cdcl.Options.Fit).
 func solverBytes(enc *encode.Encoding) int64 {
 	words := int64(0)
 	for _, c := range enc.Clauses {
 		words += 3 + int64(len(c))
 	}
-	return 8*words + 64*int64(enc.NumVars)
+	return 4*words + 28*int64(len(enc.Clauses)) + 170*int64(enc.NumVars)
 }
 
 // PCStrategyNames lists the names of PCStrategies.

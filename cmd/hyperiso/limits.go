@@ -110,12 +110,16 @@ func stoppable(c *cobra.Command, stages bool) *cobra.Command {
 }
 
 // limitMemory adds --max-memory to c. Before c runs, the memory budget is
-// the smaller of the flag and the limit of the environment (memlimit.Detect);
-// it becomes the process's budget, which every check asks before its large
-// allocations, and Go's soft memory limit.
-func limitMemory(c *cobra.Command) *cobra.Command {
+// the smaller of the flag and a safe share of the limit of the environment
+// (memlimit.Detect); it becomes the process's budget, which every check asks
+// before its large allocations, and sets Go's soft memory limit. With watch,
+// a watchdog (memlimit.Watch) follows the process while c runs: growth over
+// the budget cancels c's context with a *memlimit.Error naming the stage
+// and the figures (memoryCause), which the command reports as verdict
+// unknown, exit status 3, instead of growing on until the kernel kills it.
+func limitMemory(c *cobra.Command, watch bool) *cobra.Command {
 	var flag string
-	c.Flags().StringVar(&flag, "max-memory", "", "memory the run may use, e.g. 4GiB or 512MB (default: what the cgroup, ulimit -v and the free memory allow); a check that would need more stops with exit status 3")
+	c.Flags().StringVar(&flag, "max-memory", "", "memory the run may use, e.g. 4GiB or 512MB (default: a safe share of what the cgroup, ulimit -v and the free memory allow); a check that would need more stops with exit status 3")
 	run := c.RunE
 	c.RunE = func(c *cobra.Command, args []string) error {
 		b := memlimit.Detect()
@@ -130,19 +134,65 @@ func limitMemory(c *cobra.Command) *cobra.Command {
 			b = b.Min(memlimit.Budget{Limit: n, Source: "--max-memory"})
 		}
 		defer memlimit.SetProcess(b)()
+		if watch {
+			ctx, cancel := context.WithCancelCause(c.Context())
+			defer cancel(nil)
+			st, name := stateOf(ctx), c.Name()
+			stop := memlimit.Watch(memlimit.Default(), memlimit.WatchPeriod, func() string {
+				if s := st.get(); s != "" {
+					return fmt.Sprintf("the %s, during %s after %.1f s,", name, s, time.Since(st.start).Seconds())
+				}
+				return "the " + name
+			}, func(e *memlimit.Error) { cancel(e) })
+			defer stop()
+			c.SetContext(ctx)
+		}
 		return run(c, args)
 	}
 	return c
 }
 
+// memoryCause returns the watchdog's error when it is what ended ctx.
+func memoryCause(ctx context.Context) (*memlimit.Error, bool) {
+	var e *memlimit.Error
+	if ctx.Err() == nil || !errors.As(context.Cause(ctx), &e) {
+		return nil, false
+	}
+	return e, true
+}
+
 // withDeadline bounds ctx by timeout (none when 0); its clock starts now,
-// before the history is read.
+// before the history is read. Its Err reads the clock (clockCtx).
 func withDeadline(ctx context.Context, timeout time.Duration) (context.Context, context.CancelFunc) {
 	stateOf(ctx).timeout = timeout
 	if timeout > 0 {
-		return context.WithTimeout(ctx, timeout)
+		c, cancel := context.WithTimeout(ctx, timeout)
+		d, _ := c.Deadline()
+		return clockCtx{c, d}, cancel
 	}
 	return context.WithCancel(ctx)
+}
+
+// clockCtx is a context with a deadline whose Err says
+// context.DeadlineExceeded as soon as the clock has passed the deadline,
+// before the timer that closes Done has run. On a busy machine a timer
+// can fire hundreds of milliseconds late (the thread that runs it waits
+// for a processor), while the goroutine doing the work is on one: the
+// stages, which poll Err, see the deadline themselves and return, and the
+// goroutine waiting for them runs at once on the processor they leave.
+type clockCtx struct {
+	context.Context
+	deadline time.Time
+}
+
+func (c clockCtx) Err() error {
+	if err := c.Context.Err(); err != nil {
+		return err
+	}
+	if !time.Now().Before(c.deadline) {
+		return context.DeadlineExceeded
+	}
+	return nil
 }
 
 // within runs f in a goroutine and returns its result, unless ctx ends
@@ -206,7 +256,12 @@ func readWithin(ctx context.Context, size func() int64, read func() (*history.Hi
 func (in *checkInput) check(path string, opt check.Options) (*check.Result, error) {
 	st := stateOf(in.ctx)
 	if in.h == nil {
-		return in.standIn(path, st.get()), in.ctx.Err()
+		res := in.standIn(path, st.get())
+		if e, over := memoryCause(in.ctx); over {
+			res.Reason = e.Error()
+			return res, nil
+		}
+		return res, in.ctx.Err()
 	}
 	// Check enters "validate" after summarising the history, which
 	// builds its index: the same work, as far as the user can tell.
@@ -215,7 +270,12 @@ func (in *checkInput) check(path string, opt check.Options) (*check.Result, erro
 	res, ok, err := within(in.ctx, func() (*check.Result, error) { return check.Check(in.ctx, in.h, in.level, opt) })
 	st.display.finish()
 	if !ok {
-		return in.standIn(path, st.get()), err
+		res = in.standIn(path, st.get())
+	}
+	// A verdict reached before the watchdog's word stands.
+	if e, over := memoryCause(in.ctx); over && (!ok || err != nil || res.Verdict == check.Unknown) {
+		res.Verdict, res.Reason = check.Unknown, e.Error()
+		return res, nil
 	}
 	return res, err
 }
@@ -226,6 +286,9 @@ func (in *checkInput) check(path string, opt check.Options) (*check.Result, erro
 // deadline fell.
 func (in *checkInput) explain(path string, opt explain.Options) (*explain.Report, error) {
 	st := stateOf(in.ctx)
+	if e, over := memoryCause(in.ctx); over && in.h == nil {
+		return nil, e
+	}
 	if in.h == nil {
 		err := in.ctx.Err()
 		if errors.Is(err, context.DeadlineExceeded) {
@@ -237,7 +300,15 @@ func (in *checkInput) explain(path string, opt explain.Options) (*explain.Report
 	rep, ok, err := within(in.ctx, func() (*explain.Report, error) { return explain.Explain(in.ctx, in.h, in.level, opt) })
 	st.display.finish()
 	if !ok {
-		return &explain.Report{Result: in.standIn(path, st.get())}, err
+		rep = &explain.Report{Result: in.standIn(path, st.get())}
+	}
+	if e, over := memoryCause(in.ctx); over && (!ok || err != nil || rep == nil || rep.Result == nil || rep.Verdict == check.Unknown) {
+		if rep == nil || rep.Result == nil {
+			return nil, e
+		}
+		rep.Explanation = nil
+		rep.Verdict, rep.Reason = check.Unknown, e.Error()
+		return rep, nil
 	}
 	return rep, err
 }

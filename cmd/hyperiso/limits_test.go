@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -23,9 +24,9 @@ import (
 )
 
 // TestMaxMemory: a budget too small for the check ends it before the large
-// allocations with verdict unknown and the figures, not with the runtime's
-// fatal "out of memory" (exit 2); a level that allocates nothing beyond the
-// history's size is still decided.
+// allocations (an estimate's refusal) or as soon as the process grows over
+// it (the watchdog's) with verdict unknown and the figures, not with the
+// runtime's fatal "out of memory" (exit 2).
 func TestMaxMemory(t *testing.T) {
 	hist := shared.Path(t, "bench", "HD-10k", "hist-00000")
 	for _, level := range []string{"si", "cc"} {
@@ -34,7 +35,7 @@ func TestMaxMemory(t *testing.T) {
 		var res check.Result
 		require.NoError(t, json.Unmarshal([]byte(out), &res))
 		require.Equal(t, check.Unknown, res.Verdict)
-		require.Regexp(t, `^not enough memory: .* needs [0-9.]+ [KMG]iB more, with [0-9.]+ [KMG]iB in use, over the budget of 1.00 MiB \(--max-memory\)$`, res.Reason)
+		require.Regexp(t, `^not enough memory: .* (needs [0-9.]+ [KMG]iB more, with|reached) [0-9.]+ [KMG]iB in use, over the budget of 1.00 MiB \(--max-memory\)$`, res.Reason)
 	}
 	code, out, errs := runCLI(t, "check", "--level", "si", "--max-memory", "1MiB", hist)
 	require.Equal(t, exitUnknown, code, out+errs)
@@ -141,5 +142,29 @@ func TestSignalStopsCheck(t *testing.T) {
 			require.Less(t, took, time.Second, "stopped %s after the signal", took)
 			t.Logf("%s: %q, exit %s after the signal", sig, stderr.String(), took)
 		})
+	}
+}
+
+// TestAddressSpaceTooSmall: under an address-space limit too small for the
+// Go runtime (which reserves about 1.1 GiB at start) or for a check beside
+// it, hyperiso says so and exits 3, instead of dying of a fatal error,
+// SIGSEGV or SIGABRT in the runtime's start-up (exit 2 or a signal).
+func TestAddressSpaceTooSmall(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("RLIMIT_AS is Linux's")
+	}
+	prlimit, err := exec.LookPath("prlimit")
+	if err != nil {
+		t.Skip("no prlimit")
+	}
+	self, err := os.Executable()
+	require.NoError(t, err)
+	for _, mib := range []int{1024, 1200, 1600} {
+		cmd := exec.Command(prlimit, fmt.Sprintf("--as=%d", mib<<20), self, "check", "--level", "ser", "../../testdata/bank.jsonl")
+		cmd.Env = append(os.Environ(), mainEnv+"=1")
+		out, _ := cmd.CombinedOutput()
+		code := cmd.ProcessState.ExitCode()
+		require.Equal(t, exitUnknown, code, "%d MiB: %s", mib, out)
+		require.Regexp(t, `^hyperiso: the address-space limit \(RLIMIT_AS, ulimit -v\) of .* (is too small|leaves)`, string(out), "%d MiB", mib)
 	}
 }

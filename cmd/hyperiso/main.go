@@ -31,6 +31,7 @@ import (
 	"github.com/hyperiso/hyperiso/formats/text"
 	"github.com/hyperiso/hyperiso/formats/viper"
 	"github.com/hyperiso/hyperiso/history"
+	"github.com/hyperiso/hyperiso/internal/memlimit"
 	"github.com/hyperiso/hyperiso/internal/textsafe"
 )
 
@@ -85,6 +86,13 @@ func (o *outWriter) Write(p []byte) (int, error) {
 
 // run executes the CLI and returns its exit status.
 func run(args []string, stdout, stderr io.Writer) int {
+	// An address-space limit too small for a check ends it here, with the
+	// figures, rather than with the runtime's first failed reservation
+	// (asguard_cgo.go stops one too small for the runtime itself).
+	if err := memlimit.CheckStart(); err != nil {
+		fmt.Fprintln(stderr, "hyperiso:", err)
+		return exitUnknown
+	}
 	return runIn(args, nil, stdout, stderr)
 }
 
@@ -189,7 +197,7 @@ func newRoot(stdout io.Writer, code *int) *cobra.Command {
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &exitError{code: exitBadInput, err: fmt.Errorf("%w\n%s", err, c.UsageString())}
 	})
-	root.AddCommand(stoppable(limitMemory(newCheck(stdout, code)), true), stoppable(newConvert(stdout), false), stoppable(newStats(stdout), false), newCollect(stdout), limitMemory(newBench(stdout)), stoppable(limitMemory(newExplain(stdout)), true))
+	root.AddCommand(stoppable(limitMemory(newCheck(stdout, code), true), true), stoppable(newConvert(stdout), false), stoppable(newStats(stdout), false), newCollect(stdout), limitMemory(newBench(stdout), false), stoppable(limitMemory(newExplain(stdout), true), true))
 	// A CPU profile of any command, for whoever tunes the solver (go tool pprof).
 	var cpuProfile string
 	root.PersistentFlags().StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the command to this file")

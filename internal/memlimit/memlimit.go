@@ -6,10 +6,16 @@
 // the figures instead of the Go runtime's fatal "out of memory".
 //
 // A Budget is a total for the whole process, counted as the Go runtime
-// counts the memory it holds (InUse); Detect derives it from the limits the
+// counts the memory it holds (InUse) plus what it does not count (Other: the
+// program's code and C libraries); Detect derives it from the limits the
 // environment sets (cgroup v2 memory.max, cgroup v1 memory.limit_in_bytes,
 // RLIMIT_AS, MemAvailable, GOMEMLIMIT), each turned into "what is in use now
-// plus the room that limit leaves".
+// plus a safe share of the room that limit leaves".
+//
+// Estimates catch the large allocations before they are made; Watch, a
+// watchdog sampling the runtime's figures, catches the growth no estimate
+// foresaw (learnt clauses, many small allocations) and turns it into an
+// error instead of the kernel's OOM kill.
 package memlimit
 
 import (
@@ -35,6 +41,10 @@ type Budget struct {
 	// Source names the limit, e.g. "--max-memory" or "cgroup v2 memory.max
 	// of /sys/fs/cgroup/x".
 	Source string
+	// Other is the memory of the process the Go runtime does not count
+	// (the program's code and data, C libraries' allocations), measured by
+	// SetProcess; it is counted against Limit beside InUse.
+	Other int64
 }
 
 // Error is Fit's refusal: an allocation of Need bytes for What, with InUse
@@ -47,6 +57,11 @@ type Error struct {
 }
 
 func (e *Error) Error() string {
+	if e.Need == 0 {
+		// The watchdog's: the process has grown over the budget.
+		return fmt.Sprintf("not enough memory: %s reached %s in use, over the budget of %s (%s)",
+			e.What, FormatBytes(e.InUse), FormatBytes(e.Budget.Limit), e.Budget.Source)
+	}
 	return fmt.Sprintf("not enough memory: %s needs %s more, with %s in use, over the budget of %s (%s)",
 		e.What, FormatBytes(e.Need), FormatBytes(e.InUse), FormatBytes(e.Budget.Limit), e.Budget.Source)
 }
@@ -60,14 +75,14 @@ func (b Budget) Fit(need int64, what string) error {
 	if b.Limit <= 0 || need <= 0 {
 		return nil
 	}
-	in := InUse()
+	in := InUse() + b.Other
 	if in+need <= b.Limit {
 		return nil
 	}
 	// Garbage not yet collected counts in InUse; a full collection is
 	// worth it before refusing.
 	debug.FreeOSMemory()
-	if in = InUse(); in+need <= b.Limit {
+	if in = InUse() + b.Other; in+need <= b.Limit {
 		return nil
 	}
 	return &Error{What: what, Need: need, InUse: in, Budget: b}
@@ -118,20 +133,24 @@ var (
 	processBudget *Budget
 )
 
-// SetProcess makes b the budget Default returns and sets Go's soft memory
-// limit to it (unless a lower one is set already, e.g. by GOMEMLIMIT), so
-// that the collector works harder before the process reaches it. The CLI
-// calls it once per command, with --max-memory combined with Detect, and
-// calls restore, which puts back the budget and limit it found, when the
-// command ends.
+// SetProcess makes b the budget Default returns, with Other measured now
+// (what the process holds beyond what Go counts), and sets Go's soft memory
+// limit to seven eighths of what b leaves Go (unless a lower one is set
+// already, e.g. by GOMEMLIMIT), so that the collector works harder well
+// before the process reaches the budget. The CLI calls it once per command,
+// with --max-memory combined with Detect, and calls restore, which puts
+// back the budget and limit it found, when the command ends.
 func SetProcess(b Budget) (restore func()) {
+	if b.Limit > 0 && b.Other == 0 {
+		b.Other = other()
+	}
 	processMu.Lock()
 	prev := processBudget
 	processBudget = &b
 	processMu.Unlock()
 	prevLimit := debug.SetMemoryLimit(-1)
-	if b.Limit > 0 && b.Limit < prevLimit {
-		debug.SetMemoryLimit(b.Limit)
+	if soft := SoftLimit(b); soft > 0 && soft < prevLimit {
+		debug.SetMemoryLimit(soft)
 	}
 	return func() {
 		processMu.Lock()
@@ -139,6 +158,66 @@ func SetProcess(b Budget) (restore func()) {
 		processMu.Unlock()
 		debug.SetMemoryLimit(prevLimit)
 	}
+}
+
+// SoftLimit is the soft memory limit SetProcess gives the Go runtime for
+// b: seven eighths of what b leaves Go, at least 4 MiB; 0 without a limit.
+func SoftLimit(b Budget) int64 {
+	if b.Limit <= 0 {
+		return 0
+	}
+	g := b.Limit - b.Other
+	return max(g-g/8, 4<<20)
+}
+
+// other returns the memory of the process that InUse does not count: its
+// resident size less InUse (0 where unknown or negative).
+func other() int64 {
+	rss, ok := residentSize()
+	if !ok {
+		return 0
+	}
+	return max(rss-InUse(), 0)
+}
+
+// WatchPeriod is how often Watch samples the runtime's figures.
+const WatchPeriod = 10 * time.Millisecond
+
+// Watch is the watchdog of budget b: until stop is called, it samples InUse
+// every period (reading runtime/metrics, no system call) and calls over,
+// once, from its own goroutine, when InUse plus b.Other exceeds b.Limit,
+// or the figure it started from when that was higher already (the
+// estimates' refusals tell that case better). what names, at the time of
+// the overrun, what was running (e.g. "the check, during solve"); the
+// *Error given to over carries it and the figures. No limit: no watchdog.
+//
+// The estimates stop a stage before its large allocations; the watchdog
+// catches the growth no estimate foresaw (a solver's learnt clauses, many
+// small allocations), so that the process ends with an error of its own
+// instead of the kernel's OOM kill.
+func Watch(b Budget, period time.Duration, what func() string, over func(*Error)) (stop func()) {
+	if b.Limit <= 0 {
+		return func() {}
+	}
+	line := max(b.Limit, InUse()+b.Other)
+	done := make(chan struct{})
+	var once sync.Once
+	go func() {
+		t := time.NewTicker(period)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+			if in := InUse() + b.Other; in > line {
+				over(&Error{What: what(), InUse: in, Budget: b})
+				return
+			}
+		}
+	}()
+	return func() { once.Do(func() { close(done) }) }
 }
 
 var (
@@ -166,16 +245,16 @@ func Default() Budget {
 }
 
 // Detect returns the smallest of the limits the environment sets on this
-// process, each turned into a total as InUse counts it (in use now plus the
-// room the limit leaves), less a sixteenth as headroom for what the stages'
-// estimates do not count. Its Limit is 0 when no limit is found.
+// process, each turned into a total as InUse counts it: in use now plus a
+// safe share of the room the limit leaves (share). Its Limit is 0 when no
+// limit is found.
 func Detect() Budget {
 	in := InUse()
 	var best Budget
 	for _, r := range rooms() {
-		best = best.Min(Budget{Limit: in + max(r.room, 0), Source: r.source})
+		n, how := r.share()
+		best = best.Min(Budget{Limit: in + n, Source: how + r.source})
 	}
-	best.Limit -= best.Limit / 16
 	// GOMEMLIMIT is already a total in InUse's terms.
 	if gl := debug.SetMemoryLimit(-1); gl > 0 && gl < math.MaxInt64 {
 		best = best.Min(Budget{Limit: gl, Source: "Go's memory limit (GOMEMLIMIT)"})
@@ -183,10 +262,64 @@ func Detect() Budget {
 	return best
 }
 
+// The kinds of room, which take different shares.
+const (
+	roomCgroup    = iota // a cgroup's limit less its usage
+	roomAvailable        // the machine's available memory
+	roomAddress          // the address space RLIMIT_AS leaves
+)
+
+// asReserve is the address space a check needs beyond its heap: thread
+// stacks, C allocators' arenas, the runtime's metadata, which grows with
+// the heap in steps.
+const asReserve = 256 << 20
+
+// share returns how much of the room r a check takes, and the words that
+// say so before its source. Another process may need the rest: a cgroup
+// is shared by everything in it and what Go counts is not all the kernel
+// counts (three quarters); the machine's available memory is shared with
+// every other user (half); an address-space limit counts reservations,
+// stacks and allocators' arenas as well as memory, and Go reserves its heap
+// in 64 MiB steps (three quarters of what is left after asReserve).
+func (r room) share() (int64, string) {
+	n := max(r.room, 0)
+	switch r.kind {
+	case roomCgroup:
+		return n - n/4, "three quarters of the room left by "
+	case roomAvailable:
+		return n / 2, "half of the "
+	case roomAddress:
+		n = max(n-asReserve, 0)
+		return n - n/4, "three quarters of the room, less 256 MiB, left by "
+	}
+	return n, ""
+}
+
+// MinStartRoom is the least address space a check needs once the runtime
+// has started: below that, CheckStart says so.
+const MinStartRoom = asReserve + 64<<20
+
+// CheckStart returns an error when an address-space limit (RLIMIT_AS,
+// ulimit -v) leaves this process less than MinStartRoom beyond what it has
+// mapped already (the Go runtime reserves about 1.1 GiB of address space at
+// start, none of it memory): a check could not run, and the runtime would
+// die of its first failed reservation instead of saying why.
+func CheckStart() error {
+	lim, vm, ok := addressSpaceNow()
+	if !ok || lim-vm >= MinStartRoom {
+		return nil
+	}
+	return fmt.Errorf("the address-space limit (RLIMIT_AS, ulimit -v) of %s leaves %s beyond the %s mapped at start (the Go runtime reserves about 1.1 GiB of address space, not memory); a check needs at least %s more: raise the limit to %s or more, or bound memory with --max-memory or a cgroup instead",
+		FormatBytes(lim), FormatBytes(max(lim-vm, 0)), FormatBytes(vm), FormatBytes(MinStartRoom), FormatBytes(roundUp(vm+MinStartRoom, 256<<20)))
+}
+
+func roundUp(n, to int64) int64 { return (n + to - 1) / to * to }
+
 // room is how much more memory one limit lets the process take.
 type room struct {
 	room   int64
 	source string
+	kind   int
 }
 
 // ParseSize parses a size such as 4GiB, 512M, 1.5G or 1000000. Binary

@@ -4,8 +4,10 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 )
 
 // fakeFS writes files under a temporary root, as the kernel would show them.
@@ -192,5 +194,57 @@ func TestMin(t *testing.T) {
 	a, b := Budget{Limit: 5, Source: "a"}, Budget{Limit: 3, Source: "b"}
 	if a.Min(b) != b || b.Min(a) != b || a.Min(Budget{}) != a || (Budget{}).Min(a) != a {
 		t.Error("Min picks the wrong budget")
+	}
+}
+
+// TestShare: the default budget takes a safe share of each room, not all
+// of it (a check once took 19.7 GB of a 24 GB machine and was OOM-killed).
+func TestShare(t *testing.T) {
+	for _, c := range []struct {
+		r    room
+		want int64
+	}{
+		{room{room: 8 << 30, kind: roomCgroup}, 6 << 30},
+		{room{room: 16 << 30, kind: roomAvailable}, 8 << 30},
+		{room{room: 1 << 30, kind: roomAddress}, 576 << 20},
+		{room{room: 100 << 20, kind: roomAddress}, 0},
+		{room{room: -5, kind: roomCgroup}, 0},
+	} {
+		if got, how := c.r.share(); got != c.want || how == "" {
+			t.Errorf("share of %+v = %d %q, want %d", c.r, got, how, c.want)
+		}
+	}
+	if b := Detect(); b.Limit > 0 && !strings.Contains(b.Source, "of the") {
+		t.Errorf("Detect's source %q names no share", b.Source)
+	}
+}
+
+// TestWatch: the watchdog reports growth over the budget, with the stage
+// and the figures, and stays quiet under it.
+func TestWatch(t *testing.T) {
+	b := Budget{Limit: InUse() + 64<<20, Source: "test"}
+	got := make(chan *Error, 1)
+	stop := Watch(b, time.Millisecond, func() string { return "the test, during solve" }, func(e *Error) { got <- e })
+	defer stop()
+	select {
+	case e := <-got:
+		t.Fatalf("fired under the budget: %v", e)
+	case <-time.After(30 * time.Millisecond):
+	}
+	ballast := make([]byte, 128<<20)
+	for i := range ballast {
+		ballast[i] = 1
+	}
+	select {
+	case e := <-got:
+		if !errors.Is(e, ErrExceeded) || e.InUse <= b.Limit || !strings.Contains(e.Error(), "the test, during solve reached ") || !strings.Contains(e.Error(), "(test)") {
+			t.Errorf("overrun reported as %v", e)
+		}
+	case <-time.After(2 * time.Second):
+		t.Error("no overrun reported")
+	}
+	runtime.KeepAlive(ballast)
+	if (Budget{}).Limit == 0 {
+		Watch(Budget{}, time.Millisecond, nil, nil)() // no limit: nothing to watch
 	}
 }

@@ -156,7 +156,7 @@ func (p procFS) walkLimits(m cgroupMount, v2 bool) (room, bool) {
 					use -= min(statField(st, inactive), use)
 				}
 				if r := lim - use; !found || r < best.room {
-					best = room{r, fmt.Sprintf("cgroup %s %s of %s: %s, %s in use", version, limitFile, dir, FormatBytes(lim), FormatBytes(use))}
+					best = room{r, fmt.Sprintf("cgroup %s %s of %s: %s, %s in use", version, limitFile, dir, FormatBytes(lim), FormatBytes(use)), roomCgroup}
 					found = true
 				}
 			}
@@ -225,12 +225,12 @@ func (p procFS) kbField(file, name string) (int64, bool) {
 // kernel's estimate of what can be allocated without swapping.
 func (p procFS) memAvailable() (room, bool) {
 	n, ok := p.kbField("/proc/meminfo", "MemAvailable")
-	return room{n, "available memory (MemAvailable in /proc/meminfo: " + FormatBytes(n) + ")"}, ok
+	return room{n, "available memory (MemAvailable in /proc/meminfo: " + FormatBytes(n) + ")", roomAvailable}, ok
 }
 
 // addressSpace is the room RLIMIT_AS (ulimit -v) leaves: the limit minus
 // the process's virtual size.
 func (p procFS) addressSpace(limit int64) (room, bool) {
 	vm, ok := p.kbField("/proc/self/status", "VmSize")
-	return room{limit - vm, fmt.Sprintf("RLIMIT_AS (ulimit -v) of %s, %s mapped", FormatBytes(limit), FormatBytes(vm))}, ok
+	return room{limit - vm, fmt.Sprintf("RLIMIT_AS (ulimit -v) of %s, %s mapped", FormatBytes(limit), FormatBytes(vm)), roomAddress}, ok
 }
