@@ -234,7 +234,6 @@ func stopCPUProfile() {
 	}
 }
 
-
 // defaultLevel parses --default-level, which only --level mixed takes.
 func defaultLevel(level, def string) (history.Level, error) {
 	if def == "" {
