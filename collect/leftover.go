@@ -54,6 +54,28 @@ var (
 	olderRE   = regexp.MustCompile(`^hyperiso_[0-9]{8}_[0-9]{6}_[0-9a-f]{8}$`)
 )
 
+// SweepTables classifies a store's table names (ClassifyTable), leaving
+// out current, the running store's own, and with remove drops those of
+// runs that are gone.
+func SweepTables(names []string, current string, remove bool, drop func(name string) error) []Leftover {
+	var left []Leftover
+	for _, name := range names {
+		l, ok := ClassifyTable(name)
+		if !ok || name == current {
+			continue
+		}
+		if l.Orphan && remove {
+			if err := drop(name); err != nil {
+				l.Note = "dropping it: " + err.Error()
+			} else {
+				l.Removed = true
+			}
+		}
+		left = append(left, l)
+	}
+	return left
+}
+
 // ClassifyTable says whether name is a run's table (TableName,
 // KeptTableName, or the names of older versions) and whether its run is
 // gone: made on this host by a process that no longer runs.

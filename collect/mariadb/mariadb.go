@@ -140,22 +140,10 @@ func (s *Store) Sweep(ctx context.Context, remove bool) ([]collect.Leftover, err
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("mariadb: listing tables: %w", err)
 	}
-	var left []collect.Leftover
-	for _, name := range names {
-		l, ok := collect.ClassifyTable(name)
-		if !ok || name == s.name {
-			continue
-		}
-		if l.Orphan && remove {
-			if _, err := s.db.ExecContext(ctx, "DROP TABLE IF EXISTS `"+name+"`"); err != nil {
-				l.Note = "dropping it: " + err.Error()
-			} else {
-				l.Removed = true
-			}
-		}
-		left = append(left, l)
-	}
-	return left, nil
+	return collect.SweepTables(names, s.name, remove, func(name string) error {
+		_, err := s.db.ExecContext(ctx, "DROP TABLE IF EXISTS `"+name+"`")
+		return err
+	}), nil
 }
 
 // Name implements collect.Store.

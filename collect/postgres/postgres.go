@@ -75,22 +75,10 @@ func (s *Store) Sweep(ctx context.Context, remove bool) ([]collect.Leftover, err
 	if err != nil {
 		return nil, fmt.Errorf("postgres: listing tables: %w", err)
 	}
-	var left []collect.Leftover
-	for _, name := range names {
-		l, ok := collect.ClassifyTable(name)
-		if !ok || name == s.name {
-			continue
-		}
-		if l.Orphan && remove {
-			if _, err := s.admin.Exec(ctx, "DROP TABLE IF EXISTS "+pgx.Identifier{name}.Sanitize()); err != nil {
-				l.Note = "dropping it: " + err.Error()
-			} else {
-				l.Removed = true
-			}
-		}
-		left = append(left, l)
-	}
-	return left, nil
+	return collect.SweepTables(names, s.name, remove, func(name string) error {
+		_, err := s.admin.Exec(ctx, "DROP TABLE IF EXISTS "+pgx.Identifier{name}.Sanitize())
+		return err
+	}), nil
 }
 
 // Name implements collect.Store.

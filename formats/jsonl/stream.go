@@ -168,25 +168,7 @@ func (s *Stream) appendHeader(buf []byte, incomplete bool) []byte {
 }
 
 func appendStreamTxn(buf []byte, t *StreamTxn) []byte {
-	buf = append(buf, `{"session":`...)
-	buf = strconv.AppendInt(buf, t.Session, 10)
-	buf = append(buf, `,"id":`...)
-	buf = strconv.AppendInt(buf, t.ID, 10)
-	if t.Status != history.Committed {
-		buf = append(buf, `,"status":"`...)
-		buf = append(buf, t.Status.String()...)
-		buf = append(buf, '"')
-	}
-	if t.Level != history.LevelNone {
-		buf = append(buf, `,"level":"`...)
-		buf = append(buf, t.Level.String()...)
-		buf = append(buf, '"')
-	}
-	if t.Timed {
-		buf = append(buf, `,"time":`...)
-		buf = appendTuple(buf, t.Start, t.End)
-	}
-	buf = append(buf, `,"ops":[`...)
+	buf = appendTxnHead(buf, t.Session, t.ID, t.Status, t.Level, t.Timed, t.Start, t.End)
 	for i, op := range t.Ops {
 		if i > 0 {
 			buf = append(buf, ',')

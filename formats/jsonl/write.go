@@ -396,27 +396,33 @@ var opNames = [...]string{
 	history.OpReadList: `["r",`,
 }
 
+// appendTxnHead writes a transaction line up to its operations: session,
+// id, and status, level and time where they are not the defaults.
+func appendTxnHead(buf []byte, session, id int64, status history.Status, level history.Level, timed bool, start, end int64) []byte {
+	buf = append(buf, `{"session":`...)
+	buf = strconv.AppendInt(buf, session, 10)
+	buf = append(buf, `,"id":`...)
+	buf = strconv.AppendInt(buf, id, 10)
+	if status != history.Committed {
+		buf = append(buf, `,"status":"`...)
+		buf = append(buf, status.String()...)
+		buf = append(buf, '"')
+	}
+	if level != history.LevelNone {
+		buf = append(buf, `,"level":"`...)
+		buf = append(buf, level.String()...)
+		buf = append(buf, '"')
+	}
+	if timed {
+		buf = append(buf, `,"time":`...)
+		buf = appendTuple(buf, start, end)
+	}
+	return append(buf, `,"ops":[`...)
+}
+
 func appendTxn(buf []byte, h *history.History, t history.TxnID) []byte {
 	tx := &h.Txns[t]
-	buf = append(buf, `{"session":`...)
-	buf = strconv.AppendInt(buf, h.Sessions[tx.Session].ID, 10)
-	buf = append(buf, `,"id":`...)
-	buf = strconv.AppendInt(buf, tx.ID, 10)
-	if tx.Status != history.Committed {
-		buf = append(buf, `,"status":"`...)
-		buf = append(buf, tx.Status.String()...)
-		buf = append(buf, '"')
-	}
-	if tx.Level != history.LevelNone {
-		buf = append(buf, `,"level":"`...)
-		buf = append(buf, tx.Level.String()...)
-		buf = append(buf, '"')
-	}
-	if tx.Timed {
-		buf = append(buf, `,"time":`...)
-		buf = appendTuple(buf, tx.Start, tx.End)
-	}
-	buf = append(buf, `,"ops":[`...)
+	buf = appendTxnHead(buf, h.Sessions[tx.Session].ID, tx.ID, tx.Status, tx.Level, tx.Timed, tx.Start, tx.End)
 	for i, op := range tx.Ops {
 		if i > 0 {
 			buf = append(buf, ',')
