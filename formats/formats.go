@@ -1,6 +1,6 @@
 // Package formats picks the reader for a history file or directory: by the
 // --format the user named, or by recognising the path and its first bytes
-// (FORMATS.md §0.4). The readers themselves live in one sub-package each.
+// (docs/formats.md). The readers themselves live in one sub-package each.
 package formats
 
 import (
@@ -37,7 +37,7 @@ type Options struct {
 	Format string
 	// Lenient turns recoverable structural errors into warnings.
 	Lenient bool
-	// CobraFlavour is "auto", "unique" or "universal" (FORMATS.md §3.4).
+	// CobraFlavour is "auto", "unique" or "universal" (docs/formats.md).
 	CobraFlavour string
 	// Stdin is what the path "-" reads; nil means os.Stdin.
 	Stdin io.Reader
@@ -359,7 +359,7 @@ func quoteHead(line string) string {
 }
 
 // elleJSONType recognises an operation of elle-cli's JSON rendering
-// (FORMATS.md §5.9), nativeJSONL the fields that only hyperiso's JSONL lines
+// (docs/formats.md), nativeJSONL the fields that only hyperiso's JSONL lines
 // have (one of which every such line has).
 var (
 	viperLine    = regexp.MustCompile(`^\{\s*"(value|isInitial)"\s*:`)
@@ -368,7 +368,7 @@ var (
 )
 
 // veriStrongRecord is a record of VeriStrong's elle-list-append text
-// (FORMATS.md §6.1), after its first line, the record count.
+// (docs/formats.md), after its first line, the record count.
 var veriStrongRecord = regexp.MustCompile(`^-?\d+\s+-?\d+\s+[RA]\s+-?\d+`)
 
 // secondLine returns the second non-blank line of head.

@@ -314,5 +314,5 @@ func (h *History) List(op Op) []ValueID {
 }
 
 // EmptyList is the value that stands for an empty list (and a nil register
-// read) in list-append histories, as in FORMATS.md §5.6.
+// read) in list-append histories, as in docs/formats.md.
 const EmptyList int64 = 0x7ff7f7f7f7f7f7f7

@@ -1,6 +1,6 @@
 // Package weak decides the weak isolation levels read committed (RC), read
 // atomic (RA) and causal consistency (CC) by saturation, following the
-// algorithms of AWDIT (see ../shared/papers): it validates read consistency,
+// algorithms of AWDIT (Møldrup and Pavlogiannis, PLDI 2025): it validates read consistency,
 // resolves every read to the transaction it read from, builds the saturated
 // commit relation co′ (so ∪ wr plus the orderings the level's axiom forces)
 // and looks for cycles in it. A history satisfies the level iff it is read

@@ -1,4 +1,4 @@
-// Package awdit reads the AWDIT `test` history format (FORMATS.md §6.3):
+// Package awdit reads the AWDIT `test` history format (docs/formats.md):
 // lines `r <key> <value>` and `w <key> <value>`, transactions separated by
 // a line of `-` characters and sessions by a line of `=` characters. It
 // owns the syntax, the mapping onto history.History (session ids 0,1,2…
@@ -249,7 +249,7 @@ func (p *parser) line(s []byte, tooLong bool, lineNo int) error {
 		p.w.Add("extra", pos, "fields after the third ignored in %s", quote(s))
 		p.b.Drop(history.Dropped{Other: 1})
 	}
-	// Keys and values are 64-bit: keep all bits (FORMATS.md §0.1).
+	// Keys and values are 64-bit: keep all bits (docs/formats.md).
 	o.key, o.val = int64(k), int64(v)
 	if len(p.cur) == 0 {
 		p.curLine = lineNo

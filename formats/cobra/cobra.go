@@ -1,5 +1,5 @@
-// Package cobra owns hyperiso's reader of Cobra log directories (FORMATS.md
-// §3): which T<n>.log files make a history and in which order, the binary
+// Package cobra owns hyperiso's reader of Cobra log directories (docs/formats.md):
+// which T<n>.log files make a history and in which order, the binary
 // record stream and its structural validation (fatal errors C1–C9 with file
 // and byte offset), the two write-id flavours and their detection, and the
 // mapping of §3.5 that turns Cobra's (write id, writer, value hash) triples

@@ -1,5 +1,5 @@
 // Package dbcop owns hyperiso's reader of dbcop's binary `history.bincode`
-// files (FORMATS.md §2): the byte layout, its structural validation (fatal
+// files (docs/formats.md): the byte layout, its structural validation (fatal
 // errors D1–D4 with byte offsets), the mapping onto history.History of §2.4,
 // and the warnings of §2.5.
 //

@@ -1,4 +1,4 @@
-// Package elle reads Jepsen / Elle histories (FORMATS.md §5): the EDN
+// Package elle reads Jepsen / Elle histories (docs/formats.md): the EDN
 // history.edn Jepsen writes, elle-cli's JSON rendering of the same
 // operations (§5.9), and VeriStrong's preprocessed elle-list-append text
 // (§6.1). It pairs each :invoke with its completion on the same :process,

@@ -56,8 +56,8 @@ func (s *vsScanner) next() (tok []byte, line int, ok bool) {
 	return s.data[start:s.off], s.line, true
 }
 
-// parseVeriStrong reads VeriStrong's elle-list-append text (FORMATS.md
-// §6.1): a record count N, then N records "session txn R key n a1 … an" or
+// parseVeriStrong reads VeriStrong's elle-list-append text (docs/formats.md):
+// a record count N, then N records "session txn R key n a1 … an" or
 // "session txn A key v". Every transaction is committed; a transaction
 // belongs to the session of its first record.
 func parseVeriStrong(data []byte, name string, opt Options) (*history.History, error) {

@@ -1,5 +1,5 @@
 // Package text reads the Plume / PolySI / IsoVista text history format
-// (FORMATS.md §4): one operation per line, r(key,value,session,txn) or
+// (docs/formats.md): one operation per line, r(key,value,session,txn) or
 // w(key,value,session,txn), where txn -1 marks an operation of an aborted
 // transaction. It owns the syntax, the mapping onto history.History
 // (including detection of an explicit initial transaction, §4.4) and the
@@ -140,7 +140,7 @@ func (p *parser) addRaw() {
 	}
 }
 
-// Syntax errors are classified as in FORMATS.md §4.5.
+// Syntax errors are classified as in docs/formats.md.
 type lineErr uint8
 
 const (

@@ -1,5 +1,5 @@
 // Package viper reads the JSON history logs of the Viper snapshot-isolation
-// checker (FORMATS.md §6.4): a directory with one J<n>.log file per client
+// checker (docs/formats.md): a directory with one J<n>.log file per client
 // session, each line one transaction {"value": [[op, key, value, flag], …]}.
 // It owns the syntax, the order of the files, the mapping onto
 // history.History and the format's errors and warnings.
