@@ -3,7 +3,6 @@ package history
 import (
 	"math/rand/v2"
 	"strings"
-	"syscall"
 	"testing"
 )
 
@@ -78,14 +77,4 @@ func BenchmarkBuilderScale(b *testing.B) {
 			b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N*txns*ops), "cpu-ns/op")
 		})
 	}
-}
-
-// cpuTime is the process's user and system CPU time so far, in
-// nanoseconds: on a shared machine it varies less than the elapsed time.
-func cpuTime() int64 {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return ru.Utime.Nano() + ru.Stime.Nano()
 }
