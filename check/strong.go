@@ -11,17 +11,9 @@ import (
 	"github.com/hyperiso/hyperiso/strong"
 )
 
-// StrategyNames lists the solver strategies of the strong levels; the
-// first is the default.
-func StrategyNames() []string { return strong.StrategyNames() }
-
-// PCStrategyNames lists the solver strategies of PC; the first is the
-// default.
-func PCStrategyNames() []string { return strong.PCStrategyNames() }
-
-// PSIStrategyNames lists the solver strategies of PSI; the first is the
-// default.
-func PSIStrategyNames() []string { return strong.PSIStrategyNames() }
+// StrategyNames lists the solver strategies that decide level, the
+// default first (none for a level that takes no --strategy).
+func StrategyNames(level history.Level) []string { return strong.StrategyNames(level) }
 
 // strongLevel asks the engine (package strong) and reports its outcome.
 func strongLevel(ctx context.Context, h *history.History, level history.Level, opt Options, res *Result) error {

@@ -81,6 +81,10 @@ type LevelRow struct {
 	// TransitiveVis: a transaction sees what the transactions it sees saw
 	// (TRANSVis; PREFIX and TOTALVis imply it).
 	TransitiveVis bool
+	// Strategies names the table of solver strategies that decides it
+	// (the engine owns the tables: strong.StrategiesFor); "" when the
+	// level takes no --strategy.
+	Strategies string
 	// Summary says in one line what it guarantees.
 	Summary string
 	// Definition says which definition hyperiso follows where checkers
@@ -94,6 +98,7 @@ var Levels = []LevelRow{
 		Level: StrictSER, Name: "strict-ser", Aliases: []string{"strict-serializable", "strict"},
 		Words: "STRICT SERIALIZABLE", Elle: "strict-serializable",
 		Below: []Level{SER}, Engine: Strong, SeesPrefix: true, TransitiveVis: true, RealTime: true,
+		Strategies: "graph",
 		Summary:    "serializable in an order that respects real time",
 		Definition: "ser whose order also contains real time (Elle's strict serializability); needs invocation and completion times",
 	},
@@ -101,6 +106,7 @@ var Levels = []LevelRow{
 		Level: SER, Name: "ser", Aliases: []string{"serializable", "SER"},
 		Words: "SERIALIZABLE", Elle: "strong-session-serializable",
 		Below: []Level{SI}, Engine: Strong, Declarable: true, SeesPrefix: true, TransitiveVis: true,
+		Strategies: "graph",
 		Summary:    "some serial order explains every read",
 		Definition: "a serial order that contains session order (Elle's \"strong session serializable\"; dbcop, Cobra, PolySI and VeriStrong include session order as well)",
 	},
@@ -108,6 +114,7 @@ var Levels = []LevelRow{
 		Level: SI, Name: "si", Aliases: []string{"snapshot", "snapshot-isolation", "SI"},
 		Words: "SNAPSHOT ISOLATION", Elle: "strong-session-snapshot-isolation",
 		Below: []Level{PC, PSI}, Engine: Strong, Declarable: true, SeesPrefix: true, TransitiveVis: true,
+		Strategies: "graph",
 		Summary:    "each transaction reads a snapshot, and no two concurrent transactions write one key",
 		Definition: "a commit order with snapshots that contains session order (strong session SI), checked on the induced graph of Cerone and Gotsman, as PolySI and VeriStrong",
 	},
@@ -115,6 +122,7 @@ var Levels = []LevelRow{
 		Level: PSI, Name: "psi", Aliases: []string{"parallel-snapshot-isolation", "PSI"},
 		Words: "PARALLEL SNAPSHOT ISOLATION", Elle: "parallel-snapshot-isolation",
 		Below: []Level{CC}, Engine: Strong, Declarable: true, TransitiveVis: true,
+		Strategies: "psi",
 		Summary:    "causal, and no two concurrent transactions write one key (long forks allowed)",
 		Definition: "parallel snapshot isolation with session order: for some version order, no dependency cycle has at most one rw edge (Cerone and Gotsman); long forks allowed, lost updates not. Decided by the CDCL(T) solver keeping so, wr and ww acyclic with no rw edge whose head reaches its tail (docs/mixed.md)",
 	},
@@ -122,6 +130,7 @@ var Levels = []LevelRow{
 		Level: PC, Name: "pc", Aliases: []string{"prefix", "prefix-consistency", "PC"},
 		Words: "PREFIX CONSISTENCY", Elle: "prefix",
 		Below: []Level{CC}, Engine: Strong, Declarable: true, SeesPrefix: true, TransitiveVis: true,
+		Strategies: "pc",
 		Summary:    "each transaction sees a prefix of one commit order (lost updates allowed)",
 		Definition: "prefix consistency with session order: each transaction sees a prefix of one order (MixIso's PC); lost updates allowed, long forks not. Decided by the CDCL(T) solver keeping a graph of snapshots and commits acyclic (docs/mixed.md)",
 	},

@@ -132,19 +132,13 @@ func Decide(ctx context.Context, h *history.History, level history.Level, opt Op
 	out := newOutcome()
 	var strat Strategy
 	var err error
-	switch level {
-	case history.SER, history.SI, history.StrictSER:
-		strat, err = Find(opt.Strategy)
-	case history.PSI:
-		strat, err = findPSI(opt.Strategy)
-	case history.PC:
-		strat, err = findPC(opt.Strategy)
-	case history.Mixed:
-		if opt.Strategy != "" || opt.RealTime {
-			err = fmt.Errorf("mixed is decided by one strategy, without real time")
-		}
-	default:
+	switch r, _ := level.Row(); {
+	case r.Engine != history.Strong:
 		err = fmt.Errorf("strong: level %s is not decided here", level)
+	case r.Strategies != "":
+		strat, err = Find(level, opt.Strategy)
+	case opt.Strategy != "" || opt.RealTime:
+		err = fmt.Errorf("%s is decided by one strategy, without real time", level)
 	}
 	if err != nil {
 		return out, err

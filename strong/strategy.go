@@ -9,6 +9,7 @@ import (
 	"github.com/hyperiso/hyperiso/acyclic"
 	"github.com/hyperiso/hyperiso/cdcl"
 	"github.com/hyperiso/hyperiso/encode"
+	"github.com/hyperiso/hyperiso/history"
 	"github.com/hyperiso/hyperiso/hyperpolygraph"
 )
 
@@ -54,10 +55,22 @@ var Strategies = []Strategy{
 	}},
 }
 
-// StrategyNames lists the names of Strategies.
-func StrategyNames() []string {
+// strategyTables are the tables of strategies, by the name the level
+// table's Strategies column gives them.
+var strategyTables = map[string][]Strategy{"graph": Strategies, "pc": PCStrategies, "psi": PSIStrategies}
+
+// StrategiesFor returns the strategies that decide level (its row's
+// Strategies table), the default first; none for a level that takes no
+// --strategy.
+func StrategiesFor(level history.Level) []Strategy {
+	r, _ := level.Row()
+	return strategyTables[r.Strategies]
+}
+
+// StrategyNames lists the names of the strategies that decide level.
+func StrategyNames(level history.Level) []string {
 	var out []string
-	for _, s := range Strategies {
+	for _, s := range StrategiesFor(level) {
 		out = append(out, s.Name)
 	}
 	return out
@@ -91,17 +104,22 @@ var PCStrategies = []Strategy{
 	}},
 }
 
-// Find returns the strategy called name ("" = the default).
-func Find(name string) (Strategy, error) {
-	if name == "" {
-		return Strategies[0], nil
+// Find returns the strategy called name ("" = the default) among those
+// that decide level.
+func Find(level history.Level, name string) (Strategy, error) {
+	table := StrategiesFor(level)
+	if len(table) == 0 {
+		return Strategy{}, fmt.Errorf("%s takes no --strategy", level)
 	}
-	for _, s := range Strategies {
+	if name == "" {
+		return table[0], nil
+	}
+	for _, s := range table {
 		if s.Name == name {
 			return s, nil
 		}
 	}
-	return Strategy{}, fmt.Errorf("unknown strategy %q (want one of %s)", name, strings.Join(StrategyNames(), ", "))
+	return Strategy{}, fmt.Errorf("%s is decided by the strategies %s, not %q", level, strings.Join(StrategyNames(level), ", "), name)
 }
 
 // errTheory marks a model the acyclicity theory accepted although its graph
@@ -238,46 +256,6 @@ func solverBytes(enc *encode.Encoding) int64 {
 	return 4*words + 28*int64(len(enc.Clauses)) + 170*int64(enc.NumVars)
 }
 
-// PCStrategyNames lists the names of PCStrategies.
-func PCStrategyNames() []string {
-	var out []string
-	for _, s := range PCStrategies {
-		out = append(out, s.Name)
-	}
-	return out
-}
 
-// findPC returns the PC strategy called name ("" = the default).
-func findPC(name string) (Strategy, error) {
-	if name == "" {
-		return PCStrategies[0], nil
-	}
-	for _, s := range PCStrategies {
-		if s.Name == name {
-			return s, nil
-		}
-	}
-	return Strategy{}, fmt.Errorf("pc is decided by the strategies %s, not %q", strings.Join(PCStrategyNames(), ", "), name)
-}
 
-// PSIStrategyNames lists the names of PSIStrategies.
-func PSIStrategyNames() []string {
-	var out []string
-	for _, s := range PSIStrategies {
-		out = append(out, s.Name)
-	}
-	return out
-}
 
-// findPSI returns the PSI strategy called name ("" = the default).
-func findPSI(name string) (Strategy, error) {
-	if name == "" {
-		return PSIStrategies[0], nil
-	}
-	for _, s := range PSIStrategies {
-		if s.Name == name {
-			return s, nil
-		}
-	}
-	return Strategy{}, fmt.Errorf("psi is decided by the strategies %s, not %q", strings.Join(PSIStrategyNames(), ", "), name)
-}

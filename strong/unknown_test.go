@@ -37,7 +37,7 @@ func TestUnknownsAgreeWithOracle(t *testing.T) {
 	opts := unknownHeavy()
 	strategies := []strong.Strategy{}
 	for _, name := range []string{"veristrong", "no-prune", "lazy-gini"} {
-		s, err := strong.Find(name)
+		s, err := strong.Find(history.SER, name)
 		require.NoError(t, err)
 		strategies = append(strategies, s)
 	}
@@ -87,7 +87,7 @@ func TestManyOptionalUnknowns(t *testing.T) {
 	opts.PUnknown, opts.PNoise, opts.PSkipSession = 0.5, 0, 0.3
 	strategies := []strong.Strategy{}
 	for _, name := range []string{"veristrong", "no-2width", "lazy-gini"} {
-		s, err := strong.Find(name)
+		s, err := strong.Find(history.SER, name)
 		require.NoError(t, err)
 		strategies = append(strategies, s)
 	}

@@ -100,7 +100,7 @@ func newBench(stdout io.Writer) *cobra.Command {
 					})
 				}
 				if !c.Flags().Changed("strategy") {
-					strategies = []string{check.StrategyNames()[0]}
+					strategies = []string{check.StrategyNames(history.SER)[0]}
 				}
 				if len(scaleSizes) == 0 || slices.ContainsFunc(scaleSizes, func(n int) bool { return n <= 0 || n%scaleSessions != 0 }) {
 					return fail(exitBadInput, "--scale-sizes: each size must be a positive multiple of %d (the sessions)", scaleSessions)
@@ -132,7 +132,7 @@ func newBench(stdout io.Writer) *cobra.Command {
 				if len(args) == 0 && !scale {
 					return fail(exitBadInput, "bench needs at least one PATH (or --from REPORT.json)\n%s", c.UsageString())
 				}
-				known := check.StrategyNames()
+				known := check.StrategyNames(history.SER)
 				if len(strategies) == 0 {
 					strategies = known
 				}
@@ -232,7 +232,7 @@ func newBench(stdout io.Writer) *cobra.Command {
 	}
 	rf.register(c)
 	f := c.Flags()
-	f.StringSliceVar(&strategies, "strategy", nil, "strategies to compare, comma-separated (default: all of "+strings.Join(check.StrategyNames(), ", ")+")")
+	f.StringSliceVar(&strategies, "strategy", nil, "strategies to compare, comma-separated (default: all of "+strings.Join(check.StrategyNames(history.SER), ", ")+")")
 	f.StringSliceVar(&levels, "level", []string{history.SER.String()}, "isolation levels, comma-separated: "+history.LevelList(", ", nil))
 	f.IntVar(&repeat, "repeat", 1, "runs of each history, level and strategy")
 	f.DurationVar(&timeout, "timeout", 0, "bound on each run, e.g. 10m (0: none)")

@@ -165,12 +165,9 @@ func loadCheckInput(ctx context.Context, rf *readFlags, path, level, strategy st
 	if !ok {
 		return nil, fail(exitBadInput, "--level must be one of %s (got %q)", history.LevelList(", ", nil), level)
 	}
-	names := check.StrategyNames()
-	switch lv {
-	case history.PC:
-		names = check.PCStrategyNames()
-	case history.PSI:
-		names = check.PSIStrategyNames()
+	names := check.StrategyNames(lv)
+	if strategy != "" && len(names) == 0 {
+		return nil, fail(exitBadInput, "--strategy: %s is decided by one strategy (got %q)", lv, strategy)
 	}
 	if strategy != "" && !slices.Contains(names, strategy) {
 		return nil, fail(exitBadInput, "--strategy must be one of %s (got %q)", strings.Join(names, ", "), strategy)

@@ -75,7 +75,7 @@ func TestStrongLevelsOnTestdata(t *testing.T) {
 		{"../../testdata/strong/duplicate-values.jsonl", exitSatisfied, exitSatisfied},
 	}
 	for _, c := range cases {
-		for _, s := range check.StrategyNames() {
+		for _, s := range check.StrategyNames(history.SER) {
 			code, out, errs := runCLI(t, "check", "--level", "ser", "--strategy", s, c.file)
 			require.Equal(t, c.ser, code, "%s SER %s\n%s%s", c.file, s, out, errs)
 			code, out, errs = runCLI(t, "check", "--level", "si", "--strategy", s, c.file)
@@ -85,7 +85,7 @@ func TestStrongLevelsOnTestdata(t *testing.T) {
 		if c.file == "../../testdata/strong/long-fork.jsonl" {
 			pc = exitViolated
 		}
-		for _, s := range check.PCStrategyNames() {
+		for _, s := range check.StrategyNames(history.PC) {
 			code, out, errs := runCLI(t, "check", "--level", "pc", "--strategy", s, c.file)
 			require.Equal(t, pc, code, "%s PC %s\n%s%s", c.file, s, out, errs)
 		}
@@ -93,7 +93,7 @@ func TestStrongLevelsOnTestdata(t *testing.T) {
 		if c.file == "../../testdata/strong/lost-update.jsonl" {
 			psi = exitViolated
 		}
-		for _, s := range check.PSIStrategyNames() {
+		for _, s := range check.StrategyNames(history.PSI) {
 			code, out, errs := runCLI(t, "check", "--level", "psi", "--strategy", s, c.file)
 			require.Equal(t, psi, code, "%s PSI %s\n%s%s", c.file, s, out, errs)
 		}
