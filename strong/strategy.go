@@ -255,7 +255,3 @@ func solverBytes(enc *encode.Encoding) int64 {
 	}
 	return 4*words + 28*int64(len(enc.Clauses)) + 170*int64(enc.NumVars)
 }
-
-
-
-
