@@ -39,3 +39,16 @@ func TestPSIAndPCThroughCLI(t *testing.T) {
 	require.NotEqual(t, exitSatisfied, code)
 	require.Contains(t, errs, "--strategy must be one of cdcl-psi, lazy-gini-psi")
 }
+
+// A level decided one way takes no --strategy; each level's strategies are
+// its row's table.
+func TestStrategyByLevel(t *testing.T) {
+	code, _, errs := runCLI(t, "check", "--level", "rc", "--strategy", "veristrong", "../../testdata/bank.jsonl")
+	require.Equal(t, exitBadInput, code)
+	require.Contains(t, errs, "rc is decided by one strategy")
+	code, _, errs = runCLI(t, "check", "--level", "pc", "--strategy", "veristrong", "../../testdata/bank.jsonl")
+	require.Equal(t, exitBadInput, code)
+	require.Contains(t, errs, "cdcl-pc, lazy-gini-pc")
+	code, _, _ = runCLI(t, "check", "--level", "psi", "--strategy", "lazy-gini-psi", "../../testdata/bank.jsonl")
+	require.NotEqual(t, exitBadInput, code)
+}
