@@ -173,8 +173,6 @@ type Counterexample struct {
 	Recheck check.Verdict `json:"recheck"`
 	// History is the counterexample in hyperiso's JSON Lines format.
 	History string `json:"history_jsonl,omitempty"`
-	// HistoryNote says what History cannot carry, if anything.
-	HistoryNote string `json:"history_note,omitempty"`
 	// Sub is the counterexample as a history.
 	Sub *Sub `json:"-"`
 }

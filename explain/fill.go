@@ -73,12 +73,6 @@ func (r *run) fill(ce *Counterexample, best outcome) {
 	if err := jsonl.Write(&buf, sub.H); err == nil {
 		ce.History = buf.String()
 	}
-	for _, tx := range sub.H.Txns {
-		if tx.Timed {
-			ce.HistoryNote = "the JSON Lines format records no real-time intervals, so this text is the counterexample without its real-time order (re-check strict serializability from the original format)"
-			break
-		}
-	}
 }
 
 // originalDescription is the description of the explained anomaly in the

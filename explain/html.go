@@ -88,7 +88,6 @@ type htmlCE struct {
 	Cases         []htmlCase
 	CasesComplete bool
 	History       string
-	HistoryNote   string
 }
 
 type htmlAnomaly struct {
@@ -194,7 +193,6 @@ func htmlModel(rep *Report) htmlPage {
 			Context:       htmlEdges(nm, ce.Context),
 			CasesComplete: ce.CasesComplete,
 			History:       inlineHistory(ce),
-			HistoryNote:   ce.HistoryNote,
 			HasDropped:    hasDropped(ce),
 		}
 		// The operations on the keys of the cycle's edges are the ones that

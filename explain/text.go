@@ -220,9 +220,6 @@ func writeCounterexample(b *strings.Builder, res *check.Result, ce *Counterexamp
 		fmt.Fprintf(b, "\n  Counterexample history: %d transactions, in the JSON report (--json)\n", ce.Size)
 	} else if ce.History != "" {
 		b.WriteString("\n  Counterexample history (hyperiso JSON Lines):\n")
-		if ce.HistoryNote != "" {
-			fmt.Fprintf(b, "    (%s)\n", esc(ce.HistoryNote))
-		}
 		for _, line := range strings.Split(strings.TrimRight(ce.History, "\n"), "\n") {
 			fmt.Fprintf(b, "    %s\n", esc(line))
 		}

@@ -187,7 +187,7 @@ func loadCheckInput(ctx context.Context, rf *readFlags, path, level, strategy st
 func newRoot(stdout io.Writer, code *int) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "hyperiso",
-		Short:         "Check database histories against isolation levels (SER, SI, CC, RA, RC)",
+		Short:         "Check database histories against isolation levels (" + strings.ToUpper(history.LevelList(", ", func(r history.LevelRow) bool { return r.Level != history.Mixed })) + ", or a mix)",
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
