@@ -1,5 +1,6 @@
 // Package hyperpolygraph builds the hyper-polygraph of a history for the
-// strong levels (SER, SI): the known graph of certain dependencies (session
+// levels the strong engine decides (those whose row in history.Levels
+// names package strong: strict-ser, SER, SI, PSI, PC, mixed): the known graph of certain dependencies (session
 // order, read-from with a single candidate writer, and what follows from
 // them) and the two constraint sets that stay uncertain: the version order
 // of each pair of writers of a key (C^WW) and the writer of each read with

@@ -1,6 +1,6 @@
 // Package strong is hyperiso's engine for the NP-complete levels: it decides
 // whether a validated history satisfies SER, strict SER (SER with real-time
-// order), SI, PSI or PC. It owns the whole road from history to answer: the
+// order), SI, PSI, PC or a mix of levels. It owns the whole road from history to answer: the
 // hyper-polygraph with the version orders lists state and real time,
 // the plan for unknown-status transactions, pruning, the encoding, the
 // solver strategy, and the witness order or the cycle that refutes the
@@ -125,7 +125,8 @@ func (r *run) enter(out *Outcome, stage string) {
 	}
 }
 
-// Decide decides level (SER, StrictSER or SI) for h, which must have passed
+// Decide decides level (one whose row in history.Levels names this engine)
+// for h, which must have passed
 // validation (history.Validate) at that level. The Outcome is returned even
 // with an error, for its stage, timings and counters.
 func Decide(ctx context.Context, h *history.History, level history.Level, opt Options) (*Outcome, error) {
