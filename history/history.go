@@ -216,6 +216,12 @@ type History struct {
 	// own orders are in the VersionHints of its register views
 	// (ListExplanations).
 	VersionHints []VersionHint
+	// NoConflictHints are version orders that hold only at levels whose
+	// writers of one key see each other (LevelRow.NoConflict): a list
+	// read's reader that appends to the key installs its block right
+	// after its view. HintsAt adds them at those levels; reports do not
+	// count them among the orders the history states at every level.
+	NoConflictHints []VersionHint
 	Warnings     []Warning
 	Meta         map[string]string
 

@@ -81,6 +81,10 @@ type LevelRow struct {
 	// TransitiveVis: a transaction sees what the transactions it sees saw
 	// (TRANSVis; PREFIX and TOTALVis imply it).
 	TransitiveVis bool
+	// NoConflict: writers of one key see each other (MixIso's NoConflict,
+	// or TOTALVis), so an appender that read the key installs its block
+	// right after what it read.
+	NoConflict bool
 	// Strategies names the table of solver strategies that decides it
 	// (the engine owns the tables: strong.StrategiesFor); "" when the
 	// level takes no --strategy.
@@ -99,6 +103,7 @@ var Levels = []LevelRow{
 		Words: "STRICT SERIALIZABLE", Elle: "strict-serializable",
 		Below: []Level{SER}, Engine: Strong, SeesPrefix: true, TransitiveVis: true, RealTime: true,
 		Strategies: "graph",
+		NoConflict: true,
 		Summary:    "serializable in an order that respects real time",
 		Definition: "ser whose order also contains real time (Elle's strict serializability); needs invocation and completion times",
 	},
@@ -107,6 +112,7 @@ var Levels = []LevelRow{
 		Words: "SERIALIZABLE", Elle: "strong-session-serializable",
 		Below: []Level{SI}, Engine: Strong, Declarable: true, SeesPrefix: true, TransitiveVis: true,
 		Strategies: "graph",
+		NoConflict: true,
 		Summary:    "some serial order explains every read",
 		Definition: "a serial order that contains session order (Elle's \"strong session serializable\"; dbcop, Cobra, PolySI and VeriStrong include session order as well)",
 	},
@@ -115,6 +121,7 @@ var Levels = []LevelRow{
 		Words: "SNAPSHOT ISOLATION", Elle: "strong-session-snapshot-isolation",
 		Below: []Level{PC, PSI}, Engine: Strong, Declarable: true, SeesPrefix: true, TransitiveVis: true,
 		Strategies: "graph",
+		NoConflict: true,
 		Summary:    "each transaction reads a snapshot, and no two concurrent transactions write one key",
 		Definition: "a commit order with snapshots that contains session order (strong session SI), checked on the induced graph of Cerone and Gotsman, as PolySI and VeriStrong",
 	},
@@ -123,6 +130,7 @@ var Levels = []LevelRow{
 		Words: "PARALLEL SNAPSHOT ISOLATION", Elle: "parallel-snapshot-isolation",
 		Below: []Level{CC}, Engine: Strong, Declarable: true, TransitiveVis: true,
 		Strategies: "psi",
+		NoConflict: true,
 		Summary:    "causal, and no two concurrent transactions write one key (long forks allowed)",
 		Definition: "parallel snapshot isolation with session order: for some version order, no dependency cycle has at most one rw edge (Cerone and Gotsman); long forks allowed, lost updates not. Decided by the CDCL(T) solver keeping so, wr and ww acyclic with no rw edge whose head reaches its tail (docs/mixed.md)",
 	},
@@ -235,6 +243,13 @@ func (l Level) SeesPrefix() bool {
 func (l Level) TransitiveVis() bool {
 	r, _ := l.Row()
 	return r.TransitiveVis
+}
+
+// NoConflict reports l's row's NoConflict: writers of one key see each
+// other.
+func (l Level) NoConflict() bool {
+	r, _ := l.Row()
+	return r.NoConflict
 }
 
 // Words names l as a database engineer knows it ("SNAPSHOT ISOLATION").

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"slices"
 )
 
 // This file is what list-append histories mean, for every reader and every
@@ -58,10 +59,15 @@ func (h *History) HasLists() bool {
 	return false
 }
 
-// HintsAt returns the version orders stated outright (VersionHints). A
-// list history's orders are in its register views' VersionHints
-// (ListExplanations); the level is kept for the callers that ask per level.
-func (h *History) HintsAt(Level) []VersionHint { return h.VersionHints }
+// HintsAt returns the version orders that hold at level l: those stated
+// outright (VersionHints), and at levels whose writers of one key see each
+// other, NoConflictHints.
+func (h *History) HintsAt(l Level) []VersionHint {
+	if !l.NoConflict() || len(h.NoConflictHints) == 0 {
+		return h.VersionHints
+	}
+	return append(slices.Clip(h.VersionHints), h.NoConflictHints...)
+}
 
 // ListOptions tune ListExplanations.
 type ListOptions struct {

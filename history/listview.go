@@ -88,10 +88,14 @@ func (e *listEnum) registerView(fate []Status, kvs []keyViews, choice []int, fs 
 	// Each read's view: the appenders of its blocks, as a prefix of its
 	// key's decomposition.
 	viewOf := make([][]TxnID, len(p.reads))
+	budget := 4 * len(p.reads) // NoConflictHints past the sequences' ends
 	var views []ListView
 	for i, kv := range kvs {
 		seq := kv.decomps[choice[i]]
 		k := kv.key
+		for _, w := range seq {
+			inSeq[w] = int32(i + 1)
+		}
 		for _, ri := range kv.reads {
 			n, pos := 0, 0
 			r := p.reads[ri]
@@ -102,6 +106,25 @@ func (e *listEnum) registerView(fate []Status, kvs []keyViews, choice []int, fs 
 			viewOf[ri] = seq[:n]
 			if e.ambiguous(r) {
 				views = append(views, ListView{Txn: r.t, Op: r.op, Appenders: slices.Clone(seq[:n])})
+			}
+			// Where writers of one key see each other, a reader that
+			// appends to the key installs its block right after its
+			// view: before the next block of the sequence, or, after a
+			// view of the whole sequence, before every other appender
+			// (bounded: these orders only name cycles as Elle does, the
+			// engines infer them anyway).
+			mine := version(r.t, k)
+			switch {
+			case mine < 0:
+			case n < len(seq) && seq[n] != r.t:
+				g.NoConflictHints = append(g.NoConflictHints, VersionHint{Key: k, Before: mine, After: version(seq[n], k)})
+			case n == len(seq) && inSeq[r.t] != int32(i+1):
+				for _, w := range keyApp[k] {
+					if w != r.t && inSeq[w] != int32(i+1) && budget > 0 {
+						budget--
+						g.NoConflictHints = append(g.NoConflictHints, VersionHint{Key: k, Before: mine, After: version(w, k)})
+					}
+				}
 			}
 		}
 	}

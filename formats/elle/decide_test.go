@@ -108,7 +108,7 @@ func registerDecide(t testing.TB, h *history.History, level history.Level, realt
 		if viol != nil {
 			continue
 		}
-		if c := g.ApplyVersionHints(h.VersionHints); c != nil {
+		if c := g.ApplyVersionHints(h.HintsAt(level)); c != nil {
 			out.cycle = c
 			continue
 		}
