@@ -222,8 +222,8 @@ type History struct {
 	// after its view. HintsAt adds them at those levels; reports do not
 	// count them among the orders the history states at every level.
 	NoConflictHints []VersionHint
-	Warnings     []Warning
-	Meta         map[string]string
+	Warnings        []Warning
+	Meta            map[string]string
 
 	// Dropped counts what lenient reading skipped of the input.
 	Dropped Dropped
