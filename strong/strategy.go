@@ -119,7 +119,7 @@ func Find(level history.Level, name string) (Strategy, error) {
 			return s, nil
 		}
 	}
-	return Strategy{}, fmt.Errorf("%s is decided by the strategies %s, not %q", level, strings.Join(StrategyNames(level), ", "), name)
+	return Strategy{}, fmt.Errorf("unknown strategy %q: %s is decided by the strategies %s", name, level, strings.Join(StrategyNames(level), ", "))
 }
 
 // errTheory marks a model the acyclicity theory accepted although its graph
