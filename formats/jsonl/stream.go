@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"slices"
 	"strconv"
 
 	"github.com/hyperiso/hyperiso/history"
@@ -147,23 +146,7 @@ func (s *Stream) appendHeader(buf []byte, incomplete bool) []byte {
 	if incomplete {
 		buf = append(buf, `,"`+IncompleteField+`":true`...)
 	}
-	if len(s.meta) > 0 {
-		keys := make([]string, 0, len(s.meta))
-		for k := range s.meta {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		buf = append(buf, `,"meta":{`...)
-		for i, k := range keys {
-			if i > 0 {
-				buf = append(buf, ',')
-			}
-			buf = appendString(buf, k)
-			buf = append(buf, ':')
-			buf = appendString(buf, s.meta[k])
-		}
-		buf = append(buf, '}')
-	}
+	buf = appendMeta(buf, s.meta)
 	return append(buf, "}\n"...)
 }
 

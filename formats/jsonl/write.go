@@ -250,23 +250,7 @@ func appendHeader(buf []byte, h *history.History) []byte {
 	buf = append(buf, initName(h.InitKind, zero)...)
 	buf = append(buf, '"', ',')
 	buf = append(buf, TrailerField...)
-	if len(h.Meta) > 0 {
-		keys := make([]string, 0, len(h.Meta))
-		for k := range h.Meta {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		buf = append(buf, `,"meta":{`...)
-		for i, k := range keys {
-			if i > 0 {
-				buf = append(buf, ',')
-			}
-			buf = appendString(buf, k)
-			buf = append(buf, ':')
-			buf = appendString(buf, h.Meta[k])
-		}
-		buf = append(buf, '}')
-	}
+	buf = appendMeta(buf, h.Meta)
 	if h.Dropped.Any() {
 		buf = append(buf, `,"dropped":`...)
 		buf = appendTuple(buf, int64(h.Dropped.Txns), int64(h.Dropped.Ops), int64(h.Dropped.Other))
@@ -394,6 +378,29 @@ var opNames = [...]string{
 	history.OpWrite:    `["w",`,
 	history.OpAppend:   `["append",`,
 	history.OpReadList: `["r",`,
+}
+
+// appendMeta writes a header's "meta" field, its keys sorted, when there
+// is one.
+func appendMeta(buf []byte, meta map[string]string) []byte {
+	if len(meta) == 0 {
+		return buf
+	}
+	keys := make([]string, 0, len(meta))
+	for k := range meta {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	buf = append(buf, `,"meta":{`...)
+	for i, k := range keys {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = appendString(buf, k)
+		buf = append(buf, ':')
+		buf = appendString(buf, meta[k])
+	}
+	return append(buf, '}')
 }
 
 // appendTxnHead writes a transaction line up to its operations: session,
