@@ -155,9 +155,6 @@ func (b *Builder) ReserveRest(read, size int64) {
 	}
 }
 
-// NumSessions returns how many sessions exist so far.
-func (b *Builder) NumSessions() int { return len(b.h.Sessions) }
-
 // Begin appends a new transaction to session s (an index from Session).
 func (b *Builder) Begin(s int32, id int64, status Status, pos Pos) TxnID {
 	t := TxnID(len(b.h.Txns))

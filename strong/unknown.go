@@ -26,18 +26,6 @@ type unknownPlan struct {
 // optional unknown-status ones.
 func (p *unknownPlan) include(t history.TxnID) bool { return p.forced[t] || p.optional[t] }
 
-// planUnknown decides which unknown-status transactions take part: those
-// some certain read cannot do without are forced in, those no read can use
-// stay out, and the rest are optional. An unknown transaction that is
-// itself inconsistent at level cannot have committed, nor can one with a
-// read that nothing that may have committed wrote. needOne lists sets of
-// unknown transactions of which at least one must have committed (the
-// appenders of an observed list element): a set left with one member
-// forces it in, the members of larger sets are optional.
-func planUnknown(h *history.History, level history.Level, needOne [][]history.TxnID) (*unknownPlan, *Violation) {
-	return planUnknownAt(h, func(history.TxnID) history.Level { return level }, needOne)
-}
-
 // planUnknownAt is planUnknown with each transaction at its own level
 // (a mixed history): one inconsistent at its level cannot have committed.
 func planUnknownAt(h *history.History, levelOf func(history.TxnID) history.Level, needOne [][]history.TxnID) (*unknownPlan, *Violation) {

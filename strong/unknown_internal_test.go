@@ -63,3 +63,15 @@ func TestAroundOptional(t *testing.T) {
 	got = aroundOptional([]hyperpolygraph.Edge{so(3, 4), rw, so(1, 2), so(2, 3)}, opt)
 	require.Equal(t, []hyperpolygraph.Edge{rw, so(1, 4)}, got)
 }
+
+// planUnknown decides which unknown-status transactions take part: those
+// some certain read cannot do without are forced in, those no read can use
+// stay out, and the rest are optional. An unknown transaction that is
+// itself inconsistent at level cannot have committed, nor can one with a
+// read that nothing that may have committed wrote. needOne lists sets of
+// unknown transactions of which at least one must have committed (the
+// appenders of an observed list element): a set left with one member
+// forces it in, the members of larger sets are optional.
+func planUnknown(h *history.History, level history.Level, needOne [][]history.TxnID) (*unknownPlan, *Violation) {
+	return planUnknownAt(h, func(history.TxnID) history.Level { return level }, needOne)
+}

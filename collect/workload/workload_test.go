@@ -261,3 +261,12 @@ func TestDescribe(t *testing.T) {
 	require.Equal(t, "write-skew", ws.Name())
 	require.Equal(t, int64(2), ws.Keys())
 }
+
+// prob returns the probability of value v .
+func (z *zipf) prob(v int64) float64 {
+	prev := 0.0
+	if v > 1 {
+		prev = z.cdf[v-2]
+	}
+	return (z.cdf[v-1] - prev) / z.cdf[len(z.cdf)-1]
+}

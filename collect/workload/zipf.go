@@ -31,12 +31,3 @@ func (z *zipf) draw(r *rand.Rand) int64 {
 	}
 	return int64(i) + 1
 }
-
-// prob returns the probability of value v (tests).
-func (z *zipf) prob(v int64) float64 {
-	prev := 0.0
-	if v > 1 {
-		prev = z.cdf[v-2]
-	}
-	return (z.cdf[v-1] - prev) / z.cdf[len(z.cdf)-1]
-}
