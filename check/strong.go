@@ -71,11 +71,6 @@ func violationAnomaly(h *history.History, level history.Level, v *strong.Violati
 			Description: fmt.Sprintf("%s read key %s = %s, which no transaction that may have committed wrote", h.TxnString(v.Reader), h.KeyString(v.Read.Key), h.ValueString(v.Read.Key, v.Read.Value)),
 			Txns:        []TxnRef{Ref(h, v.Reader)},
 		}
-	case strong.UnappendedElement:
-		return Anomaly{
-			Type:        history.UnsatisfiableRead,
-			Description: "an observed list element was appended only by transactions that cannot all be taken as committed",
-		}
 	}
 	return cycleAnomaly(h, level, v.Cycle, v.Note)
 }

@@ -157,13 +157,6 @@ func (e *Encoding) optional(reach Reacher) {
 			e.Clauses = append(e.Clauses, []cnf.Lit{incl(ed.From)})
 		}
 	}
-	for _, set := range opt.NeedOne {
-		var c []cnf.Lit
-		for _, t := range set {
-			c = append(c, incl(t))
-		}
-		e.Clauses = append(e.Clauses, c)
-	}
 }
 
 // optVars estimates the variables and clauses optional adds.
@@ -180,7 +173,7 @@ func optVars(opt *hyperpolygraph.Optional) (vars, clauses int64) {
 		vars += c
 		clauses += 1 + 2*c + c*(c-1)/2
 	}
-	return vars, clauses + int64(len(opt.NeedOne))
+	return vars, clauses
 }
 
 // IsOpt reports whether variable v belongs to the optional part.

@@ -31,9 +31,6 @@ type Optional struct {
 	WR []WRSet
 	// Writers[k] lists the optional final writers of key k, ascending.
 	Writers [][]history.TxnID
-	// NeedOne lists sets of optional transactions of which at least one
-	// is taken (the appenders of an observed list element).
-	NeedOne [][]history.TxnID
 }
 
 // SplitOptional moves what touches the transactions is marks out of g's
@@ -41,8 +38,8 @@ type Optional struct {
 // transactions included), ApplyVersionHints and AddRealTime, before
 // pruning. A read-from edge known in g from an optional writer to a
 // certain reader stays known: the encoding takes that writer.
-func (g *Graph) SplitOptional(is []bool, needOne [][]history.TxnID) {
-	opt := &Optional{Is: is, NeedOne: needOne, Writers: make([][]history.TxnID, len(g.Writers))}
+func (g *Graph) SplitOptional(is []bool) {
+	opt := &Optional{Is: is, Writers: make([][]history.TxnID, len(g.Writers))}
 	known := g.Known[:0]
 	for _, e := range g.Known {
 		if e.Rel == SO || e.Rel == RT || (!is[e.From] && !is[e.To]) {

@@ -60,9 +60,6 @@ const (
 	// UnwrittenRead: Violation.Reader read Violation.Read, which no
 	// transaction that may have committed wrote.
 	UnwrittenRead
-	// UnappendedElement: an observed list element was appended only by
-	// unknown-status transactions none of which can be taken as committed.
-	UnappendedElement
 )
 
 // Violation is why a history violates the level.
@@ -183,7 +180,7 @@ func Decide(ctx context.Context, h *history.History, level history.Level, opt Op
 	if r.fit == nil {
 		r.fit = func(int64, string) error { return nil }
 	}
-	plan, viol := planUnknownAt(h, levelOf, nil)
+	plan, viol := planUnknownAt(h, levelOf)
 	if viol != nil {
 		out.violated(*viol)
 		return out, nil
@@ -216,7 +213,7 @@ func (r *run) once(ctx context.Context, h *history.History, plan *unknownPlan, o
 		return nil
 	}
 	if plan.nOpt > 0 {
-		g.SplitOptional(plan.optional, plan.needOne)
+		g.SplitOptional(plan.optional)
 		out.Counters["unknown_optional"] = int64(plan.nOpt)
 	}
 	if r.level == history.PC || r.level == history.PSI {
@@ -342,7 +339,7 @@ func (r *run) probe(g *hyperpolygraph.Graph, out *Outcome) (done bool) {
 // pair. Where the plan or the build finds a violation, or the build does
 // not fit the memory budget, it leaves the matter to the usual path.
 func (r *run) probeFirst(ctx context.Context, h *history.History, out *Outcome) (done bool, err error) {
-	plan, viol := planUnknownAt(h, func(history.TxnID) history.Level { return r.level }, nil)
+	plan, viol := planUnknownAt(h, func(history.TxnID) history.Level { return r.level })
 	if viol != nil {
 		return false, nil
 	}

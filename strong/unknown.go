@@ -9,14 +9,14 @@ import (
 
 // unknownPlan is what planUnknown settles before encoding: which
 // unknown-status transactions are forced in, which are optional (the
-// solver decides them, through an inclusion literal each), and which sets
-// of optional ones need a member taken. The rest are left out: no read
-// can use them, and leaving them out only removes constraints.
+// solver decides them, through an inclusion literal each). The rest are
+// left out: no read can use them, and leaving them out only removes
+// constraints. (What lists need of unknown transactions is settled before,
+// by history.ListExplanations: a list history reaches here as registers.)
 type unknownPlan struct {
 	forced   []bool
 	optional []bool
 	nOpt     int
-	needOne  [][]history.TxnID
 	// bad marks the unknown-status transactions that cannot have
 	// committed; they stay out.
 	bad []bool
@@ -28,7 +28,7 @@ func (p *unknownPlan) include(t history.TxnID) bool { return p.forced[t] || p.op
 
 // planUnknownAt is planUnknown with each transaction at its own level
 // (a mixed history): one inconsistent at its level cannot have committed.
-func planUnknownAt(h *history.History, levelOf func(history.TxnID) history.Level, needOne [][]history.TxnID) (*unknownPlan, *Violation) {
+func planUnknownAt(h *history.History, levelOf func(history.TxnID) history.Level) (*unknownPlan, *Violation) {
 	n := len(h.Txns)
 	bad := make([]bool, n)
 	for _, f := range h.ValidateTxns(func(t history.TxnID) bool { return h.Txns[t].Status == history.Unknown }) {
@@ -70,25 +70,7 @@ func planUnknownAt(h *history.History, levelOf func(history.TxnID) history.Level
 			push(history.TxnID(t))
 		}
 	}
-	var sets [][]history.TxnID
-	for _, set := range needOne {
-		set = slices.DeleteFunc(slices.Clone(set), func(u history.TxnID) bool { return bad[u] })
-		switch len(set) {
-		case 0:
-			return nil, &Violation{Kind: UnappendedElement}
-		case 1:
-			p.forced[set[0]] = true
-			push(set[0])
-			continue
-		}
-		sets = append(sets, set)
-		for _, u := range set {
-			if !p.optional[u] {
-				p.optional[u] = true
-				push(u)
-			}
-		}
-	}
+
 	// Forcing may turn an optional transaction into a forced one, so its
 	// reads are revisited with the stronger status.
 	for len(queue) > 0 {
@@ -136,11 +118,7 @@ func planUnknownAt(h *history.History, levelOf func(history.TxnID) history.Level
 			p.nOpt++
 		}
 	}
-	for _, set := range sets {
-		if !slices.ContainsFunc(set, func(u history.TxnID) bool { return p.forced[u] }) {
-			p.needOne = append(p.needOne, set)
-		}
-	}
+
 	return p, nil
 }
 

@@ -22,7 +22,7 @@ func TestCycleAroundOptional(t *testing.T) {
 	seen := 0
 	for range 3000 {
 		h := oracle.Generate(rng, opts)
-		plan, viol := planUnknown(h, history.SER, nil)
+		plan, viol := planUnknown(h, history.SER)
 		if viol != nil || plan.nOpt == 0 {
 			continue
 		}
@@ -68,10 +68,7 @@ func TestAroundOptional(t *testing.T) {
 // some certain read cannot do without are forced in, those no read can use
 // stay out, and the rest are optional. An unknown transaction that is
 // itself inconsistent at level cannot have committed, nor can one with a
-// read that nothing that may have committed wrote. needOne lists sets of
-// unknown transactions of which at least one must have committed (the
-// appenders of an observed list element): a set left with one member
-// forces it in, the members of larger sets are optional.
-func planUnknown(h *history.History, level history.Level, needOne [][]history.TxnID) (*unknownPlan, *Violation) {
-	return planUnknownAt(h, func(history.TxnID) history.Level { return level }, needOne)
+// read that nothing that may have committed wrote.
+func planUnknown(h *history.History, level history.Level) (*unknownPlan, *Violation) {
+	return planUnknownAt(h, func(history.TxnID) history.Level { return level })
 }
