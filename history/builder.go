@@ -4,8 +4,6 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
-	"strings"
-	"sync"
 )
 
 type namedValue struct {
@@ -316,66 +314,6 @@ func (b *Builder) layValues() {
 	}
 }
 
-// KeyNamed interns a key read as a name (a string, keyword or vector
-// rather than an integer). The name is kept in History.KeyNames; the key
-// never equals an integer key.
-func (b *Builder) KeyNamed(name string) KeyID {
-	if k, ok := b.keyByName[name]; ok {
-		return k
-	}
-	k := KeyID(len(b.h.Keys))
-	b.h.Keys = append(b.h.Keys, 0)
-	b.nvals = append(b.nvals, 0)
-	// Named keys' values are spread by the key's index instead; a seed
-	// shared with an integer key costs probes, never a wrong answer.
-	b.seeds = append(b.seeds, ^int64(k))
-	b.keyByName[name] = k
-	b.namedKeys = append(b.namedKeys, k)
-	b.nameKey(k, name)
-	return k
-}
-
-func (b *Builder) nameKey(k KeyID, name string) {
-	for len(b.h.KeyNames) <= int(k) {
-		b.h.KeyNames = append(b.h.KeyNames, "")
-	}
-	b.h.KeyNames[k] = name
-}
-
-// ValueNamed interns a value of key k read as a name. The name is kept in
-// History.ValueNames; the value never equals an integer value of k.
-func (b *Builder) ValueNamed(k KeyID, name string) ValueID {
-	b.flush()
-	nv := namedValue{k, name}
-	if v, ok := b.valByName[nv]; ok {
-		return v
-	}
-	v := b.newValue(k, 0)
-	b.valByName[nv] = v
-	b.namedVals = append(b.namedVals, Version{k, v})
-	b.nameValue(k, v, name)
-	return v
-}
-
-func (b *Builder) nameValue(k KeyID, v ValueID, name string) {
-	for len(b.h.ValueNames) <= int(k) {
-		b.h.ValueNames = append(b.h.ValueNames, nil)
-	}
-	for len(b.h.ValueNames[k]) <= int(v) {
-		b.h.ValueNames[k] = append(b.h.ValueNames[k], "")
-	}
-	b.h.ValueNames[k][v] = name
-}
-
-// SetValueName names an integer-interned value: value val of key (how a
-// history's stand-ins are copied into another Builder with their names).
-func (b *Builder) SetValueName(key, val int64, name string) {
-	k := b.KeyID(key)
-	v := b.ValueID(k, val)
-	b.valByName[namedValue{k, name}] = v
-	b.nameValue(k, v, name)
-}
-
 // ReadID records that t read version (k, v), both already interned.
 func (b *Builder) ReadID(t TxnID, k KeyID, v ValueID) {
 	b.add(t, Op{Kind: OpRead, Key: k, Value: v})
@@ -495,86 +433,6 @@ func (b *Builder) Warn(pos Pos, format string, args ...any) {
 // SetMeta records a piece of format metadata.
 func (b *Builder) SetMeta(key, val string) { b.h.Meta[key] = val }
 
-// SetKeyName records the symbolic name of key (formats whose keys are not
-// integers); names must be set before Finish.
-func (b *Builder) SetKeyName(key int64, name string) {
-	k := b.KeyID(key)
-	if _, ok := b.keyByName[name]; !ok {
-		b.keyByName[name] = k
-	}
-	b.nameKey(k, name)
-}
-
-// standIns gives the keys and values read as names their entries in Keys
-// and Values: integers above (wrapping around) every integer in use, so
-// that no name equals an integer, and never EmptyList.
-func (b *Builder) standIns() {
-	h := &b.h
-	if len(b.namedKeys) > 0 {
-		used := make(map[int64]bool, len(h.Keys))
-		named := make(map[KeyID]bool, len(b.namedKeys))
-		for _, k := range b.namedKeys {
-			named[k] = true
-		}
-		for k, raw := range h.Keys {
-			if !named[KeyID(k)] {
-				used[raw] = true
-			}
-		}
-		// In name order, so that the order of keys (T⊥'s writes are sorted
-		// by key) does not depend on where each name first appeared.
-		slices.SortFunc(b.namedKeys, func(x, y KeyID) int { return strings.Compare(h.KeyNames[x], h.KeyNames[y]) })
-		next := freshFrom(used)
-		for _, k := range b.namedKeys {
-			h.Keys[k] = next(used)
-		}
-	}
-	byKey := map[KeyID][]ValueID{}
-	var order []KeyID
-	for _, nv := range b.namedVals {
-		if byKey[nv.Key] == nil {
-			order = append(order, nv.Key)
-		}
-		byKey[nv.Key] = append(byKey[nv.Key], nv.Value)
-	}
-	for _, k := range order {
-		used := map[int64]bool{EmptyList: true}
-		named := map[ValueID]bool{}
-		for _, v := range byKey[k] {
-			named[v] = true
-		}
-		// Every other value of k was interned from an integer.
-		for v, val := range h.Values[k] {
-			if !named[ValueID(v)] {
-				used[val] = true
-			}
-		}
-		slices.SortFunc(byKey[k], func(x, y ValueID) int { return strings.Compare(h.ValueNames[k][x], h.ValueNames[k][y]) })
-		next := freshFrom(used)
-		for _, v := range byKey[k] {
-			h.Values[k][v] = next(used)
-		}
-	}
-}
-
-// freshFrom returns a generator of integers not in used, starting above
-// the largest one used (other than EmptyList) and marking each it returns.
-func freshFrom(used map[int64]bool) func(map[int64]bool) int64 {
-	start := int64(0)
-	for x := range used {
-		if x != EmptyList && x >= start {
-			start = x + 1
-		}
-	}
-	return func(used map[int64]bool) int64 {
-		for used[start] {
-			start++ // wraps around: names are far fewer than 2⁶⁴
-		}
-		used[start] = true
-		return start
-	}
-}
-
 // Finish returns the History. The Builder must not be used afterwards.
 func (b *Builder) Finish() *History {
 	b.flush()
@@ -692,171 +550,16 @@ func (b *Builder) promote() {
 	}
 }
 
-// RawOp is an operation as a reader found it: a kind (OpRead, OpWrite or
-// OpAppend) and a raw key and value, not yet interned.
-type RawOp struct {
-	Kind       OpKind
-	Key, Value int64
-}
-
 // rawGroup is how many operations AddRaw looks up together: enough for
 // their memory accesses to overlap, few enough that what the look-ahead
 // brings into the cache is still there when it is used.
 const rawGroup = 32
-
-// AddRaw records ops for t, as calling Read, Write or Append for each in
-// order would: the same keys, values and identifiers. It is faster on
-// large histories, whose interning tables do not fit in the cache: the
-// slots every operation of a group will probe are loaded first, all
-// together, so that their cache misses overlap instead of following one
-// another.
-func (b *Builder) AddRaw(t TxnID, ops []RawOp) {
-	if b.batch > 0 {
-		if sp := &b.spans[t]; sp.lo >= 0 && (sp.hi == len(b.arena) || sp.lo == sp.hi) {
-			b.deferRaw(sp, ops)
-			return
-		}
-	}
-	b.flush()
-	sink := b.sink
-	for len(ops) > 0 {
-		g := ops[:min(rawGroup, len(ops))]
-		ops = ops[len(g):]
-		for i := range g {
-			sink += b.keyByRaw.touch(0, g[i].Key) + b.valByRaw[shardOf(g[i].Key)].touch(g[i].Key, g[i].Value)
-		}
-		for i := range g {
-			k := b.KeyID(g[i].Key)
-			vt := &b.valByRaw[shardOf(g[i].Key)]
-			v, ok := vt.getSeeded(k, g[i].Key, g[i].Value)
-			if !ok {
-				v = b.newValue(k, g[i].Value)
-				vt.put(k, g[i].Value, v)
-			}
-			b.add(t, Op{Kind: g[i].Kind, Key: k, Value: v})
-		}
-	}
-	b.sink = sink
-}
-
-// Touch loads what interning integer key key and its integer value val
-// will probe first, changing nothing: a reader that calls it for the
-// operations of a transaction before interning them one by one has their
-// cache misses overlap, as AddRaw's look-ahead does. What it returns is
-// only for the caller to keep (summed), so that the loads stay.
-func (b *Builder) Touch(key, val int64) uint64 {
-	return b.keyByRaw.touch(0, key) + b.valByRaw[shardOf(key)].touch(key, val)
-}
 
 // valShards is how many shards values are interned in; shardOf picks a
 // key's shard from its seed (the raw key, for an integer key) so that it
 // is known before the key is interned.
 const valShards = 2
 
-func shardOf(seed int64) int { return int(uint64(seed) * 0xD6E8FEB86659FD93 >> 63) }
-
-// SetParallel lets AddRaw intern values on two goroutines (see flush),
-// batch values at a time (0: never; ParallelBatch is a good size), for a
-// reader that calls AddRaw for most operations and seldom needs their
-// values back (Ops): the History is the same either way.
-func (b *Builder) SetParallel(batch int) {
-	b.flush()
-	b.batch = batch
-}
-
 // ParallelBatch is how many values SetParallel should let wait: enough
 // to pay for handing a shard to another goroutine many times over.
 const ParallelBatch = 1 << 14
-
-// pendingVal is a value AddRaw left for flush: the operation at arena[at]
-// has key k (seed seed) and value val, to be interned.
-type pendingVal struct {
-	at        int
-	seed, val int64
-	k         KeyID
-	id        ValueID // what flush interned it as
-}
-
-// deferRaw is AddRaw for a transaction whose operations end the arena:
-// it interns the keys and appends the operations, and leaves their values
-// pending.
-func (b *Builder) deferRaw(sp *opSpan, ops []RawOp) {
-	if sp.lo == sp.hi {
-		// No operations yet: start the span at the end, as add does.
-		sp.lo, sp.hi = len(b.arena), len(b.arena)
-	}
-	sink := b.sink
-	for len(ops) > 0 {
-		g := ops[:min(rawGroup, len(ops))]
-		ops = ops[len(g):]
-		for i := range g {
-			sink += b.keyByRaw.touch(0, g[i].Key)
-		}
-		for i := range g {
-			k := b.KeyID(g[i].Key)
-			s := shardOf(g[i].Key)
-			b.pending[s] = append(b.pending[s], pendingVal{at: len(b.arena), seed: g[i].Key, val: g[i].Value, k: k})
-			b.arena = append(b.arena, Op{Kind: g[i].Kind, Key: k})
-		}
-		sp.hi += len(g)
-	}
-	b.sink = sink
-	if len(b.pending[0])+len(b.pending[1]) >= b.batch {
-		b.flush()
-	}
-}
-
-// flush interns the values AddRaw left pending. The shards are
-// independent — each its own table, log and keys — so one is interned on
-// another goroutine while this one does the other; each key's values are
-// still numbered in the order of its operations, as one table would.
-func (b *Builder) flush() {
-	n0, n1 := len(b.pending[0]), len(b.pending[1])
-	switch {
-	case n0+n1 == 0:
-		return
-	case n0 == 0 || n1 == 0 || n0+n1 < b.batch/16:
-		// Too few for another goroutine to pay.
-		b.internShard(0)
-		b.internShard(1)
-	default:
-		var wg sync.WaitGroup
-		wg.Go(func() { b.internShard(1) })
-		b.internShard(0)
-		wg.Wait()
-	}
-	// The values go into the arena here rather than from the shards'
-	// goroutines, which would write to the same cache lines.
-	for s := range b.pending {
-		for i := range b.pending[s] {
-			p := &b.pending[s][i]
-			b.arena[p.at].Value = p.id
-		}
-		b.pending[s] = b.pending[s][:0]
-	}
-}
-
-// internShard interns shard s's pending values, in order, with AddRaw's
-// look-ahead.
-func (b *Builder) internShard(s int) {
-	t := &b.valByRaw[s]
-	pend := b.pending[s]
-	sink := b.sinks[s]
-	for len(pend) > 0 {
-		g := pend[:min(rawGroup, len(pend))]
-		pend = pend[len(g):]
-		for i := range g {
-			sink += t.touch(g[i].seed, g[i].val)
-		}
-		for i := range g {
-			p := &g[i]
-			v, ok := t.getSeeded(p.k, p.seed, p.val)
-			if !ok {
-				v = b.newValueIn(s, p.k, p.val)
-				t.put(p.k, p.val, v)
-			}
-			p.id = v
-		}
-	}
-	b.sinks[s] = sink
-}
