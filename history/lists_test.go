@@ -114,9 +114,9 @@ func TestListRegisterView(t *testing.T) {
 		}
 		return strings.Join(s, " ")
 	}
-	require.Equal(t, "w(1,2) w(2,7) w(appends of T1(s0#0),1)", ops(1))
-	require.Equal(t, "r(1,2) w(1,3) w(appends of T2(s1#0),1)", ops(2), "the read is external; the append moves to the end")
-	require.Equal(t, "r(appends of T2(s1#0),1) r(appends of T1(s0#0),1) r(1,4) r(2,nil)", ops(5))
+	require.Equal(t, "w(1,2) w(2,7) w([a list holding T1(s0#0)'s appends],1)", ops(1))
+	require.Equal(t, "r(1,2) w(1,3) w([a list holding T2(s1#0)'s appends],1)", ops(2), "the read is external; the append moves to the end")
+	require.Equal(t, "r([a list holding T2(s1#0)'s appends],1) r([a list holding T1(s0#0)'s appends],1) r(1,4) r(2,nil)", ops(5))
 	require.Equal(t, []int32{1, 0, -1}, x.OpOrigin[2])
 	var hints []string
 	for _, vh := range g.VersionHints {

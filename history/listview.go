@@ -137,7 +137,7 @@ func (e *listEnum) registerView(fate []Status, kvs []keyViews, choice []int, fs 
 		if k, ok := visKey[w]; ok {
 			return k
 		}
-		k := fresh.key("appends of " + h.TxnString(w))
+		k := fresh.key("[a list holding " + h.TxnString(w) + "'s appends]")
 		visKey[w] = k
 		g.Values = append(g.Values, []int64{1})
 		if g.ValueNames != nil {
