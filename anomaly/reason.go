@@ -209,9 +209,16 @@ func (r *Reasoner) Why(a, b history.TxnID, k history.KeyID) string {
 		return fmt.Sprintf("%s precedes %s in session %d", name(h, a), name(h, b), h.SessionOf(a))
 	}
 	if va, vb := finalWrite(h, a, k), finalWrite(h, b, k); va >= 0 && vb >= 0 {
-		for _, vh := range h.HintsAt(r.level) {
+		for _, vh := range h.VersionHints {
 			if vh.Key == k && vh.Before == va && vh.After == vb {
-				return fmt.Sprintf("a read of the list at key %s shows %s's element before %s's", h.KeyString(k), name(h, a), name(h, b))
+				return fmt.Sprintf("the lists read at key %s order %s's appends before %s's (a version holds %s's and not %s's)", h.KeyString(k), name(h, a), name(h, b), name(h, a), name(h, b))
+			}
+		}
+		if r.level.NoConflict() {
+			for _, vh := range h.NoConflictHints {
+				if vh.Key == k && vh.Before == va && vh.After == vb {
+					return fmt.Sprintf("%s read the list at key %s before appending to it, and at %s writers of one key see each other, so its appends come right after what it read, before %s's", name(h, a), h.KeyString(k), strings.ToUpper(r.level.String()), name(h, b))
+				}
 			}
 		}
 	}

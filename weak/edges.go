@@ -75,7 +75,7 @@ func (e Edge) Reason(h *history.History) string {
 	case WR:
 		return fmt.Sprintf("%s read key %s = %s from %s", to, h.KeyString(e.Key), h.ValueString(e.Key, finalWrite(h, e.From, e.Key)), from)
 	case WW:
-		return fmt.Sprintf("a read of the list at key %s shows %s's append before %s's", h.KeyString(e.Key), from, to)
+		return fmt.Sprintf("the lists read at key %s order %s's appends before %s's (a version holds %s's and not %s's)", h.KeyString(e.Key), from, to, from, to)
 	}
 	x, rd := h.KeyString(e.Key), h.TxnString(e.Reader)
 	var premise string
