@@ -198,6 +198,7 @@ func (e *listEnum) registerView(fate []Status, kvs []keyViews, choice []int, fs 
 				}
 			}
 		}
+		next := 0 // t's list reads come in p.readsOf[t] in program order
 		for i, op := range tx.Ops {
 			switch {
 			case t == 0 || !p.isList[op.Key]:
@@ -209,7 +210,8 @@ func (e *listEnum) registerView(fate []Status, kvs []keyViews, choice []int, fs 
 					orig = append(orig, int32(i))
 				}
 			case tx.Status == Committed:
-				ri := p.readsOf[t][slices.IndexFunc(p.readsOf[t], func(ri int32) bool { return p.reads[ri].op == int32(i) })]
+				ri := p.readsOf[t][next]
+				next++
 				seq := viewOf[ri]
 				if e.opt.Visibility != VisibleNone && len(seq) > 1 {
 					cov := 0 // seq[:cov] is covered
