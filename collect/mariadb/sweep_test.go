@@ -2,14 +2,8 @@ package mariadb_test
 
 import (
 	"context"
-	"os/exec"
-	"slices"
-	"strconv"
 	"testing"
 
-	"github.com/stretchr/testify/require"
-
-	"github.com/hyperiso/hyperiso/collect"
 	"github.com/hyperiso/hyperiso/collect/internal/dbtest"
 	"github.com/hyperiso/hyperiso/collect/mariadb"
 	"github.com/hyperiso/hyperiso/collect/workload"
@@ -21,27 +15,12 @@ import (
 func TestRunSweepsOrphanedTables(t *testing.T) {
 	url, schema, probe := dbtest.MariaDBScratch(t)
 	ctx := context.Background()
-	gone := exec.Command("true")
-	require.NoError(t, gone.Run())
-	orphan, live := collect.TableNameOf(gone.Process.Pid), collect.TableName()
-	kept := collect.KeptTableName()
-	for _, name := range []string{orphan, live, kept} {
-		_, err := probe.ExecContext(ctx, "CREATE TABLE "+schema+".`"+name+"` (k BIGINT)")
-		require.NoError(t, err)
-	}
-	st, err := mariadb.Open(ctx, url)
-	require.NoError(t, err)
-	w := dbtest.Workload(t, "general", func(c *workload.Config) { c.Sessions, c.Txns, c.Ops, c.Keys = 2, 5, 4, 20 })
-	_, sum, err := collect.Run(ctx, st, w, collect.Options{KeepTable: true})
-	require.NoError(t, err)
-	require.Equal(t, []string{"removed table " + orphan + " (process " + strconv.Itoa(gone.Process.Pid) + " is gone)"}, sum.Swept)
-	require.Contains(t, sum.String(), sum.Swept[0])
-	tables := dbtest.MariaDBTables(t, probe, schema)
-	slices.Sort(tables)
-	want := []string{live, kept, st.Table()}
-	slices.Sort(want)
-	require.Equal(t, want, tables)
-	l, ok := collect.ClassifyTable(st.Table())
-	require.True(t, ok)
-	require.Equal(t, "kept (--keep-table)", l.Note)
+	dbtest.SweepsOrphanedTables(t,
+		func(name string) error {
+			_, err := probe.ExecContext(ctx, "CREATE TABLE "+schema+".`"+name+"` (k BIGINT)")
+			return err
+		},
+		func() (dbtest.TabledStore, error) { return mariadb.Open(ctx, url) },
+		func() []string { return dbtest.MariaDBTables(t, probe, schema) },
+		dbtest.Workload(t, "general", func(c *workload.Config) { c.Sessions, c.Txns, c.Ops, c.Keys = 2, 5, 4, 20 }))
 }

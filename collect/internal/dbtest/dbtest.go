@@ -11,6 +11,9 @@ import (
 	"errors"
 	neturl "net/url"
 	"os"
+	"os/exec"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -374,4 +377,40 @@ func KillConns(t *testing.T, st interface {
 	require.Positive(t, stats.Committed)
 	res := Verdict(t, RoundTrip(t, h), history.SER)
 	require.Equal(t, check.Satisfied, res.Verdict, Describe(res))
+}
+
+// TabledStore is a store whose run keeps its data in a table.
+type TabledStore interface {
+	collect.Store
+	Table() string
+}
+
+// SweepsOrphanedTables checks that the table of a killed run (its process
+// gone) is dropped by the next run, which says so, while a live run's
+// table and a kept one stay, and that --keep-table names the table so that
+// no sweep takes it. create makes a table in the scratch schema, open the
+// store, tables lists the schema's tables.
+func SweepsOrphanedTables(t *testing.T, create func(name string) error, open func() (TabledStore, error), tables func() []string, w *workload.Workload) {
+	t.Helper()
+	gone := exec.Command("true")
+	require.NoError(t, gone.Run())
+	orphan, live := collect.TableNameOf(gone.Process.Pid), collect.TableName()
+	kept := collect.KeptTableName()
+	for _, name := range []string{orphan, live, kept} {
+		require.NoError(t, create(name))
+	}
+	st, err := open()
+	require.NoError(t, err)
+	_, sum, err := collect.Run(context.Background(), st, w, collect.Options{KeepTable: true})
+	require.NoError(t, err)
+	require.Equal(t, []string{"removed table " + orphan + " (process " + strconv.Itoa(gone.Process.Pid) + " is gone)"}, sum.Swept)
+	require.Contains(t, sum.String(), sum.Swept[0])
+	got := tables()
+	slices.Sort(got)
+	want := []string{live, kept, st.Table()}
+	slices.Sort(want)
+	require.Equal(t, want, got)
+	l, ok := collect.ClassifyTable(st.Table())
+	require.True(t, ok)
+	require.Equal(t, "kept (--keep-table)", l.Note)
 }
