@@ -17,7 +17,7 @@ import (
 	"strings"
 
 	"github.com/hyperiso/hyperiso/history"
-	"github.com/hyperiso/hyperiso/hyperpolygraph"
+	"github.com/hyperiso/hyperiso/strong/hyperpolygraph"
 )
 
 // Class names, as reports spell them: the rows of history.Classes, which

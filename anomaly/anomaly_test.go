@@ -8,7 +8,7 @@ import (
 
 	"github.com/hyperiso/hyperiso/formats/jsonl"
 	"github.com/hyperiso/hyperiso/history"
-	hp "github.com/hyperiso/hyperiso/hyperpolygraph"
+	hp "github.com/hyperiso/hyperiso/strong/hyperpolygraph"
 )
 
 func parse(t *testing.T, lines ...string) *history.History {

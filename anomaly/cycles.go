@@ -2,7 +2,7 @@ package anomaly
 
 import (
 	"github.com/hyperiso/hyperiso/history"
-	"github.com/hyperiso/hyperiso/hyperpolygraph"
+	"github.com/hyperiso/hyperiso/strong/hyperpolygraph"
 )
 
 // maxBestWork bounds BestCycle's breadth-first searches (nodes × edges);

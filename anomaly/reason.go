@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/hyperiso/hyperiso/history"
-	"github.com/hyperiso/hyperiso/hyperpolygraph"
+	"github.com/hyperiso/hyperiso/strong/hyperpolygraph"
 )
 
 // Reasoner explains the edges of dependency cycles of one history in plain

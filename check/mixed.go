@@ -5,8 +5,8 @@ import (
 	"strings"
 
 	"github.com/hyperiso/hyperiso/history"
-	"github.com/hyperiso/hyperiso/hyperpolygraph"
 	"github.com/hyperiso/hyperiso/strong"
+	"github.com/hyperiso/hyperiso/strong/hyperpolygraph"
 )
 
 // mixedLevels resolves, for a mixed check, each transaction's level (its

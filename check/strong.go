@@ -7,8 +7,8 @@ import (
 
 	"github.com/hyperiso/hyperiso/anomaly"
 	"github.com/hyperiso/hyperiso/history"
-	"github.com/hyperiso/hyperiso/hyperpolygraph"
 	"github.com/hyperiso/hyperiso/strong"
+	"github.com/hyperiso/hyperiso/strong/hyperpolygraph"
 )
 
 // StrategyNames lists the solver strategies that decide level, the

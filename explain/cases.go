@@ -8,8 +8,8 @@ import (
 	"github.com/hyperiso/hyperiso/anomaly"
 	"github.com/hyperiso/hyperiso/check"
 	"github.com/hyperiso/hyperiso/history"
-	"github.com/hyperiso/hyperiso/hyperpolygraph"
 	"github.com/hyperiso/hyperiso/strong"
+	"github.com/hyperiso/hyperiso/strong/hyperpolygraph"
 )
 
 // DefaultMaxCases bounds the case analysis when Options.MaxCases is 0.

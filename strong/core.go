@@ -4,11 +4,11 @@ import (
 	"context"
 	"slices"
 
-	"github.com/hyperiso/hyperiso/acyclic"
-	"github.com/hyperiso/hyperiso/cdcl"
-	"github.com/hyperiso/hyperiso/cnf"
 	"github.com/hyperiso/hyperiso/history"
-	hp "github.com/hyperiso/hyperiso/hyperpolygraph"
+	"github.com/hyperiso/hyperiso/solver/cdcl"
+	"github.com/hyperiso/hyperiso/solver/cnf"
+	"github.com/hyperiso/hyperiso/strong/acyclic"
+	hp "github.com/hyperiso/hyperiso/strong/hyperpolygraph"
 )
 
 // Limits of the UNSAT-core shortcut: beyond them the encoding (one

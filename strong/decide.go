@@ -16,10 +16,10 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/hyperiso/hyperiso/encode"
 	"github.com/hyperiso/hyperiso/history"
-	"github.com/hyperiso/hyperiso/hyperpolygraph"
-	"github.com/hyperiso/hyperiso/prune"
+	"github.com/hyperiso/hyperiso/strong/encode"
+	"github.com/hyperiso/hyperiso/strong/hyperpolygraph"
+	"github.com/hyperiso/hyperiso/strong/prune"
 )
 
 // Options tune Decide.

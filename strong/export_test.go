@@ -1,6 +1,6 @@
 package strong
 
-import "github.com/hyperiso/hyperiso/acyclic"
+import "github.com/hyperiso/hyperiso/strong/acyclic"
 
 // NoHint is the default strategy without the history's own order
 // (acyclic.NewUnhinted, no decision priorities): the path before it.

@@ -8,9 +8,9 @@ import (
 	"github.com/go-air/gini"
 	"github.com/go-air/gini/z"
 
-	"github.com/hyperiso/hyperiso/cnf"
-	"github.com/hyperiso/hyperiso/encode"
-	"github.com/hyperiso/hyperiso/hyperpolygraph"
+	"github.com/hyperiso/hyperiso/solver/cnf"
+	"github.com/hyperiso/hyperiso/strong/encode"
+	"github.com/hyperiso/hyperiso/strong/hyperpolygraph"
 )
 
 // satBackend is the part of an off-the-shelf SAT solver the lazy strategy

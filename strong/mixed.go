@@ -6,9 +6,9 @@ import (
 	"slices"
 	"time"
 
-	"github.com/hyperiso/hyperiso/encode"
 	"github.com/hyperiso/hyperiso/history"
-	"github.com/hyperiso/hyperiso/hyperpolygraph"
+	"github.com/hyperiso/hyperiso/strong/encode"
+	"github.com/hyperiso/hyperiso/strong/hyperpolygraph"
 )
 
 // Levels returns each transaction's level in a mixed-level history: the

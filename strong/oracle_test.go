@@ -11,12 +11,12 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/hyperiso/hyperiso/acyclic"
 	"github.com/hyperiso/hyperiso/check"
 	"github.com/hyperiso/hyperiso/formats/jsonl"
 	"github.com/hyperiso/hyperiso/history"
 	"github.com/hyperiso/hyperiso/internal/oracle"
 	"github.com/hyperiso/hyperiso/strong"
+	"github.com/hyperiso/hyperiso/strong/acyclic"
 )
 
 // testStrategies adds the lazy strategies without preprocessing, so that

@@ -4,8 +4,8 @@ import (
 	"context"
 
 	"github.com/hyperiso/hyperiso/history"
-	"github.com/hyperiso/hyperiso/hyperpolygraph"
-	"github.com/hyperiso/hyperiso/prune"
+	"github.com/hyperiso/hyperiso/strong/hyperpolygraph"
+	"github.com/hyperiso/hyperiso/strong/prune"
 )
 
 // BuildGraph builds the hyper-polygraph Decide solves for the transactions

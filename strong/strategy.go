@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/hyperiso/hyperiso/acyclic"
-	"github.com/hyperiso/hyperiso/cdcl"
-	"github.com/hyperiso/hyperiso/encode"
 	"github.com/hyperiso/hyperiso/history"
-	"github.com/hyperiso/hyperiso/hyperpolygraph"
+	"github.com/hyperiso/hyperiso/solver/cdcl"
+	"github.com/hyperiso/hyperiso/strong/acyclic"
+	"github.com/hyperiso/hyperiso/strong/encode"
+	"github.com/hyperiso/hyperiso/strong/hyperpolygraph"
 )
 
 // Strategy is a way to solve the encoded hyper-polygraph.

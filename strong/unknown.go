@@ -4,7 +4,7 @@ import (
 	"slices"
 
 	"github.com/hyperiso/hyperiso/history"
-	"github.com/hyperiso/hyperiso/hyperpolygraph"
+	"github.com/hyperiso/hyperiso/strong/hyperpolygraph"
 )
 
 // unknownPlan is what planUnknown settles before encoding: which

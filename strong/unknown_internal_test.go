@@ -8,8 +8,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/hyperiso/hyperiso/history"
-	"github.com/hyperiso/hyperiso/hyperpolygraph"
 	"github.com/hyperiso/hyperiso/internal/oracle"
+	"github.com/hyperiso/hyperiso/strong/hyperpolygraph"
 )
 
 // TestCycleAroundOptional: a refuting cycle names an optional transaction

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hyperiso/hyperiso/cdcl"
-	"github.com/hyperiso/hyperiso/cnf"
 	"github.com/hyperiso/hyperiso/history"
+	"github.com/hyperiso/hyperiso/solver/cdcl"
+	"github.com/hyperiso/hyperiso/solver/cnf"
 )
 
 // DefaultMaxModels bounds the writer choices Check tries on reads with

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hyperiso/hyperiso/cdcl"
-	"github.com/hyperiso/hyperiso/cnf"
 	"github.com/hyperiso/hyperiso/history"
+	"github.com/hyperiso/hyperiso/solver/cdcl"
+	"github.com/hyperiso/hyperiso/solver/cnf"
 )
 
 // Budget of the core search (after a violation with duplicate values):

@@ -3,9 +3,9 @@ package weak
 import (
 	"slices"
 
-	"github.com/hyperiso/hyperiso/cnf"
 	"github.com/hyperiso/hyperiso/history"
-	"github.com/hyperiso/hyperiso/pk"
+	"github.com/hyperiso/hyperiso/solver/cnf"
+	"github.com/hyperiso/hyperiso/solver/pk"
 )
 
 // coTheory is the theory of the writer-choice solver (cdcl.Theory): it

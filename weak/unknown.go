@@ -3,8 +3,8 @@ package weak
 import (
 	"slices"
 
-	"github.com/hyperiso/hyperiso/cnf"
 	"github.com/hyperiso/hyperiso/history"
+	"github.com/hyperiso/hyperiso/solver/cnf"
 )
 
 // Unknown-status transactions under duplicate values. resolve takes as

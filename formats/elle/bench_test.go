@@ -12,8 +12,8 @@ import (
 	"github.com/hyperiso/hyperiso/check"
 	"github.com/hyperiso/hyperiso/formats/elle"
 	"github.com/hyperiso/hyperiso/history"
-	"github.com/hyperiso/hyperiso/hyperpolygraph"
-	"github.com/hyperiso/hyperiso/prune"
+	"github.com/hyperiso/hyperiso/strong/hyperpolygraph"
+	"github.com/hyperiso/hyperiso/strong/prune"
 )
 
 var (

@@ -11,8 +11,8 @@ import (
 
 	"github.com/hyperiso/hyperiso/formats/elle"
 	"github.com/hyperiso/hyperiso/history"
-	"github.com/hyperiso/hyperiso/hyperpolygraph"
 	"github.com/hyperiso/hyperiso/internal/shared"
+	"github.com/hyperiso/hyperiso/strong/hyperpolygraph"
 )
 
 // fuzzOptions decodes the mode byte: bit 0 lenient, bits 1–2 the syntax,

@@ -10,8 +10,8 @@ import (
 	"github.com/hyperiso/hyperiso/check"
 	"github.com/hyperiso/hyperiso/formats/elle"
 	"github.com/hyperiso/hyperiso/history"
-	"github.com/hyperiso/hyperiso/hyperpolygraph"
 	"github.com/hyperiso/hyperiso/internal/shared"
+	"github.com/hyperiso/hyperiso/strong/hyperpolygraph"
 )
 
 // edgeString renders an edge with native transaction ids and input keys.

@@ -1,0 +1,660 @@
+// The known part of each key's version order, kept as its transitive
+// reduction: the reachability among one key's writers that case I asks
+// before it adds a WW edge, and the compaction that drops, between
+// passes, the known WW edges later ones made redundant and the RW edges
+// derived from them.
+//
+// Why a reduced order loses nothing. Let the known WW(x) edges be any set
+// whose transitive closure is the known version order of x, and let the
+// known RW edges on x be r→c for each known reader r of a version a and
+// each direct known successor c of a (c ≠ r). A full edge a→b of the
+// closure is a path a→c1→…→b of direct edges; a full RW edge r→b, r a
+// reader of a, is r→c1 followed by c1→…→b (or, when r = c1, the path from
+// r itself). So for SER every full edge is a path of the reduced graph,
+// and the two graphs, one a subgraph of the other, reach the same nodes.
+// In SI's doubled graph a WW edge a→b is a0→b1 and a1→b1, and its path
+// of direct edges gives the same arcs, state 1 to state 1; a full RW edge
+// r→b is r1→b0, whose replacement r1→c1_0→c2_1→…→b1 ends in b1, not b0.
+// b1 has every successor of b0 (each arc out of b0 belongs to a non-RW
+// edge, which leaves b1 too), so a path through b0 goes through b1
+// instead, and only "state 0 exactly" can differ: a state reaches a node's
+// state 1, or the node in either state, in one graph iff in the other.
+// Those are the only questions pruning and encoding ask of a target state
+// 0 (Reach.StateReaches, and blocked, which asks a state 1 or either), and
+// a cycle, passing through a state 0 only on its way to a non-RW arc, is
+// kept. TestReducedKnownSameReach checks this on random hyper-polygraphs.
+
+package prune
+
+import (
+	"cmp"
+	"context"
+	"slices"
+
+	"github.com/hyperiso/hyperiso/history"
+	"github.com/hyperiso/hyperiso/strong/hyperpolygraph"
+)
+
+// keyOrder is the known version order of one key, over the writers that
+// take part in it (its known WW edges and uncertain pairs), as bitset
+// rows of reachability by known WW(x) edges alone.
+type keyOrder struct {
+	key history.KeyID
+	// ws are the writers, loc[t] (valid when locGen[t] == gen) their
+	// index in ws.
+	ws          []history.TxnID
+	loc, locGen []int32
+	gen         int32
+	words       int
+	rows        []uint64
+	// The recorded edges by local index, and build's scratch: in-degrees,
+	// the edges by source (succ[start[u]:start[u+1]]), the topological
+	// order and each writer's position in it.
+	from, to         []int32
+	deg, start, fill []int32
+	succ, queue, pos []int32
+}
+
+// local returns t's index, adding t as a writer (before rows are built).
+func (o *keyOrder) local(t history.TxnID) int32 {
+	if o.locGen[t] != o.gen {
+		o.locGen[t] = o.gen
+		o.loc[t] = int32(len(o.ws))
+		o.ws = append(o.ws, t)
+	}
+	return o.loc[t]
+}
+
+// reaches reports whether writer i reaches writer j by known WW(x) edges
+// (i reaches itself).
+func (o *keyOrder) reaches(i, j int32) bool {
+	return o.rows[int(i)*o.words+int(j>>6)]&(1<<(j&63)) != 0
+}
+
+// begin starts key x: its writers are added by local, then build fills
+// the rows from the known WW(x) edges given as local pairs.
+func (o *keyOrder) begin(x history.KeyID, n int) {
+	if len(o.loc) < n {
+		o.loc = make([]int32, n)
+		o.locGen = make([]int32, n)
+	}
+	o.key = x
+	o.gen++
+	o.ws = o.ws[:0]
+	o.from, o.to = o.from[:0], o.to[:0]
+}
+
+// edge records a known WW(x) edge between local writers, for build.
+func (o *keyOrder) edge(i, j int32) { o.from, o.to = append(o.from, i), append(o.to, j) }
+
+// build computes the rows of the recorded edges: in reverse topological
+// order each row is its own bit and its successors' rows. It returns false
+// when the edges have a cycle (the rows then cover the acyclic part only;
+// the known graph is cyclic and its topological sort says so).
+func (o *keyOrder) build() bool {
+	k := len(o.ws)
+	o.words = (k + 63) / 64
+	o.rows = fitLen(o.rows, k*o.words)
+	clear(o.rows)
+	o.deg = fitLen(o.deg, k)
+	clear(o.deg)
+	// The edges by source (CSR), each source's in topological order
+	// below.
+	o.start = fitLen(o.start, k+1)
+	clear(o.start)
+	for i, j := range o.to {
+		o.deg[j]++
+		o.start[o.from[i]+1]++
+	}
+	for i := 1; i <= k; i++ {
+		o.start[i] += o.start[i-1]
+	}
+	o.succ = fitLen(o.succ, len(o.from))
+	o.fill = append(o.fill[:0], o.start[:k]...)
+	for e, i := range o.from {
+		o.succ[o.fill[i]] = int32(e)
+		o.fill[i]++
+	}
+	o.queue = o.queue[:0]
+	for i := range int32(k) {
+		if o.deg[i] == 0 {
+			o.queue = append(o.queue, i)
+		}
+	}
+	for q := 0; q < len(o.queue); q++ {
+		u := o.queue[q]
+		for _, e := range o.succ[o.start[u]:o.start[u+1]] {
+			if v := o.to[e]; o.deg[v] > 0 {
+				if o.deg[v]--; o.deg[v] == 0 {
+					o.queue = append(o.queue, v)
+				}
+			}
+		}
+	}
+	// pos is the topological position (k for a writer on a cycle).
+	o.pos = fitLen(o.pos, k)
+	for i := range o.pos {
+		o.pos[i] = int32(k)
+	}
+	for q, u := range o.queue {
+		o.pos[u] = int32(q)
+	}
+	for q := len(o.queue) - 1; q >= 0; q-- {
+		u := o.queue[q]
+		row := o.rows[int(u)*o.words : int(u+1)*o.words]
+		row[u>>6] |= 1 << (u & 63)
+		for _, e := range o.succ[o.start[u]:o.start[u+1]] {
+			v := o.to[e]
+			src := o.rows[int(v)*o.words : int(v+1)*o.words]
+			for w := range row {
+				row[w] |= src[w]
+			}
+		}
+	}
+	return len(o.queue) == k
+}
+
+// reduce calls redundant for every recorded edge (by its index in the
+// order edge recorded them) that other edges imply, a duplicate included:
+// taking each writer's successors in topological order, an edge is
+// redundant iff an earlier successor reaches its target. Call it after a
+// build that returned true.
+func (o *keyOrder) reduce(redundant func(e int)) {
+	seen := make([]uint64, o.words)
+	for u := range int32(len(o.ws)) {
+		out := o.succ[o.start[u]:o.start[u+1]]
+		if len(out) == 0 {
+			continue
+		}
+		slices.SortFunc(out, func(a, b int32) int { return cmp.Compare(o.pos[o.to[a]], o.pos[o.to[b]]) })
+		clear(seen)
+		for _, e := range out {
+			v := o.to[e]
+			if seen[v>>6]&(1<<(v&63)) != 0 {
+				redundant(int(e))
+				continue
+			}
+			src := o.rows[int(v)*o.words : int(v+1)*o.words]
+			for w := range seen {
+				seen[w] |= src[w]
+			}
+		}
+	}
+}
+
+// add records a new known edge i→j: whoever reaches i now reaches what j
+// reaches.
+func (o *keyOrder) add(i, j int32) {
+	w := o.words
+	src := o.rows[int(j)*w : int(j+1)*w]
+	for u := range len(o.ws) {
+		row := o.rows[u*w : (u+1)*w]
+		if row[i>>6]&(1<<(i&63)) != 0 {
+			for x := range row {
+				row[x] |= src[x]
+			}
+		}
+	}
+}
+
+// wwByKey groups the indexes of the known WW edges (and, with rw, the RW
+// edges) by key, in CSR form: key x's are idx[off[x]:off[x+1]]. Keys past
+// those of the graph's writers are counted too.
+func wwByKey(known []hyperpolygraph.Edge, keys int, rw bool, off, idx []int32) ([]int32, []int32) {
+	want := func(e hyperpolygraph.Edge) bool {
+		return e.Key >= 0 && (e.Rel == hyperpolygraph.WW || (rw && e.Rel == hyperpolygraph.RW))
+	}
+	n := 0
+	for _, e := range known {
+		if want(e) {
+			keys = max(keys, int(e.Key)+1)
+			n++
+		}
+	}
+	off = fitLen(off, keys+1)
+	clear(off)
+	for _, e := range known {
+		if want(e) {
+			off[e.Key+1]++
+		}
+	}
+	for i := 1; i <= keys; i++ {
+		off[i] += off[i-1]
+	}
+	idx = fitLen(idx, n)
+	fill := make([]int32, keys)
+	copy(fill, off[:keys])
+	for i, e := range known {
+		if want(e) {
+			idx[fill[e.Key]] = int32(i)
+			fill[e.Key]++
+		}
+	}
+	return off, idx
+}
+
+// reduceKnown switches the reduced version order on; tests turn it off to
+// compare with the full one.
+var reduceKnown = true
+
+// compactDirty limits compaction to the keys that gained WW edges since
+// the last one; tests turn it off to compare with compacting every key.
+var compactDirty = true
+
+// markDirty records that key x gained a known WW edge, for compact.
+func (p *pruner) markDirty(x history.KeyID) {
+	if int(x) >= len(p.isDirty) {
+		p.isDirty = append(p.isDirty, make([]bool, int(x)+1-len(p.isDirty))...)
+	}
+	if !p.isDirty[x] {
+		p.isDirty[x] = true
+		p.dirty = append(p.dirty, x)
+	}
+}
+
+// passWW is cases I and III of a pass, key by key. A pair that known
+// WW(x) edges already order (those this pass added included) leaves
+// g.WW and adds nothing. The other pairs are tested as before, those of
+// writers close in the topological order of the known graph first: when
+// the version order follows that order, the edges between neighbours come
+// first and imply the rest, so a key of k writers adds about k edges,
+// not k²/2. The pairs kept stay in their order.
+func (p *pruner) passWW(ctx context.Context) (changed bool, c *Conflict, err error) {
+	g := p.g
+	if g.Pending && len(g.WW) == 0 {
+		return p.passWWLazy(ctx)
+	}
+	// A graph a stopped pruning left partly listed is listed whole: its
+	// listed pairs must be tested in this pass too.
+	g.ListPairs()
+	if !slices.IsSortedFunc(g.WW, func(a, b hyperpolygraph.WWPair) int { return cmp.Compare(a.Key, b.Key) }) {
+		// Build lists pairs key by key; a graph made otherwise is grouped.
+		slices.SortStableFunc(g.WW, func(a, b hyperpolygraph.WWPair) int { return cmp.Compare(a.Key, b.Key) })
+	}
+	if err := p.indexWW(false); err != nil {
+		return false, nil, err
+	}
+	out, tested := 0, 0
+	for lo := 0; lo < len(g.WW); {
+		x := g.WW[lo].Key
+		hi := lo + 1
+		for hi < len(g.WW) && g.WW[hi].Key == x {
+			hi++
+		}
+		ch, c, err := p.decideKey(ctx, x, g.WW[lo:hi], &tested)
+		changed = changed || ch
+		// The group's undecided pairs are kept, and on a stop those of
+		// the groups after it: nothing is lost.
+		for i := lo; i < hi; i++ {
+			if !p.dropPair[i-lo] {
+				g.WW[out] = g.WW[i]
+				out++
+			}
+		}
+		if err != nil || c != nil {
+			out += copy(g.WW[out:], g.WW[hi:])
+			clear(g.WW[out:])
+			g.WW = g.WW[:out]
+			return changed, c, err
+		}
+		lo = hi
+	}
+	clear(g.WW[out:])
+	g.WW = g.WW[:out]
+	if out < cap(g.WW)/4 {
+		// Most pairs are decided in the first pass: let the rest of the
+		// check do without the room they took.
+		g.WW = slices.Clip(slices.Clone(g.WW))
+	}
+	return changed, nil, nil
+}
+
+// passWWLazy is passWW on a graph whose pairs are pending (the first
+// pass of a graph built with LazyPairs): it lists each key's pairs in
+// scratch, decides them, and lists in g.WW only those it cannot decide,
+// so the pairs of one key at a time are held, not those of all. On a stop
+// the keys not reached stay pending.
+func (p *pruner) passWWLazy(ctx context.Context) (changed bool, c *Conflict, err error) {
+	g := p.g
+	if err := p.indexWW(false); err != nil {
+		return false, nil, err
+	}
+	var kept []hyperpolygraph.WWPair
+	tested := 0
+	for x := g.PendingFrom; int(x) < len(g.Writers); x++ {
+		ws := g.Writers[x]
+		n := len(ws)
+		if n > 0 && ws[0] == history.InitTxn {
+			n-- // T⊥ orders its writes: they make no pair
+		}
+		if n < 2 {
+			continue
+		}
+		// Room for the key's pairs, and for keeping them all, asked
+		// first: once decided, the undecided pairs must find a place.
+		if p.pairs, err = growFit(p, p.pairs[:0], n*(n-1)/2, "pruning's version-order pairs of one key"); err == nil {
+			kept, err = growFit(p, kept, n*(n-1)/2, "pruning's undecided version-order pairs")
+		}
+		if err != nil {
+			g.WW, g.PendingFrom = kept, x
+			return changed, nil, err
+		}
+		p.pairs = g.KeyPairs(p.pairs, x)
+		ch, c, err := p.decideKey(ctx, x, p.pairs, &tested)
+		changed = changed || ch
+		for i, pr := range p.pairs {
+			if !p.dropPair[i] {
+				kept = append(kept, pr)
+			}
+		}
+		if err != nil || c != nil {
+			g.WW, g.PendingFrom = kept, x+1
+			return changed, c, err
+		}
+	}
+	g.WW, g.Pending, g.PendingFrom = kept, false, 0
+	if len(kept) < cap(kept)/4 {
+		g.WW = slices.Clip(slices.Clone(kept))
+	}
+	if cap(p.pairs) > 1<<16 {
+		p.pairs = nil // a large key's scratch is not needed again
+	}
+	return changed, nil, nil
+}
+
+// decideKey is cases I and III for the pairs of key x, marking in
+// p.dropPair those it decides. It stops at a pair both of whose
+// orientations are infeasible (the Conflict), or when ctx is done or the
+// budget refuses a known edge; the pairs it has not reached stay unmarked.
+func (p *pruner) decideKey(ctx context.Context, x history.KeyID, group []hyperpolygraph.WWPair, tested *int) (changed bool, c *Conflict, err error) {
+	o := &p.ord
+	p.loadOrder(x, group)
+	p.dropPair = fitLen(p.dropPair, len(group))
+	clear(p.dropPair)
+	for _, i := range p.pairOrder(group) {
+		if *tested++; *tested&255 == 0 {
+			if err := ctx.Err(); err != nil {
+				return changed, nil, err
+			}
+		}
+		pr := group[i]
+		ia, ib := o.loc[pr.A], o.loc[pr.B]
+		if reduceKnown && (o.reaches(ia, ib) || o.reaches(ib, ia)) {
+			// Known already: the other orientation closes a WW cycle.
+			p.dropPair[i] = true
+			continue
+		}
+		if p.skipPairs && !p.rowsChanged(pr.A) && !p.rowsChanged(pr.B) {
+			// Tested last pass against the same rows and readers: both
+			// orientations are feasible again.
+			skippedPairs.Add(1)
+			continue
+		}
+		fwdBad := p.wwBad(x, pr.A, pr.B)
+		bwdBad := p.wwBad(x, pr.B, pr.A)
+		switch {
+		case fwdBad && bwdBad:
+			c1 := p.optionCycle(p.wwOption(x, pr.A, pr.B))
+			c2 := p.optionCycle(p.wwOption(x, pr.B, pr.A))
+			// A copy: taking pr's address would move every pair of the
+			// loop to the heap.
+			ww := pr
+			return changed, &Conflict{Cycle: c1, Options: [][]hyperpolygraph.Edge{c1, c2}, WW: &ww}, nil
+		case fwdBad || bwdBad:
+			a, b, ia, ib := pr.A, pr.B, ia, ib
+			if fwdBad {
+				a, b, ia, ib = b, a, ib, ia
+			}
+			if err := p.addWW(x, a, b); err != nil {
+				return changed, nil, err
+			}
+			o.add(ia, ib)
+			p.dropPair[i] = true
+			changed = true
+		}
+	}
+	return changed, nil, nil
+}
+
+// rowsChanged reports whether a row of t's states changed in this pass's
+// fill (true when t has none).
+func (p *pruner) rowsChanged(t history.TxnID) bool {
+	n := p.r.node[t]
+	if n < 0 {
+		return true
+	}
+	s := n * int32(p.r.layers)
+	for l := range int32(p.r.layers) {
+		if p.rowChanged[s+l] {
+			return true
+		}
+	}
+	return false
+}
+
+// indexWW groups the known WW edges (and with rw the RW edges) by key,
+// after asking the budget for the index.
+func (p *pruner) indexWW(rw bool) error {
+	if need := int64(len(p.g.Known)) * 4; int64(cap(p.kIdx))*4 < need {
+		if err := p.ask(need+int64(len(p.g.Writers)+1)*4, "pruning's index of known edges by key"); err != nil {
+			return err
+		}
+	}
+	p.kOff, p.kIdx = wwByKey(p.g.Known, len(p.g.Writers), rw, p.kOff, p.kIdx)
+	return nil
+}
+
+// knownWW returns the indexes in g.Known of the known WW (and RW, if
+// indexed) edges of key x.
+func (p *pruner) knownWW(x history.KeyID) []int32 {
+	if int(x)+1 >= len(p.kOff) {
+		return nil
+	}
+	return p.kIdx[p.kOff[x]:p.kOff[x+1]]
+}
+
+// loadOrder loads key x's known version order over the writers of its
+// known WW edges and of the pairs in group.
+func (p *pruner) loadOrder(x history.KeyID, group []hyperpolygraph.WWPair) {
+	o := &p.ord
+	o.begin(x, p.g.N())
+	for _, pr := range group {
+		o.local(pr.A)
+		o.local(pr.B)
+	}
+	for _, i := range p.knownWW(x) {
+		if e := p.g.Known[i]; e.Rel == hyperpolygraph.WW {
+			o.edge(o.local(e.From), o.local(e.To))
+		}
+	}
+	o.build()
+}
+
+// pairOrder returns the indexes of group by increasing distance of the
+// pair's writers in the topological order of the known graph.
+func (p *pruner) pairOrder(group []hyperpolygraph.WWPair) []int32 {
+	o := &p.ord
+	k := len(o.ws)
+	// Each writer's place among the key's writers, by rank.
+	byRank := fitLen(p.byRank, k)
+	for i := range byRank {
+		byRank[i] = int32(i)
+	}
+	rank := func(i int32) int32 {
+		if n := p.r.node[o.ws[i]]; n >= 0 {
+			return p.rank[n*int32(p.r.layers)+int32(p.r.layers-1)]
+		}
+		return -1
+	}
+	slices.SortFunc(byRank, func(a, b int32) int { return cmp.Compare(rank(a), rank(b)) })
+	place := fitLen(p.place, k)
+	for i, w := range byRank {
+		place[w] = int32(i)
+	}
+	dist := func(pr hyperpolygraph.WWPair) int32 {
+		d := place[o.loc[pr.A]] - place[o.loc[pr.B]]
+		return max(d, -d)
+	}
+	// Counting sort by distance.
+	count := fitLen(p.count, k+1)
+	clear(count)
+	for _, pr := range group {
+		count[dist(pr)]++
+	}
+	sum := int32(0)
+	for d := range count {
+		count[d], sum = sum, sum+count[d]
+	}
+	order := fitLen(p.pairIdx, len(group))
+	for i, pr := range group {
+		d := dist(pr)
+		order[count[d]] = int32(i)
+		count[d]++
+	}
+	p.byRank, p.place, p.count, p.pairIdx = byRank, place, count, order
+	return order
+}
+
+// compact drops the known WW edges that others of their key imply, and
+// the RW edges derived from them: r→b, where r read x from a and a→b was
+// dropped, is r→c→…→b through a's direct successor c (see the file
+// comment). The state graph is rebuilt from the compacted edges.
+func (p *pruner) compact() error {
+	g := p.g
+	if err := p.indexWW(true); err != nil {
+		return err
+	}
+	words := (len(g.Known) + 63) / 64
+	if err := p.ask(int64(words)*8, "pruning's compaction of known edges"); err != nil {
+		return err
+	}
+	drop := make([]uint64, words)
+	dropped := 0
+	o := &p.ord
+	var ww, rw []int32
+	// Only the keys that gained WW edges since the last compaction (all,
+	// the first time): another key's edges are reduced already, its RW
+	// edges derived from direct successors only.
+	for _, x := range p.dirty {
+		p.isDirty[x] = false
+	}
+	keys := p.dirty
+	if p.dirtyAll || !compactDirty {
+		keys = keys[:0]
+		for x := range len(p.kOff) - 1 {
+			keys = append(keys, history.KeyID(x))
+		}
+	}
+	p.dirtyAll = false
+	for _, x := range keys {
+		if int(x)+1 >= len(p.kOff) {
+			continue
+		}
+		ww, rw = ww[:0], rw[:0]
+		for _, i := range p.knownWW(x) {
+			if g.Known[i].Rel == hyperpolygraph.WW {
+				ww = append(ww, i)
+			} else {
+				rw = append(rw, i)
+			}
+		}
+		if len(ww) < 2 {
+			continue
+		}
+		o.begin(x, g.N())
+		for _, i := range ww {
+			e := g.Known[i]
+			o.edge(o.local(e.From), o.local(e.To))
+		}
+		if !o.build() {
+			continue // a cycle: the next topological sort reports it
+		}
+		// gone[a·k+b]: a→b was dropped and no copy of it kept.
+		k := len(o.ws)
+		gone := fitLen(p.gone, k*k)
+		clear(gone)
+		o.reduce(func(e int) {
+			i := ww[e]
+			drop[i>>6] |= 1 << (i & 63)
+			dropped++
+			gone[int(o.from[e])*k+int(o.to[e])] = true
+		})
+		for e := range ww {
+			if i := ww[e]; drop[i>>6]&(1<<(i&63)) == 0 {
+				gone[int(o.from[e])*k+int(o.to[e])] = false
+			}
+		}
+		p.gone = gone
+		if len(rw) == 0 || int(x) >= len(g.Reads) {
+			continue
+		}
+		// The writer each reader of x read from (-2: more than one).
+		p.loadWriters(x)
+		for _, i := range rw {
+			e := g.Known[i]
+			a := p.writerOf(e.From)
+			if a < 0 || o.locGen[a] != o.gen || o.locGen[e.To] != o.gen {
+				continue
+			}
+			if gone[int(o.loc[a])*k+int(o.loc[e.To])] {
+				drop[i>>6] |= 1 << (i & 63)
+				dropped++
+			}
+		}
+	}
+	p.dirty = keys[:0]
+	if dropped == 0 {
+		return nil
+	}
+	keep := g.Known[:0]
+	for i, e := range g.Known {
+		if drop[i>>6]&(1<<(i&63)) == 0 {
+			keep = append(keep, e)
+		}
+	}
+	clear(g.Known[len(keep):])
+	g.Known = keep
+	// The state graph refers to edges by index: build it anew.
+	p.core, p.seen, p.filled = p.core[:0], 0, false
+	// A candidate's known successors are now its direct ones.
+	for key, l := range p.wwSucc {
+		p.wwSucc[key] = l[:0]
+	}
+	for _, e := range g.Known {
+		if e.Rel == hyperpolygraph.WW {
+			if l, ok := p.wwSucc[kt(e.Key, e.From)]; ok {
+				p.wwSucc[kt(e.Key, e.From)] = append(l, e.To)
+			}
+		}
+	}
+	return nil
+}
+
+// loadWriters records the writer each known reader of x read from.
+func (p *pruner) loadWriters(x history.KeyID) {
+	p.wrGen++
+	if len(p.wrOf) < p.g.N() {
+		p.wrOf = make([]history.TxnID, p.g.N())
+		p.wrStamp = make([]int32, p.g.N())
+	}
+	for _, rd := range p.g.Reads[x] {
+		if rd.Writer < 0 {
+			continue
+		}
+		switch {
+		case p.wrStamp[rd.Reader] != p.wrGen:
+			p.wrStamp[rd.Reader], p.wrOf[rd.Reader] = p.wrGen, rd.Writer
+		case p.wrOf[rd.Reader] != rd.Writer:
+			p.wrOf[rd.Reader] = -2
+		}
+	}
+}
+
+// writerOf returns the writer r read the loaded key from, or a negative
+// number when it read none or several.
+func (p *pruner) writerOf(r history.TxnID) history.TxnID {
+	if p.wrStamp[r] != p.wrGen {
+		return -1
+	}
+	return p.wrOf[r]
+}
