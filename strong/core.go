@@ -33,7 +33,7 @@ const (
 // solve instead of a full re-check. It returns nil when the shortcut does
 // not apply or finds nothing.
 func Core(ctx context.Context, h *history.History, level history.Level, keep []bool) []history.TxnID {
-	if level != history.SER && level != history.SI {
+	if p, ok := planFor(level); !ok || !p.core {
 		return nil
 	}
 	in := func(t history.TxnID) bool {

@@ -106,6 +106,7 @@ type run struct {
 	opt   Options
 	strat Strategy
 	level history.Level
+	plan  plan
 	fit   func(need int64, what string) error
 	// For level Mixed: each transaction's level, the prepared per-model
 	// test, and the blame of the last refutation.
@@ -130,10 +131,11 @@ func Decide(ctx context.Context, h *history.History, level history.Level, opt Op
 	out := newOutcome()
 	var strat Strategy
 	var err error
-	switch r, _ := level.Row(); {
-	case r.Engine != history.Strong:
+	p, ok := planFor(level)
+	switch row, _ := level.Row(); {
+	case !ok || row.Engine != history.Strong:
 		err = fmt.Errorf("strong: level %s is not decided here", level)
-	case r.Strategies != "":
+	case row.Strategies != "":
 		strat, err = Find(level, opt.Strategy)
 	case opt.Strategy != "" || opt.RealTime:
 		err = fmt.Errorf("%s is decided by one strategy, without real time", level)
@@ -141,39 +143,34 @@ func Decide(ctx context.Context, h *history.History, level history.Level, opt Op
 	if err != nil {
 		return out, err
 	}
-	r := &run{opt: opt, strat: strat, level: level, fit: opt.Fit}
+	r := &run{opt: opt, strat: strat, level: level, plan: p, fit: opt.Fit}
 	levelOf := func(history.TxnID) history.Level { return level }
-	if level == history.Mixed {
+	if p.perTxn {
 		if r.levels, err = Levels(h, opt.DefaultLevel); err != nil {
 			return out, err
-		}
-		if ser, err := serFirst(ctx, h, r.levels, opt); ser != nil || err != nil {
-			return ser, err
-		}
-		if si, err := siFirst(ctx, h, r.levels, opt); si != nil || err != nil {
-			return si, err
 		}
 		r.strat = mixedStrategy(r)
 		levelOf = func(t history.TxnID) history.Level { return r.levels[t] }
 	}
-	if (level == history.PC || level == history.PSI) && r.strat.Probe {
-		// The probe first: a history recorded in the order it ran is
-		// settled before SER's whole search below.
+	if p.probe == probeBeforeAll && r.strat.Probe {
+		// A history recorded in the order it ran is settled before the
+		// stronger levels' whole search below.
 		if done, err := r.probeFirst(ctx, h, out); done || err != nil {
 			return out, err
 		}
 	}
-	if level == history.PC || level == history.PSI {
-		// Their search has no pruning of SER's strength: a serializable
-		// history, the common case, is settled by SER's pipeline first.
-		uniform := make([]history.Level, len(h.Txns))
-		for t := range uniform {
-			uniform[t] = level
+	if p.stronger {
+		levels := r.levels
+		if levels == nil {
+			levels = make([]history.Level, len(h.Txns))
+			for t := range levels {
+				levels[t] = level
+			}
 		}
-		if ser, err := serFirst(ctx, h, uniform, opt); ser != nil || err != nil {
+		if ser, err := serFirst(ctx, h, levels, opt); ser != nil || err != nil {
 			return ser, err
 		}
-		if si, err := siFirst(ctx, h, uniform, opt); si != nil || err != nil {
+		if si, err := siFirst(ctx, h, levels, opt); si != nil || err != nil {
 			return si, err
 		}
 	}
@@ -201,36 +198,32 @@ func Decide(ctx context.Context, h *history.History, level history.Level, opt Op
 // once builds, prunes, encodes and solves the hyper-polygraph of the
 // transactions plan admits, its optional ones decided by the solver.
 func (r *run) once(ctx context.Context, h *history.History, plan *unknownPlan, out *Outcome) error {
-	r.lazy = r.strat.Prune && plan.nOpt == 0 && (r.level == history.SER || r.level == history.SI)
+	r.lazy = r.strat.Prune && plan.nOpt == 0 && r.plan.lazyPairs
 	g, done, err := r.graph(ctx, h, plan.include, out)
 	if err != nil || done {
 		return err
 	}
 	// The probe runs before SplitOptional: it takes every optional
 	// unknown-status transaction as committed, which is one of the
-	// choices the search has. PC and PSI tried it before SER's pipeline.
-	if r.strat.Probe && r.level != history.PC && r.level != history.PSI && r.probe(g, out) {
+	// choices the search has.
+	if r.strat.Probe && r.plan.probe == probeInSearch && r.probe(g, out) {
 		return nil
 	}
 	if plan.nOpt > 0 {
 		g.SplitOptional(plan.optional)
 		out.Counters["unknown_optional"] = int64(plan.nOpt)
 	}
-	if r.level == history.PC || r.level == history.PSI {
-		// SER/SI pruning would drop options whose cycles PC and PSI allow;
-		// the mixed pruning uses only edges inside the arbitration order.
+	if r.plan.arbitration {
 		r.pruneMixed(g, out)
 	}
-	if r.level == history.Mixed {
+	if r.plan.perTxn {
 		if viol := r.prepareMixed(g, out); viol != nil {
 			out.violated(*viol)
 			return nil
 		}
-		// After prepareMixed, which readies the per-model test; the
-		// optional transactions' part is the search's alone.
-		if plan.nOpt == 0 && r.probe(g, out) {
-			return nil
-		}
+	}
+	if r.plan.probe == probeAfterModels && plan.nOpt == 0 && r.probe(g, out) {
+		return nil
 	}
 	reach, done, err := r.prune(ctx, g, out)
 	if err != nil || done {
@@ -256,7 +249,7 @@ func (r *run) graph(ctx context.Context, h *history.History, include func(histor
 	t := time.Now()
 	defer func() { out.TimingsMS["build"] += ms(time.Since(t)) }()
 	r.enter(out, "build")
-	g, viol, err := buildGraph(ctx, h, r.level, include, false, r.fit, r.lazy)
+	g, rt, viol, err := buildGraph(ctx, h, r.level, include, r.opt.RealTime, r.fit, r.lazy)
 	if err != nil {
 		return nil, true, err
 	}
@@ -264,8 +257,8 @@ func (r *run) graph(ctx context.Context, h *history.History, include func(histor
 		out.violated(*viol)
 		return nil, true, nil
 	}
-	if r.level == history.StrictSER || r.opt.RealTime {
-		out.Counters["realtime_edges"] = int64(len(g.AddRealTime()))
+	if row, _ := r.level.Row(); row.RealTime || r.opt.RealTime {
+		out.Counters["realtime_edges"] = int64(rt)
 	}
 	out.Counters["ww_constraints"] = int64(g.NumPairs())
 	out.Counters["wr_constraints"] = int64(len(g.WR))
@@ -282,11 +275,6 @@ func (r *run) graph(ctx context.Context, h *history.History, include func(histor
 // when it decided, 0 when it was tried in vain, -1 when the memory budget
 // had no room for it.
 func (r *run) probe(g *hyperpolygraph.Graph, out *Outcome) (done bool) {
-	switch r.level {
-	case history.SER, history.StrictSER, history.SI, history.PC, history.PSI, history.Mixed:
-	default:
-		return false
-	}
 	hint := g.HistoryOrder()
 	if hint == nil {
 		return false
@@ -300,28 +288,11 @@ func (r *run) probe(g *hyperpolygraph.Graph, out *Outcome) (done bool) {
 		return false
 	}
 	out.Counters["order_probe"] = 0
-	snapshots := r.level != history.SER && r.level != history.StrictSER
-	c := g.ResolveInOrder(hint, snapshots)
-	if c == nil {
+	c := g.ResolveInOrder(hint, r.plan.snapshots)
+	if c == nil || (r.plan.accept != nil && !r.plan.accept(r, c)) {
 		return false
 	}
-	var order []history.TxnID
-	var snaps []int
-	ok := false
-	switch r.level {
-	case history.Mixed:
-		if cyc, _ := c.FindMixedCycles(r.mixed.For(c.G), 1); len(cyc) == 0 {
-			order, snaps = mixedWitness(c, r.mixed)
-			ok = true
-		}
-	case history.PSI:
-		// PSIOrder orders the edges other than RW; PSI also forbids
-		// cycles with one RW edge.
-		order, snaps, ok = witness(r.level, c)
-		ok = ok && len(c.FindPSICycles(1)) == 0
-	default:
-		order, snaps, ok = witness(r.level, c)
-	}
+	order, snaps, ok := r.plan.order(r, c)
 	if !ok {
 		return false
 	}
@@ -416,11 +387,7 @@ func (r *run) solve(ctx context.Context, enc *encode.Encoding, out *Outcome) err
 		return nil
 	}
 	out.Verdict = Satisfied
-	if r.level == history.Mixed {
-		out.Order, out.Snapshots = mixedWitness(res.compatible, r.mixed)
-	} else {
-		out.Order, out.Snapshots, _ = witness(r.level, res.compatible)
-	}
+	out.Order, out.Snapshots, _ = r.plan.order(r, res.compatible)
 	out.Counters["unknown_taken"] = unknownTaken(enc.G.H, out.Order)
 	return nil
 }
@@ -435,45 +402,6 @@ func unknownTaken(h *history.History, order []history.TxnID) int64 {
 		}
 	}
 	return taken
-}
-
-// witness is the order of an acyclic compatible graph, T⊥ left out: serial
-// for SER, commit order with snapshots for SI and PC, a commit order (of
-// the edges other than RW) for PSI. ok is false when c is not acyclic at
-// level (then there is no order).
-func witness(level history.Level, c *hyperpolygraph.Compatible) (order []history.TxnID, snaps []int, ok bool) {
-	var all []history.TxnID
-	var snap []int
-	switch level {
-	case history.SI:
-		all, snap, ok = c.SnapshotOrder()
-	case history.PC:
-		all, snap, ok = c.PCOrder()
-	case history.PSI:
-		all, ok = c.PSIOrder()
-	default:
-		all, ok = c.Order()
-	}
-	if !ok {
-		return nil, nil, false
-	}
-	if snap == nil {
-		for _, t := range all {
-			if t != history.InitTxn {
-				order = append(order, t)
-			}
-		}
-		return order, nil, true
-	}
-	for i, t := range all {
-		if t == history.InitTxn {
-			continue
-		}
-		order = append(order, t)
-		// T⊥ comes first in the order and is not listed.
-		snaps = append(snaps, max(snap[i]-1, 0))
-	}
-	return order, snaps, true
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
