@@ -1,8 +1,8 @@
 // Package explain turns a violation into something a database engineer can
 // act on: the smallest set of transactions that still violates the level
 // (a counterexample), what kind of anomaly it is, and why each dependency of
-// its cycle holds, with renderers for text, JSON, DOT and a self-contained
-// HTML page.
+// its cycle holds. Package render draws the result (a Report) as text,
+// JSON, DOT and a self-contained HTML page.
 //
 // A counterexample is a sub-history (NewSub): some transactions of the
 // history with T⊥ and their session order, minus the reads that could have

@@ -1,9 +1,7 @@
 package explain
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -97,55 +95,6 @@ func TestHandWrittenCounterexamples(t *testing.T) {
 	}
 }
 
-// TestRenderers renders every hand-written counterexample in each format.
-func TestRenderers(t *testing.T) {
-	for _, path := range testdata(t) {
-		h := readHistory(t, path)
-		level, _ := history.ParseLevel(h.Meta["explain.level"])
-		rep, err := Explain(context.Background(), h, level, Options{})
-		require.NoError(t, err)
-		ce := rep.Explanation.Counterexamples[0]
-
-		var text bytes.Buffer
-		require.NoError(t, WriteText(&text, rep))
-		require.Contains(t, text.String(), ce.Class)
-		require.Contains(t, text.String(), "Minimality:")
-
-		var js bytes.Buffer
-		require.NoError(t, WriteJSON(&js, rep))
-		var m map[string]any
-		require.NoError(t, json.Unmarshal(js.Bytes(), &m))
-		// The check report's fields stay where they are.
-		for _, k := range []string{"hyperiso_report", "source", "format", "level", "verdict", "history", "timings_ms", "counters", "anomalies", "explanation"} {
-			require.Contains(t, m, k, path)
-		}
-		var back Report
-		require.NoError(t, json.Unmarshal(js.Bytes(), &back))
-		require.Equal(t, rep.Verdict, back.Verdict)
-		require.Equal(t, ce.Class, back.Explanation.Counterexamples[0].Class)
-
-		var dot bytes.Buffer
-		require.NoError(t, WriteDOT(&dot, rep))
-		require.True(t, strings.HasPrefix(dot.String(), "digraph"))
-		if len(ce.Edges) > 0 {
-			require.Contains(t, dot.String(), "->")
-		}
-
-		var page bytes.Buffer
-		require.NoError(t, WriteHTML(&page, rep))
-		s := page.String()
-		require.Contains(t, s, "<!DOCTYPE html>")
-		require.Contains(t, s, ce.Class)
-		if len(ce.Edges) > 0 {
-			require.Contains(t, s, "<svg")
-		}
-		// Self-contained: nothing is fetched from elsewhere.
-		for _, bad := range []string{"<script src", "<link", "@import", "url(http", "src=\"http"} {
-			require.NotContains(t, s, bad)
-		}
-	}
-}
-
 func TestParseBudget(t *testing.T) {
 	b, err := ParseBudget("200")
 	require.NoError(t, err)
@@ -184,10 +133,6 @@ func TestSatisfiedNothingToExplain(t *testing.T) {
 	require.Equal(t, check.Satisfied, rep.Verdict)
 	require.Empty(t, rep.Explanation.Counterexamples)
 	require.Contains(t, rep.Explanation.Note, "nothing to explain")
-	var text bytes.Buffer
-	require.NoError(t, WriteText(&text, rep))
-	var page bytes.Buffer
-	require.NoError(t, WriteHTML(&page, rep))
 }
 
 // TestSubHistoryDropsReadsOfMissingWriters: a read is kept only when every

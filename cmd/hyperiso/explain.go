@@ -14,6 +14,7 @@ import (
 	"github.com/hyperiso/hyperiso/check"
 	"github.com/hyperiso/hyperiso/explain"
 	"github.com/hyperiso/hyperiso/history"
+	"github.com/hyperiso/hyperiso/render"
 )
 
 func newExplain(stdout io.Writer) *cobra.Command {
@@ -91,7 +92,7 @@ but not proven minimal.`,
 			for _, o := range []struct {
 				path  string
 				write func(io.Writer, *explain.Report) error
-			}{{htmlOut, explain.WriteHTML}, {dotOut, explain.WriteDOT}} {
+			}{{htmlOut, render.HTML}, {dotOut, render.DOT}} {
 				if o.path == "" {
 					continue
 				}
@@ -108,13 +109,13 @@ but not proven minimal.`,
 			}
 			switch {
 			case output == "json":
-				err = explain.WriteJSON(stdout, rep)
+				err = render.JSON(stdout, rep)
 			case output == "dot":
-				err = explain.WriteDOT(stdout, rep)
+				err = render.DOT(stdout, rep)
 			case output == "html":
-				err = explain.WriteHTML(stdout, rep)
+				err = render.HTML(stdout, rep)
 			case !toStdout:
-				err = explain.WriteText(stdout, rep)
+				err = render.Text(stdout, rep)
 			}
 			if err != nil {
 				return err

@@ -1,4 +1,4 @@
-package explain
+package render
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/hyperiso/hyperiso/explain"
 	"github.com/hyperiso/hyperiso/history"
 )
 
@@ -58,12 +59,12 @@ func screenshot(t *testing.T, browser, page string) image.Image {
 func TestHTMLInBrowser(t *testing.T) {
 	browser := chromium(t)
 	h := readHistory(t, "../testdata/explain/duplicate-values.jsonl")
-	rep, err := Explain(context.Background(), h, history.SER, Options{})
+	rep, err := explain.Explain(context.Background(), h, history.SER, explain.Options{})
 	require.NoError(t, err)
 	page := filepath.Join(t.TempDir(), "report.html")
 	f, err := os.Create(page)
 	require.NoError(t, err)
-	require.NoError(t, WriteHTML(f, rep))
+	require.NoError(t, HTML(f, rep))
 	require.NoError(t, f.Close())
 
 	img := screenshot(t, browser, page)

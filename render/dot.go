@@ -1,4 +1,4 @@
-package explain
+package render
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/hyperiso/hyperiso/check"
+	"github.com/hyperiso/hyperiso/explain"
 )
 
 // relColor is the colour of each relation in pictures.
@@ -33,11 +34,11 @@ func dotString(s string) string {
 	return `"` + s + `"`
 }
 
-// WriteDOT writes the counterexamples as a Graphviz digraph: one cluster
+// DOT writes the counterexamples as a Graphviz digraph: one cluster
 // per counterexample (and per case of its case analysis), a node per
 // transaction listing its operations, an edge per dependency of the cycle,
 // coloured by relation.
-func WriteDOT(w io.Writer, rep *Report) error {
+func DOT(w io.Writer, rep *explain.Report) error {
 	var b strings.Builder
 	b.WriteString("digraph counterexamples {\n")
 	b.WriteString("  graph [fontname=\"Helvetica\", labelloc=t, rankdir=LR];\n")
@@ -57,14 +58,14 @@ func WriteDOT(w io.Writer, rep *Report) error {
 	return err
 }
 
-func classOf(ce *Counterexample) string {
+func classOf(ce *explain.Counterexample) string {
 	if ce.Class != "" {
 		return ce.Class
 	}
 	return ce.Type
 }
 
-func writeDOTCluster(b *strings.Builder, nm namer, id, label string, txns []Txn, edges []check.Edge) {
+func writeDOTCluster(b *strings.Builder, nm namer, id, label string, txns []explain.Txn, edges []check.Edge) {
 	fmt.Fprintf(b, "  subgraph cluster_%s {\n    label=%s;\n    color=\"#aab7b8\";\n", id, dotString(label))
 	onCycle := map[int64]bool{}
 	for _, e := range edges {

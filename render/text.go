@@ -1,27 +1,19 @@
-package explain
+package render
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
 
 	"github.com/hyperiso/hyperiso/check"
+	"github.com/hyperiso/hyperiso/explain"
 	"github.com/hyperiso/hyperiso/history"
 	"github.com/hyperiso/hyperiso/internal/textsafe"
 )
 
-// WriteJSON writes the report as indented JSON: the check report schema
-// plus the "explanation" object.
-func WriteJSON(w io.Writer, rep *Report) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(rep)
-}
-
 // OpString renders an operation compactly: r(5)=7, w(5)=8, append(5,3),
 // r(5)=[1 2 3]; a nil value reads "nil".
-func OpString(o Op) string {
+func OpString(o explain.Op) string {
 	key := fmt.Sprint(o.Key)
 	if o.KeyName != "" {
 		key = o.KeyName
@@ -68,7 +60,7 @@ type namer struct {
 	keys map[int64]string
 }
 
-func namerOf(ce *Counterexample) namer {
+func namerOf(ce *explain.Counterexample) namer {
 	n := namer{init: ce.InitID, keys: map[int64]string{}}
 	for _, t := range ce.Transactions {
 		for _, o := range t.Ops {
@@ -107,11 +99,11 @@ var esc = textsafe.String
 // and HTML reports include (the JSON report always does).
 const maxInlineHistory = 200
 
-// WriteText writes the report for people: the verdict, then per
+// Text writes the report for people: the verdict, then per
 // counterexample its class, transactions with their operations, the cycle
 // with a reason per edge, the cases of uncertain choices, and how minimal
 // it is.
-func WriteText(w io.Writer, rep *Report) error {
+func Text(w io.Writer, rep *explain.Report) error {
 	var b strings.Builder
 	res := rep.Result
 	s := res.History
@@ -154,7 +146,7 @@ func WriteText(w io.Writer, rep *Report) error {
 	return err
 }
 
-func writeCounterexample(b *strings.Builder, res *check.Result, ce *Counterexample, i, n int) {
+func writeCounterexample(b *strings.Builder, res *check.Result, ce *explain.Counterexample, i, n int) {
 	cls := esc(ce.Type)
 	if ce.Class != "" && ce.Class != ce.Type {
 		cls = fmt.Sprintf("%s [%s]", esc(ce.Type), esc(ce.Class))
@@ -232,7 +224,7 @@ func writeEdges(b *strings.Builder, n namer, edges []check.Edge, indent string) 
 	}
 }
 
-func hasDropped(ce *Counterexample) bool {
+func hasDropped(ce *explain.Counterexample) bool {
 	for _, t := range ce.Transactions {
 		for _, o := range t.Ops {
 			if o.Dropped {

@@ -1,4 +1,4 @@
-package explain
+package render
 
 import (
 	_ "embed"
@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/hyperiso/hyperiso/check"
+	"github.com/hyperiso/hyperiso/explain"
 	"github.com/hyperiso/hyperiso/history"
 )
 
@@ -111,13 +112,13 @@ type htmlPage struct {
 	Legend     []htmlEdge
 }
 
-// WriteHTML writes a single self-contained HTML page: no scripts, fonts,
+// HTML writes a single self-contained HTML page: no scripts, fonts,
 // images or style sheets from elsewhere, so it works offline and can be
 // attached to a bug report. It shows the verdict, and per counterexample
 // its class, the graph of its cycle (inline SVG), the reason of every edge,
 // the transactions with their operations, the cases of uncertain choices,
 // how minimal it is, and the counterexample as JSON Lines.
-func WriteHTML(w io.Writer, rep *Report) error {
+func HTML(w io.Writer, rep *explain.Report) error {
 	t, err := template.New("report").Parse(htmlTemplate)
 	if err != nil {
 		return err
@@ -125,7 +126,7 @@ func WriteHTML(w io.Writer, rep *Report) error {
 	return t.Execute(w, htmlModel(rep))
 }
 
-func htmlModel(rep *Report) htmlPage {
+func htmlModel(rep *explain.Report) htmlPage {
 	res := rep.Result
 	s := res.History
 	p := htmlPage{
@@ -257,14 +258,14 @@ func htmlEdges(nm namer, edges []check.Edge) []htmlEdge {
 	return out
 }
 
-func coreWords(ce *Counterexample) string {
+func coreWords(ce *explain.Counterexample) string {
 	if ce.Core == "" {
 		return ""
 	}
 	return "; " + ce.Core
 }
 
-func inlineHistory(ce *Counterexample) string {
+func inlineHistory(ce *explain.Counterexample) string {
 	if ce.Size > maxInlineHistory {
 		return ""
 	}

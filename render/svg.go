@@ -1,4 +1,4 @@
-package explain
+package render
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/hyperiso/hyperiso/check"
+	"github.com/hyperiso/hyperiso/explain"
 )
 
 // The counterexample graph is laid out by hand: the transactions of the
@@ -25,7 +26,7 @@ const (
 type point struct{ x, y float64 }
 
 // graphSVG renders txns and edges as an inline SVG element.
-func graphSVG(nm namer, txns []Txn, edges, context []check.Edge, idPrefix string, scale float64) string {
+func graphSVG(nm namer, txns []explain.Txn, edges, context []check.Edge, idPrefix string, scale float64) string {
 	// Order: cycle transactions in cycle order, then the rest.
 	var order []int64
 	seen := map[int64]bool{}
@@ -41,7 +42,7 @@ func graphSVG(nm namer, txns []Txn, edges, context []check.Edge, idPrefix string
 			order = append(order, e.To)
 		}
 	}
-	byID := map[int64]Txn{}
+	byID := map[int64]explain.Txn{}
 	for _, t := range txns {
 		byID[t.ID] = t
 		// A large counterexample shows only the cycle's transactions.
