@@ -220,8 +220,8 @@ const (
 )
 
 // Check decides whether h satisfies level, named as history.Levels names
-// it ("ser", "si", …; "strict-ser" uses the real time the Recorder
-// measured; "mixed" each transaction's own level).
+// it (strict SER uses the real time the Recorder measured; mixed, each
+// transaction's own level).
 func Check(ctx context.Context, h *history.History, level string) (*Result, error) {
 	l, ok := history.ParseLevel(level)
 	if !ok {

@@ -36,6 +36,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/hyperiso/hyperiso/history"
 )
 
 // Isolation is the isolation level a transaction asks the store for.
@@ -57,6 +59,10 @@ const (
 	ReadUncommitted
 )
 
+// sqlLevel is the SQL level that runs each of hyperiso's levels that one
+// names.
+var sqlLevel = map[history.Level]Isolation{history.SER: Serializable, history.SI: Snapshot, history.RC: ReadCommitted}
+
 // IsolationNames lists the accepted spellings' canonical forms.
 var IsolationNames = []string{"serializable", "repeatable-read", "snapshot", "read-committed", "read-uncommitted"}
 
@@ -67,21 +73,26 @@ func (i Isolation) String() string {
 	return fmt.Sprintf("Isolation(%d)", i)
 }
 
-// ParseIsolation accepts the canonical names and common abbreviations
-// (ser, rr, si, rc, ru; underscores or spaces for hyphens; any case).
+// ParseIsolation accepts the canonical names, the short names rr and ru,
+// and the spellings of hyperiso's levels that name an SQL level
+// (history.ParseLevel: ser, si, rc and their aliases); underscores or
+// spaces for hyphens, any case.
 func ParseIsolation(s string) (Isolation, error) {
 	n := strings.NewReplacer("_", "-", " ", "-").Replace(strings.ToLower(strings.TrimSpace(s)))
-	switch n {
-	case "serializable", "ser":
-		return Serializable, nil
-	case "repeatable-read", "rr":
-		return RepeatableRead, nil
-	case "snapshot", "si", "snapshot-isolation":
-		return Snapshot, nil
-	case "read-committed", "rc":
-		return ReadCommitted, nil
-	case "read-uncommitted", "ru":
-		return ReadUncommitted, nil
+	for i, name := range IsolationNames {
+		if n == name {
+			return Isolation(i + 1), nil
+		}
+	}
+	for i, short := range sqlOnly {
+		if n == short {
+			return i, nil
+		}
+	}
+	if l, ok := history.ParseLevel(n); ok {
+		if i, ok := sqlLevel[l]; ok {
+			return i, nil
+		}
 	}
 	return 0, fmt.Errorf("unknown isolation level %q (want one of %s)", s, strings.Join(IsolationNames, ", "))
 }

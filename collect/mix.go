@@ -36,17 +36,23 @@ type MixEntry struct {
 	Weight float64
 }
 
-// MixLevelNames lists the names a mix spec accepts.
-var MixLevelNames = []string{"ser", "si", "psi", "pc", "cc", "ra", "rc", "rr", "ru"}
+// MixLevelNames lists the names a mix spec accepts: the levels a
+// transaction may declare (history.Levels), then the SQL levels that
+// promise none of hyperiso's.
+var MixLevelNames = append(history.LevelNames(history.IsDeclarable), sqlOnly[RepeatableRead], sqlOnly[ReadUncommitted])
+
+// sqlOnly are the short names of the SQL levels a mix may ask the store
+// for without hyperiso checking them as such.
+var sqlOnly = map[Isolation]string{RepeatableRead: "rr", ReadUncommitted: "ru"}
 
 // mixLevel resolves one name of a spec.
 func mixLevel(name string) (MixEntry, error) {
 	n := strings.NewReplacer("_", "-", " ", "-").Replace(strings.ToLower(strings.TrimSpace(name)))
 	switch n {
-	case "rr", "repeatable-read":
-		return MixEntry{Name: "rr", Iso: RepeatableRead}, nil
-	case "ru", "read-uncommitted":
-		return MixEntry{Name: "ru", Iso: ReadUncommitted}, nil
+	case sqlOnly[RepeatableRead], RepeatableRead.String():
+		return MixEntry{Name: sqlOnly[RepeatableRead], Iso: RepeatableRead}, nil
+	case sqlOnly[ReadUncommitted], ReadUncommitted.String():
+		return MixEntry{Name: sqlOnly[ReadUncommitted], Iso: ReadUncommitted}, nil
 	}
 	l, ok := history.ParseLevel(n)
 	switch {

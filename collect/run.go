@@ -265,7 +265,7 @@ func Run(ctx context.Context, st Store, w *workload.Workload, opt Options) (*his
 // isolationName names the run's level for the summary and the metadata.
 func isolationName(opt Options) string {
 	if len(opt.Mix.Entries) > 0 {
-		return "mixed"
+		return history.Mixed.String()
 	}
 	return opt.Isolation.String()
 }

@@ -43,7 +43,7 @@ func TestDetectViper(t *testing.T) {
 	require.NoError(t, err)
 }
 
-// TestViperSample reads the shared sample as FORMATS.md §6.4 describes it:
+// TestViperSample reads the shared sample as docs/formats.md describes it:
 // one session of three committed transactions, 8 writes, 8 reads, 8 writes.
 func TestViperSample(t *testing.T) {
 	h, err := Read(shared.Path(t, "samples", "viper-json"), Options{})

@@ -57,7 +57,7 @@ var Strategies = []Strategy{
 
 // strategyTables are the tables of strategies, by the name the level
 // table's Strategies column gives them.
-var strategyTables = map[string][]Strategy{"graph": Strategies, "pc": PCStrategies, "psi": PSIStrategies}
+var strategyTables = map[string][]Strategy{"graph": Strategies, "pc-theory": PCStrategies, "psi-theory": PSIStrategies}
 
 // StrategiesFor returns the strategies that decide level (its row's
 // Strategies table), the default first; none for a level that takes no

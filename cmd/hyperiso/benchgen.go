@@ -45,7 +45,7 @@ func memoryGenerator(name, spec string) (bench.Generator, error) {
 	)
 	c := &cobra.Command{Use: name}
 	f.register(c)
-	c.Flags().StringVar(&isoName, "isolation", "serializable", "")
+	c.Flags().StringVar(&isoName, "isolation", collect.Serializable.String(), "")
 	c.Flags().StringVar(&bugs, "bug", "", "")
 	var args []string
 	if spec != "" {

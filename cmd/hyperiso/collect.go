@@ -368,7 +368,7 @@ func newCollect(stdout io.Writer) *cobra.Command {
 	}
 	f.register(c)
 	c.Flags().StringVar(&db, "db", "memory", "database: memory, postgres://…, mariadb://…, etcd or etcd://host:port,…")
-	c.Flags().StringVar(&isoName, "isolation", "serializable", "isolation level: "+strings.Join(collect.IsolationNames, "|"))
+	c.Flags().StringVar(&isoName, "isolation", collect.Serializable.String(), "isolation level: "+strings.Join(collect.IsolationNames, "|"))
 	c.Flags().StringVar(&mixSpec, "mix", "", "a level per transaction, drawn with --seed: LEVEL=WEIGHT,… (e.g. ser=0.3,si=0.4,rc=0.3; levels "+strings.Join(collect.MixLevelNames, ", ")+")")
 	c.Flags().StringVar(&wlName, "workload", "general", "workload: "+strings.Join(workload.Names, "|"))
 	c.Flags().StringVar(&bugs, "bug", "", "memory store bugs to inject: "+strings.Join(memstore.BugNames(), ","))

@@ -61,7 +61,7 @@ func roundTrip(t *testing.T, h *history.History) {
 	require.Equal(t, h.InitKind, h2.InitKind)
 }
 
-// FORMATS.md §6.3 example, with the recommended initial-transaction rule.
+// docs/formats.md example, with the recommended initial-transaction rule.
 func TestSpecExample(t *testing.T) {
 	src := "w 0 0\nw 1 0\n=====\nw 0 1\n-----\nr 1 0\n=====\nr 0 1\nr 1 0\n"
 	h := parse(t, src, Options{})

@@ -159,7 +159,7 @@ func warnings(h *history.History, sub string) []string {
 	return out
 }
 
-// ---- the samples of FORMATS.md §8 ----
+// ---- hand-written samples of the format (docs/formats.md, cobra) ----
 
 func TestYugaCut(t *testing.T) {
 	dir := shared.Path(t, "samples", "cobra", "yuga-G2-a-cut")
@@ -296,7 +296,7 @@ func TestAllDirectories(t *testing.T) {
 			require.Equal(t, "unique", detected, rel)
 		}
 		// With the detected flavour, only cock-blog has reads without a
-		// writer (FORMATS.md §8).
+		// writer (docs/formats.md).
 		thin := len(warnings(h, "thin-air"))
 		if filepath.Base(rel) == "cock-blog" {
 			require.Equal(t, 8, thin, rel)

@@ -89,7 +89,7 @@ func simple() file {
 	}
 }
 
-// demo is the 251-byte example of FORMATS.md §2.6, as printed by xxd.
+// demo is a 251-byte dbcop history (docs/formats.md, dbcop), as printed by xxd.
 const demoDump = `
 00000000: 0000 0000 0000 0000 0100 0000 0000 0000  ................
 00000010: 0200 0000 0000 0000 0300 0000 0000 0000  ................
@@ -250,7 +250,7 @@ func warnings(h *history.History, sub string) []string {
 	return out
 }
 
-// ---- the samples of FORMATS.md §8 ----
+// ---- hand-written samples of the format (docs/formats.md, dbcop) ----
 
 func TestDemo(t *testing.T) {
 	h, err := parse(t, demo(t), Options{})

@@ -114,7 +114,7 @@ func roundTrip(t testing.TB, h *history.History) {
 	require.Equal(t, describe(h), describe(h2))
 }
 
-// The three shared Elle histories (FORMATS.md §0.5, datasets/elle).
+// The three shared Elle histories (docs/formats.md, datasets/elle).
 func TestSharedHistories(t *testing.T) {
 	for _, tc := range []struct {
 		file                                  string
@@ -155,7 +155,7 @@ func TestSharedHistories(t *testing.T) {
 	}
 }
 
-// FORMATS.md §5.8, list-append: the recommended result, with the list
+// docs/formats.md, list-append: the recommended result, with the list
 // reads kept whole.
 func TestSpecListAppendExample(t *testing.T) {
 	src := `{:type :invoke, :f :txn, :value [[:append 1 10] [:r 2 nil]], :process 0, :time 100, :index 0}
@@ -188,7 +188,7 @@ func TestSpecListAppendExample(t *testing.T) {
 	require.Equal(t, int64(3), h.Txns[3].ID)
 }
 
-// FORMATS.md §5.8, rw-register.
+// docs/formats.md, rw-register.
 func TestSpecRWRegisterExample(t *testing.T) {
 	h := parse(t, `{:type :invoke, :f :txn, :value [[:w 1 1] [:r 2 nil]], :process 0, :index 0}
 {:type :ok,     :f :txn, :value [[:w 1 1] [:r 2 nil]], :process 0, :index 1}
@@ -249,7 +249,7 @@ func TestJSON(t *testing.T) {
 	require.Contains(t, ie.Error(), "mem.edn:1: JSON syntax error: the array opened here is not closed")
 }
 
-// FORMATS.md §6.1.
+// The format as docs/formats.md (elle) describes it.
 func TestVeriStrong(t *testing.T) {
 	src := "5\n1 1 A 1 10\n1 1 R 2 0\n2 2 R 1 1 10\n2 2 A 1 12\n3 3 R 1 2 10 12\n"
 	require.Equal(t, elle.VeriStrong, elle.DetectSyntax([]byte(src)))

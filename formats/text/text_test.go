@@ -93,7 +93,7 @@ func roundTrip(t *testing.T, h *history.History) {
 	require.Equal(t, h.InitKind, h2.InitKind)
 }
 
-// Test oracle: FORMATS.md §8.
+// Test oracle: the format as docs/formats.md (text) describes it.
 func TestSamples(t *testing.T) {
 	for _, tc := range []struct {
 		file   string
@@ -131,7 +131,7 @@ func TestPgSerBugShape(t *testing.T) {
 	require.Empty(t, h.Warnings)
 }
 
-// FORMATS.md §4.6, hand-written example.
+// A hand-written example of the format (docs/formats.md, text).
 func TestHandWritten(t *testing.T) {
 	h := parse(t, "w(1,1,1,1)\nr(2,0,1,1)\nw(2,5,2,-1)\nr(1,1,2,7)\nr(2,0,2,7)\n", Options{})
 	require.Equal(t, "S1: T1[W(1,1) R(2,0)]; S2: T7[R(1,1) R(2,0)]; init implicit T-1[W(1,0) W(2,0)]; aborted {(2,5)}", describe(h))
