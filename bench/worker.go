@@ -83,7 +83,7 @@ func RunJob(ctx context.Context, job Job) Reply {
 	if res == nil {
 		rep.Transactions = h.Stats().Transactions
 	} else {
-		rep.Verdict, rep.Reason, rep.Stage = string(res.Verdict), res.Reason, res.Stage
+		rep.Verdict, rep.Reason, rep.Stage = res.Verdict.String(), res.Reason, res.Stage
 		rep.TimingsMS, rep.Counters = res.TimingsMS, res.Counters
 		rep.Transactions = res.History.Transactions
 	}
@@ -93,7 +93,7 @@ func RunJob(ctx context.Context, job Job) Reply {
 	rep.TimingsMS["read"] = readMS
 	switch {
 	case errors.Is(err, context.DeadlineExceeded),
-		err == nil && rep.Verdict == string(check.Unknown) && errors.Is(ctx.Err(), context.DeadlineExceeded):
+		err == nil && rep.Verdict == check.Unknown.String() && errors.Is(ctx.Err(), context.DeadlineExceeded):
 		rep.Verdict = VerdictTimeout
 		rep.Reason = fmt.Sprintf("timeout after %s during %s", timeout, rep.Stage)
 	case err != nil:

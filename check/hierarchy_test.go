@@ -40,7 +40,7 @@ func TestHierarchyOnRandomHistories(t *testing.T) {
 			if r.Verdict == Satisfied {
 				sat[l]++
 			}
-			key += fmt.Sprintf("%s=%c ", l, r.Verdict[0])
+			key += fmt.Sprintf("%s=%c ", l, r.Verdict.String()[0])
 		}
 		checkHierarchy(t, fmt.Sprintf("history %d\n%s", i, oracle.Format(h)), res)
 		patterns[key]++

@@ -148,7 +148,7 @@ func listCompare(t *testing.T, h *execoracle.History, l execoracle.Level) (f *li
 		} else if len(res.Witness) > 0 {
 			why = fmt.Sprintf("; checker's witness: %v", replayOrder(res))
 		}
-		return fail("checker "+string(res.Verdict)+", oracle "+string(want), "checker %s, oracle %s%s", res.Verdict, want, why), ""
+		return fail("checker "+res.Verdict.String()+", oracle "+want.String(), "checker %s, oracle %s%s", res.Verdict, want, why), ""
 	case res.Verdict == check.Satisfied && len(res.Witness) > 0:
 		if err := execoracle.Replay(h, l, execoracle.SER, replayOrder(res)); err != nil {
 			return fail("witness fails replay", "witness %v: %v", replayOrder(res), err), ""

@@ -2,19 +2,22 @@ package check
 
 import (
 	"github.com/hyperiso/hyperiso/history"
+	"github.com/hyperiso/hyperiso/verdict"
 )
 
-// Verdict is the answer of a check.
-type Verdict string
+// Verdict is the answer of a check (package verdict); its JSON form is
+// "satisfied", "violated" or "unknown".
+type Verdict = verdict.Verdict
 
+// The verdicts, as check's callers name them.
 const (
 	// Satisfied: the history satisfies the level.
-	Satisfied Verdict = "satisfied"
+	Satisfied = verdict.Satisfied
 	// Violated: the history violates the level; Anomalies say why.
-	Violated Verdict = "violated"
+	Violated = verdict.Violated
 	// Unknown: the check could not decide (timeout, memory limit, a level
 	// not available yet); Reason says why.
-	Unknown Verdict = "unknown"
+	Unknown = verdict.Unknown
 )
 
 // Result is the report of one check; its JSON form is the stable report

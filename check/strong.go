@@ -9,6 +9,7 @@ import (
 	"github.com/hyperiso/hyperiso/history"
 	"github.com/hyperiso/hyperiso/strong"
 	"github.com/hyperiso/hyperiso/strong/hyperpolygraph"
+	"github.com/hyperiso/hyperiso/verdict"
 )
 
 // StrategyNames lists the solver strategies that decide level, the
@@ -36,7 +37,7 @@ func strongLevel(ctx context.Context, h *history.History, level history.Level, o
 		return err
 	}
 	switch out.Verdict {
-	case strong.Satisfied:
+	case verdict.Satisfied:
 		res.Verdict = Satisfied
 		for i, t := range out.Order {
 			r := Ref(h, t)
@@ -45,7 +46,7 @@ func strongLevel(ctx context.Context, h *history.History, level history.Level, o
 			}
 			res.Witness = append(res.Witness, r)
 		}
-	case strong.Violated:
+	case verdict.Violated:
 		res.Verdict = Violated
 		a := violationAnomaly(h, level, out.Violation)
 		if b := out.Violation.Blame; b != nil {

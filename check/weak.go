@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/hyperiso/hyperiso/history"
+	"github.com/hyperiso/hyperiso/verdict"
 	"github.com/hyperiso/hyperiso/weak"
 )
 
@@ -56,7 +57,7 @@ func weakLevel(ctx context.Context, h *history.History, level history.Level, opt
 		res.Anomalies = append(res.Anomalies, a)
 	}
 	switch r.Verdict {
-	case weak.Satisfied:
+	case verdict.Satisfied:
 		res.Verdict = Satisfied
 		for _, t := range r.Order {
 			res.Witness = append(res.Witness, Ref(h, t))
@@ -70,7 +71,7 @@ func weakLevel(ctx context.Context, h *history.History, level history.Level, opt
 			}
 			res.Reason = fmt.Sprintf("%s several candidate writers; a choice of writers that satisfies the level: %s", what, weak.DescribeChoices(h, r.Chosen, 3))
 		}
-	case weak.Violated:
+	case verdict.Violated:
 		res.Verdict = Violated
 	default:
 		res.Verdict = Unknown

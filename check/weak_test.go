@@ -148,7 +148,7 @@ func TestWeakTestdata(t *testing.T) {
 		for level, want := range exp {
 			res, err := Check(context.Background(), h, level, Options{})
 			require.NoError(t, err)
-			require.Equal(t, want[0], string(res.Verdict), "%s at %s: %s %+v", path, level, res.Reason, res.Anomalies)
+			require.Equal(t, want[0], res.Verdict.String(), "%s at %s: %s %+v", path, level, res.Reason, res.Anomalies)
 			if want[1] != "" {
 				require.NotEmpty(t, res.Anomalies, "%s at %s", path, level)
 				require.Equal(t, want[1], res.Anomalies[0].Type, "%s at %s: %s", path, level, res.Anomalies[0].Description)

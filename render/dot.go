@@ -44,7 +44,7 @@ func DOT(w io.Writer, rep *explain.Report) error {
 	b.WriteString("  graph [fontname=\"Helvetica\", labelloc=t, rankdir=LR];\n")
 	b.WriteString("  node [shape=box, style=\"rounded,filled\", fillcolor=\"#f4f6fb\", color=\"#5d6d7e\", fontname=\"Helvetica\", fontsize=10];\n")
 	b.WriteString("  edge [fontname=\"Helvetica\", fontsize=10];\n")
-	fmt.Fprintf(&b, "  label=%s;\n", dotString(fmt.Sprintf("%s: %s %s", rep.Source, strings.ToUpper(rep.Level), strings.ToUpper(string(rep.Verdict)))))
+	fmt.Fprintf(&b, "  label=%s;\n", dotString(fmt.Sprintf("%s: %s %s", rep.Source, strings.ToUpper(rep.Level), strings.ToUpper(rep.Verdict.String()))))
 	if rep.Explanation != nil {
 		for i, ce := range rep.Explanation.Counterexamples {
 			writeDOTCluster(&b, namerOf(ce), fmt.Sprintf("c%d", i+1), fmt.Sprintf("counterexample %d: %s, %d transactions", i+1, classOf(ce), ce.Size), ce.Transactions, ce.Edges)

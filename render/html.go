@@ -130,11 +130,11 @@ func htmlModel(rep *explain.Report) htmlPage {
 	res := rep.Result
 	s := res.History
 	p := htmlPage{
-		Title:   fmt.Sprintf("%s %s — hyperiso explain", strings.ToUpper(res.Level), strings.ToUpper(string(res.Verdict))),
+		Title:   fmt.Sprintf("%s %s — hyperiso explain", strings.ToUpper(res.Level), strings.ToUpper(res.Verdict.String())),
 		Source:  res.Source,
 		Format:  res.Format,
 		Level:   strings.ToUpper(res.Level),
-		Verdict: strings.ToUpper(string(res.Verdict)),
+		Verdict: strings.ToUpper(res.Verdict.String()),
 		Reason:  res.Reason,
 		Stats: fmt.Sprintf("%d sessions · %d transactions (%d committed, %d aborted, %d unknown) · %d operations · %d keys",
 			s.Sessions, s.Transactions, s.Committed, s.Aborted, s.Unknown, s.Operations, s.Keys),

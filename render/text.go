@@ -109,7 +109,7 @@ func Text(w io.Writer, rep *explain.Report) error {
 	s := res.History
 	fmt.Fprintf(&b, "history %s (%s): %d sessions, %d transactions (%d committed, %d aborted, %d unknown), %d operations, %d keys\n",
 		esc(res.Source), esc(res.Format), s.Sessions, s.Transactions, s.Committed, s.Aborted, s.Unknown, s.Operations, s.Keys)
-	fmt.Fprintf(&b, "%s: %s", strings.ToUpper(res.Level), strings.ToUpper(string(res.Verdict)))
+	fmt.Fprintf(&b, "%s: %s", strings.ToUpper(res.Level), strings.ToUpper(res.Verdict.String()))
 	if res.Reason != "" {
 		fmt.Fprintf(&b, " (%s)", esc(res.Reason))
 	}

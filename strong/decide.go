@@ -20,6 +20,7 @@ import (
 	"github.com/hyperiso/hyperiso/strong/encode"
 	"github.com/hyperiso/hyperiso/strong/hyperpolygraph"
 	"github.com/hyperiso/hyperiso/strong/prune"
+	"github.com/hyperiso/hyperiso/verdict"
 )
 
 // Options tune Decide.
@@ -37,18 +38,6 @@ type Options struct {
 	// that declares none (LevelNone: every transaction must declare one).
 	DefaultLevel history.Level
 }
-
-// Verdict is the engine's answer.
-type Verdict int
-
-const (
-	// Satisfied: Outcome.Order is a witness.
-	Satisfied Verdict = iota + 1
-	// Violated: Outcome.Violation says why.
-	Violated
-	// Unknown: Outcome.Reason says why (a memory bound).
-	Unknown
-)
 
 // ViolationKind says what refutes the level.
 type ViolationKind int
@@ -76,7 +65,7 @@ type Violation struct {
 
 // Outcome is what Decide found.
 type Outcome struct {
-	Verdict   Verdict
+	Verdict   verdict.Verdict
 	Reason    string
 	Violation *Violation
 	// Order is, when satisfied, a serial order (SER) or commit order (SI)
@@ -98,7 +87,7 @@ func newOutcome() *Outcome {
 }
 
 func (o *Outcome) violated(v Violation) {
-	o.Verdict, o.Violation = Violated, &v
+	o.Verdict, o.Violation = verdict.Violated, &v
 }
 
 // run is one Decide call: its options, strategy and level.
@@ -186,7 +175,7 @@ func Decide(ctx context.Context, h *history.History, level history.Level, opt Op
 		rcOptional(h, r.levels, plan)
 	}
 	err = r.once(ctx, h, plan, out)
-	if err == nil && out.Verdict != Unknown {
+	if err == nil && out.Verdict != verdict.Unknown {
 		out.Stage = "" // only an undecided outcome says where it stopped
 	}
 	if out.Violation != nil && plan.nOpt > 0 {
@@ -297,7 +286,7 @@ func (r *run) probe(g *hyperpolygraph.Graph, out *Outcome) (done bool) {
 		return false
 	}
 	out.Counters["order_probe"] = 1
-	out.Verdict, out.Order, out.Snapshots = Satisfied, order, snaps
+	out.Verdict, out.Order, out.Snapshots = verdict.Satisfied, order, snaps
 	out.Counters["unknown_taken"] = unknownTaken(g.H, order)
 	return true
 }
@@ -340,7 +329,7 @@ func (r *run) prune(ctx context.Context, g *hyperpolygraph.Graph, out *Outcome) 
 	out.TimingsMS["prune"] = ms(time.Since(t))
 	if err != nil {
 		if errors.Is(err, prune.ErrTooLarge) {
-			out.Verdict, out.Reason = Unknown, err.Error()
+			out.Verdict, out.Reason = verdict.Unknown, err.Error()
 			return nil, true, nil
 		}
 		return nil, true, err
@@ -386,7 +375,7 @@ func (r *run) solve(ctx context.Context, enc *encode.Encoding, out *Outcome) err
 		out.violated(Violation{Kind: Cycle, Cycle: res.lastCycle, Note: note, Blame: r.blame})
 		return nil
 	}
-	out.Verdict = Satisfied
+	out.Verdict = verdict.Satisfied
 	out.Order, out.Snapshots, _ = r.plan.order(r, res.compatible)
 	out.Counters["unknown_taken"] = unknownTaken(enc.G.H, out.Order)
 	return nil

@@ -9,6 +9,7 @@ import (
 	"github.com/hyperiso/hyperiso/history"
 	"github.com/hyperiso/hyperiso/strong/encode"
 	"github.com/hyperiso/hyperiso/strong/hyperpolygraph"
+	"github.com/hyperiso/hyperiso/verdict"
 )
 
 // Levels returns each transaction's level in a mixed-level history: the
@@ -225,7 +226,7 @@ func wholeAt(ctx context.Context, h *history.History, level history.Level, opt O
 	if err != nil {
 		return out, err
 	}
-	if out.Verdict != Satisfied {
+	if out.Verdict != verdict.Satisfied {
 		return nil, nil // the search decides, and says why
 	}
 	out.Counters[name] = 1

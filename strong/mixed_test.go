@@ -11,6 +11,7 @@ import (
 	"github.com/hyperiso/hyperiso/history"
 	"github.com/hyperiso/hyperiso/internal/oracle"
 	"github.com/hyperiso/hyperiso/strong"
+	"github.com/hyperiso/hyperiso/verdict"
 )
 
 // mixable are the levels a transaction of a mixed history may declare.
@@ -128,7 +129,7 @@ func agreeWithOracle(t *testing.T, n int, opts oracle.GenOptions, seed uint64, s
 func replayWitness(t *testing.T, h *history.History, what string) {
 	t.Helper()
 	out, err := strong.Decide(context.Background(), h, history.Mixed, strong.Options{})
-	if err != nil || out.Verdict != strong.Satisfied {
+	if err != nil || out.Verdict != verdict.Satisfied {
 		t.Fatalf("%s: Decide: %v %v", what, out.Verdict, err)
 	}
 	ok, err := oracle.MixedWitness(h, history.LevelNone, out.Order, out.Snapshots)

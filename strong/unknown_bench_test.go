@@ -13,6 +13,7 @@ import (
 	"github.com/hyperiso/hyperiso/formats/jsonl"
 	"github.com/hyperiso/hyperiso/history"
 	"github.com/hyperiso/hyperiso/strong"
+	"github.com/hyperiso/hyperiso/verdict"
 )
 
 // unknownBench names the bench histories (under datasets/bench) that the
@@ -66,7 +67,7 @@ func BenchmarkUnknown10k(b *testing.B) {
 				for b.Loop() {
 					out, err := strong.Decide(context.Background(), h, level, strong.Options{})
 					require.NoError(b, err)
-					require.NotEqual(b, strong.Unknown, out.Verdict)
+					require.NotEqual(b, verdict.Unknown, out.Verdict)
 					b.ReportMetric(float64(out.Counters["unknown_optional"]), "optional")
 				}
 			})

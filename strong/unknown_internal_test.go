@@ -10,6 +10,7 @@ import (
 	"github.com/hyperiso/hyperiso/history"
 	"github.com/hyperiso/hyperiso/internal/oracle"
 	"github.com/hyperiso/hyperiso/strong/hyperpolygraph"
+	"github.com/hyperiso/hyperiso/verdict"
 )
 
 // TestCycleAroundOptional: a refuting cycle names an optional transaction
@@ -29,7 +30,7 @@ func TestCycleAroundOptional(t *testing.T) {
 		for _, level := range []history.Level{history.SER, history.SI} {
 			out, err := Decide(context.Background(), h, level, Options{})
 			require.NoError(t, err)
-			if out.Verdict != Violated || out.Violation.Kind != Cycle {
+			if out.Verdict != verdict.Violated || out.Violation.Kind != Cycle {
 				continue
 			}
 			cyc := out.Violation.Cycle

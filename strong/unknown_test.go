@@ -96,10 +96,10 @@ func TestManyOptionalUnknowns(t *testing.T) {
 	for tried := 0; counts["histories"] < 12 && tried < 5000; tried++ {
 		h := oracle.Generate(rng, opts)
 		res := checkWith(t, h, history.SER, strategies[0])
-		if res.Counters["unknown_optional"] <= 8 || numUnknown(h) > 11 || counts[string(res.Verdict)] >= 6 {
+		if res.Counters["unknown_optional"] <= 8 || numUnknown(h) > 11 || counts[res.Verdict.String()] >= 6 {
 			continue
 		}
-		counts[string(res.Verdict)]++
+		counts[res.Verdict.String()]++
 		counts["histories"]++
 		for _, level := range []history.Level{history.SER, history.SI} {
 			want := subsetReference(t, h, level)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/hyperiso/hyperiso/formats/jsonl"
 	"github.com/hyperiso/hyperiso/history"
+	"github.com/hyperiso/hyperiso/verdict"
 )
 
 var (
@@ -61,7 +62,7 @@ func BenchmarkCheck(b *testing.B) {
 				b.ReportAllocs()
 				for b.Loop() {
 					res, err := Check(context.Background(), fresh(h), level, Options{})
-					if err != nil || res.Verdict != Satisfied {
+					if err != nil || res.Verdict != verdict.Satisfied {
 						b.Fatalf("%v %v", err, res.Verdict)
 					}
 				}
@@ -120,7 +121,7 @@ func TestLarge(t *testing.T) {
 		}
 		t.Logf("%s: %s in %.2fs, %.2fs CPU (%s); allocated %.0f MB; counters %v", level, res.Verdict, el.Seconds(), cpu.Seconds(),
 			strings.Join(stages, ", "), float64(after.TotalAlloc-before.TotalAlloc)/(1<<20), res.Counters)
-		if res.Verdict != Satisfied && o.PStale == 0 {
+		if res.Verdict != verdict.Satisfied && o.PStale == 0 {
 			t.Errorf("%s: %s", level, res.Verdict)
 		}
 		if len(res.Violations) > 0 {

@@ -9,6 +9,7 @@ import (
 	"github.com/hyperiso/hyperiso/history"
 	"github.com/hyperiso/hyperiso/solver/cdcl"
 	"github.com/hyperiso/hyperiso/solver/cnf"
+	"github.com/hyperiso/hyperiso/verdict"
 )
 
 // DefaultMaxModels bounds the writer choices Check tries on reads with
@@ -220,7 +221,7 @@ func (c *checker) choose(res *Result, opt Options) error {
 	models := 0
 	for {
 		if models >= maxModels {
-			res.Verdict = Undecided
+			res.Verdict = verdict.Unknown
 			res.Reason = fmt.Sprintf("duplicate values: %d choices of writers for the reads with several candidate writers (%d) all gave a cyclic commit order; the search stops there (Options.MaxModels); use --level ser/si", models, len(c.amb))
 			break
 		}
@@ -240,7 +241,7 @@ func (c *checker) choose(res *Result, opt Options) error {
 			return fmt.Errorf("weak: the writer-choice solver stopped without an answer")
 		}
 		if r == cdcl.Unsat {
-			res.Verdict = Violated
+			res.Verdict = verdict.Violated
 			if first == nil {
 				// The theory refuted every choice before any model: report
 				// the cycles of the preferred choice, cyclic like all.
@@ -277,7 +278,7 @@ func (c *checker) choose(res *Result, opt Options) error {
 			return err
 		}
 		if len(viol) == 0 {
-			res.Verdict = Satisfied
+			res.Verdict = verdict.Satisfied
 			res.Chosen = ch.chosen(nil)
 			ch.included(res)
 			break
@@ -308,7 +309,7 @@ func (c *checker) choose(res *Result, opt Options) error {
 			if certain {
 				// A cycle that needs no choice: violated whatever the
 				// ambiguous reads read from.
-				res.Verdict = Violated
+				res.Verdict = verdict.Violated
 				res.Violations = viol
 				break
 			}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/hyperiso/hyperiso/history"
 	"github.com/hyperiso/hyperiso/internal/oracle"
+	"github.com/hyperiso/hyperiso/verdict"
 )
 
 // TestDuplicatesAgreeWithOracle compares Check with the brute-force oracle
@@ -56,10 +57,10 @@ func TestDuplicatesAgreeWithOracle(t *testing.T) {
 						counts["probed"]++
 					}
 				}
-				if res.Verdict == Undecided {
+				if res.Verdict == verdict.Unknown {
 					t.Fatalf("%s %s #%d: undecided (%q)\n%s", level, src.name, i, res.Reason, oracle.Format(h))
 				}
-				if got := res.Verdict == Satisfied; got != want {
+				if got := res.Verdict == verdict.Satisfied; got != want {
 					t.Fatalf("%s %s #%d: got %s, oracle says satisfied=%v\n%s\nchosen %v\nviolations %s",
 						level, src.name, i, res.Verdict, want, oracle.Format(h), res.Chosen, describeAll(h, res))
 				}
@@ -69,7 +70,7 @@ func TestDuplicatesAgreeWithOracle(t *testing.T) {
 					continue
 				}
 				counts[res.Verdict.String()]++
-				if res.Verdict == Satisfied {
+				if res.Verdict == verdict.Satisfied {
 					checkChosen(t, h, res)
 				} else if len(res.Findings) == 0 && len(res.Violations) == 0 {
 					t.Fatalf("%s %s #%d: violated without a reason", level, src.name, i)
@@ -100,15 +101,15 @@ func TestUnknownAgreesWithOracle(t *testing.T) {
 		for i := range n {
 			h := oracle.Generate(rng, opt)
 			res, want := checkAndOracle(t, h, level)
-			if res.Verdict == Undecided {
+			if res.Verdict == verdict.Unknown {
 				t.Fatalf("%s #%d: undecided (%q)\n%s", level, i, res.Reason, oracle.Format(h))
 			}
-			if got := res.Verdict == Satisfied; got != want {
+			if got := res.Verdict == verdict.Satisfied; got != want {
 				t.Fatalf("%s #%d: got %s, oracle says satisfied=%v\n%s\nchosen %v\nincluded %v\nviolations %s",
 					level, i, res.Verdict, want, oracle.Format(h), res.Chosen, res.Included, describeAll(h, res))
 			}
 			checkResult(t, h, res)
-			if res.Verdict == Violated && len(res.Findings) == 0 && len(res.Violations) == 0 {
+			if res.Verdict == verdict.Violated && len(res.Findings) == 0 && len(res.Violations) == 0 {
 				t.Fatalf("%s #%d: violated without a reason\n%s", level, i, oracle.Format(h))
 			}
 			counts[res.Verdict.String()]++
@@ -211,7 +212,7 @@ func TestBlockingClausesSound(t *testing.T) {
 				continue
 			}
 			checked++
-			if (res.Verdict == Satisfied) != (len(good) > 0) {
+			if (res.Verdict == verdict.Satisfied) != (len(good) > 0) {
 				t.Fatalf("%s #%d: verdict %s, %d acyclic choices\n%s", level, i, res.Verdict, len(good), oracle.Format(h))
 			}
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/hyperiso/hyperiso/history"
 	"github.com/hyperiso/hyperiso/internal/oracle"
+	"github.com/hyperiso/hyperiso/verdict"
 )
 
 // TestCoreBruteForce checks the read-from core of violated histories with
@@ -29,7 +30,7 @@ func TestCoreBruteForce(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if res.Verdict != Violated || len(res.Findings) > 0 {
+			if res.Verdict != verdict.Violated || len(res.Findings) > 0 {
 				continue
 			}
 			if res.Core == nil {

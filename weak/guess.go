@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/hyperiso/hyperiso/history"
+	"github.com/hyperiso/hyperiso/verdict"
 )
 
 // The first guess of a writer for each read with several candidates: the
@@ -38,7 +39,7 @@ func (c *checker) probe(res *Result) (bool, error) {
 	if err != nil || len(viol) > 0 {
 		return false, err
 	}
-	res.Verdict = Satisfied
+	res.Verdict = verdict.Satisfied
 	res.Chosen = ch.chosen(nil)
 	res.Counters["choice_probe"] = 1
 	res.Counters["choice_models"] = 1

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/hyperiso/hyperiso/history"
+	"github.com/hyperiso/hyperiso/verdict"
 )
 
 // naive decides RC, RA or CC for a history of committed transactions by
@@ -193,12 +194,12 @@ func TestAgreesWithNaive(t *testing.T) {
 				t.Fatal(err)
 			}
 			want := naive(h, level)
-			if (res.Verdict == Satisfied) != want {
+			if (res.Verdict == verdict.Satisfied) != want {
 				t.Fatalf("%s #%d %+v: got %s, naive says satisfied=%v; findings %v%s", level, i, o, res.Verdict, want, res.Findings, describeAll(h, res))
 			}
 			checkResult(t, h, res)
 			counts[res.Verdict.String()]++
-			if res.Verdict == Violated && len(res.Violations) > 0 {
+			if res.Verdict == verdict.Violated && len(res.Violations) > 0 {
 				counts[res.Violations[0].Kind.String()]++
 			}
 		}

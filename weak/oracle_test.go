@@ -8,6 +8,7 @@ import (
 
 	"github.com/hyperiso/hyperiso/history"
 	"github.com/hyperiso/hyperiso/internal/oracle"
+	"github.com/hyperiso/hyperiso/verdict"
 )
 
 var weakLevels = []history.Level{history.RC, history.RA, history.CC}
@@ -58,14 +59,14 @@ func TestAgreesWithOracle(t *testing.T) {
 			for i := range src.n {
 				h := oracle.Generate(rng, src.opt)
 				res, want := checkAndOracle(t, h, level)
-				if res.Verdict == Undecided {
+				if res.Verdict == verdict.Unknown {
 					counts["undecided"]++
 					if res.Duplicates == nil || res.Duplicates.Reads == 0 {
 						t.Fatalf("%s %s #%d: undecided without duplicates", level, src.name, i)
 					}
 					continue
 				}
-				got := res.Verdict == Satisfied
+				got := res.Verdict == verdict.Satisfied
 				if got != want {
 					t.Fatalf("%s %s #%d: got %s, oracle says satisfied=%v\n%s\nfindings %v\nviolations %s",
 						level, src.name, i, res.Verdict, want, oracle.Format(h), res.Findings, describeAll(h, res))

@@ -9,31 +9,8 @@ import (
 	"unsafe"
 
 	"github.com/hyperiso/hyperiso/history"
+	"github.com/hyperiso/hyperiso/verdict"
 )
-
-// Verdict is the outcome of Check.
-type Verdict uint8
-
-const (
-	// Satisfied: the history satisfies the level.
-	Satisfied Verdict = iota
-	// Violated: Findings or Violations say why.
-	Violated
-	// Undecided: reads with several candidate writers (Duplicates) leave
-	// co′ undetermined and the search could not settle it (Reason), or
-	// list elements have several possible appenders and the certain part
-	// forces no cycle.
-	Undecided
-)
-
-var verdictNames = [...]string{"satisfied", "violated", "undecided"}
-
-func (v Verdict) String() string {
-	if int(v) < len(verdictNames) {
-		return verdictNames[v]
-	}
-	return fmt.Sprintf("Verdict(%d)", v)
-}
 
 // DefaultMaxCycles is the number of cycles Check reports when
 // Options.MaxCycles is 0.
@@ -75,7 +52,7 @@ type Options struct {
 // Result is the outcome of Check.
 type Result struct {
 	Level   history.Level
-	Verdict Verdict
+	Verdict verdict.Verdict
 	// Findings are the read-consistency findings forbidden at Level, on
 	// the transactions taken as committed.
 	Findings []history.Finding
@@ -239,11 +216,11 @@ func Check(ctx context.Context, h *history.History, level history.Level, opt Opt
 	}
 	switch {
 	case len(res.Findings) > 0 || len(res.Violations) > 0 || res.CyclesOmitted > 0:
-		res.Verdict = Violated
+		res.Verdict = verdict.Violated
 	case res.Duplicates != nil:
-		res.Verdict = Undecided
+		res.Verdict = verdict.Unknown
 	default:
-		res.Verdict = Satisfied
+		res.Verdict = verdict.Satisfied
 	}
 	return res, nil
 }

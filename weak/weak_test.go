@@ -10,6 +10,7 @@ import (
 
 	"github.com/hyperiso/hyperiso/formats/jsonl"
 	"github.com/hyperiso/hyperiso/history"
+	"github.com/hyperiso/hyperiso/verdict"
 )
 
 // parse reads a history in the native JSONL format.
@@ -33,7 +34,7 @@ func TestLevels(t *testing.T) {
 	_, err := Check(context.Background(), h, history.SI, Options{})
 	require.Error(t, err)
 	for _, level := range weakLevels {
-		require.Equal(t, Satisfied, check(t, h, level, Options{}).Verdict)
+		require.Equal(t, verdict.Satisfied, check(t, h, level, Options{}).Verdict)
 	}
 }
 
@@ -47,7 +48,7 @@ func TestDuplicateValues(t *testing.T) {
 	for _, level := range weakLevels {
 		res := check(t, h, level, Options{})
 		// The thin-air read of key 2 decides the verdict all the same.
-		require.Equal(t, Violated, res.Verdict)
+		require.Equal(t, verdict.Violated, res.Verdict)
 		require.Len(t, res.Findings, 1)
 		require.NotNil(t, res.Duplicates)
 		require.Equal(t, 2, res.Duplicates.Reads)
@@ -62,7 +63,7 @@ func TestDuplicateValues(t *testing.T) {
 	)
 	for _, level := range weakLevels {
 		res := check(t, h, level, Options{})
-		require.Equal(t, Satisfied, res.Verdict)
+		require.Equal(t, verdict.Satisfied, res.Verdict)
 		require.Equal(t, 1, res.Duplicates.Reads)
 		require.Contains(t, res.Duplicates.Reason(h), "1 read has several")
 		require.Len(t, res.Chosen, 1)
@@ -78,7 +79,7 @@ func TestDuplicateValues(t *testing.T) {
 	)
 	for _, level := range weakLevels {
 		res := check(t, h, level, Options{})
-		require.Equal(t, Violated, res.Verdict, level)
+		require.Equal(t, verdict.Violated, res.Verdict, level)
 		require.NotEmpty(t, res.Violations)
 		v := res.Violations[0]
 		require.Equal(t, G1c, v.Kind)
@@ -99,7 +100,7 @@ func TestUnknownStatus(t *testing.T) {
 	)
 	for _, level := range weakLevels {
 		res := check(t, h, level, Options{})
-		require.Equal(t, Satisfied, res.Verdict, level)
+		require.Equal(t, verdict.Satisfied, res.Verdict, level)
 		// T3 needs T2, which needs T1; T4 reads a value nobody wrote but
 		// nobody needs it.
 		require.Equal(t, []history.TxnID{1, 2}, res.Included)
@@ -111,7 +112,7 @@ func TestUnknownStatus(t *testing.T) {
 	)
 	for _, level := range weakLevels {
 		res := check(t, h, level, Options{})
-		require.Equal(t, Violated, res.Verdict)
+		require.Equal(t, verdict.Violated, res.Verdict)
 		require.Len(t, res.Findings, 1)
 		require.Equal(t, history.ThinAirRead, res.Findings[0].Kind)
 		require.Equal(t, history.TxnID(1), res.Findings[0].Txn)
@@ -126,11 +127,11 @@ func TestContinueAfterFindings(t *testing.T) {
 		`{"session":2,"id":2,"ops":[["r",2,0],["r",1,1],["r",3,9]]}`,
 	)
 	res := check(t, h, history.RA, Options{})
-	require.Equal(t, Violated, res.Verdict)
+	require.Equal(t, verdict.Violated, res.Verdict)
 	require.Len(t, res.Findings, 1)
 	require.Len(t, res.Violations, 1)
 	require.Equal(t, FracturedRead, res.Violations[0].Kind)
-	require.Equal(t, Satisfied, check(t, parse(t,
+	require.Equal(t, verdict.Satisfied, check(t, parse(t,
 		`{"session":1,"id":1,"ops":[["w",1,1],["w",2,1]]}`,
 		`{"session":2,"id":2,"ops":[["r",2,0],["r",1,1]]}`,
 	), history.RC, Options{}).Verdict)
@@ -167,7 +168,7 @@ func TestOneCyclePerComponent(t *testing.T) {
 	res = check(t, h, history.RA, Options{MaxCycles: 2})
 	require.Len(t, res.Violations, 2)
 	require.Equal(t, 3, res.CyclesOmitted)
-	require.Equal(t, Violated, res.Verdict)
+	require.Equal(t, verdict.Violated, res.Verdict)
 }
 
 func itoa(i int) string {

@@ -382,7 +382,7 @@ func printResult(w io.Writer, res *check.Result) {
 		fmt.Fprintf(w, "duplicate values: %d of %d external reads have more than one candidate writer (up to %d)\n",
 			s.MultiWriterReads, s.ExternalReads, s.MaxCandidates)
 	}
-	fmt.Fprintf(w, "%s: %s", strings.ToUpper(res.Level), strings.ToUpper(string(res.Verdict)))
+	fmt.Fprintf(w, "%s: %s", strings.ToUpper(res.Level), strings.ToUpper(res.Verdict.String()))
 	var notes []string
 	if res.Reason != "" {
 		notes = append(notes, esc(res.Reason))

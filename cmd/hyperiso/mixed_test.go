@@ -30,7 +30,7 @@ func TestMixedTestdata(t *testing.T) {
 		code, out, errs := runCLI(t, "check", "--level", "mixed", "--json", path)
 		var res check.Result
 		require.NoError(t, json.Unmarshal([]byte(out), &res), errs)
-		require.Equal(t, want, string(res.Verdict), "%s: %s", name, out)
+		require.Equal(t, want, res.Verdict.String(), "%s: %s", name, out)
 		wantCode := map[string]int{"satisfied": exitSatisfied, "violated": exitViolated}[want]
 		require.Equal(t, wantCode, code, name)
 		if want == "violated" {

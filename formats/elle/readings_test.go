@@ -101,7 +101,7 @@ func TestReadingsAgree(t *testing.T) {
 			}
 			results[l] = e
 			if e != nil {
-				count[l.String()+" "+string(e.Verdict)]++
+				count[l.String()+" "+e.Verdict.String()]++
 			}
 		}
 		if results[history.SER] == nil {

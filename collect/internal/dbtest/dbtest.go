@@ -340,7 +340,7 @@ func Verdict(t testing.TB, h *history.History, level history.Level) *check.Resul
 
 // Describe renders a result in one line for logs.
 func Describe(res *check.Result) string {
-	s := string(res.Verdict)
+	s := res.Verdict.String()
 	for i, a := range res.Anomalies {
 		if i == 2 {
 			s += ", …"
