@@ -74,8 +74,8 @@ type Lost struct {
 // overwrote, anti-depends on A. The other order is the mirror image.
 func (l Lost) Cycle() []hyperpolygraph.Edge {
 	return []hyperpolygraph.Edge{
-		{From: l.A, To: l.B, Rel: hyperpolygraph.WW, Key: l.Key},
-		{From: l.B, To: l.A, Rel: hyperpolygraph.RW, Key: l.Key},
+		{From: l.A, To: l.B, Rel: history.WW, Key: l.Key},
+		{From: l.B, To: l.A, Rel: history.RW, Key: l.Key},
 	}
 }
 
@@ -97,7 +97,7 @@ func IsCycle(cyc []hyperpolygraph.Edge) bool {
 // followed (cyclically) by another rw edge, or -1 when there is none.
 func AdjacentRW(cyc []hyperpolygraph.Edge) int {
 	for i, e := range cyc {
-		if e.Rel == hyperpolygraph.RW && cyc[(i+1)%len(cyc)].Rel == hyperpolygraph.RW {
+		if e.Rel == history.RW && cyc[(i+1)%len(cyc)].Rel == history.RW {
 			return i
 		}
 	}
@@ -138,9 +138,9 @@ func Classify(h *history.History, level history.Level, cyc []hyperpolygraph.Edge
 		// orientation.
 		if len(cyc) == 2 && cyc[0].Key == l.Key && cyc[1].Key == l.Key {
 			switch {
-			case cyc[0].Rel == hyperpolygraph.WW && cyc[1].Rel == hyperpolygraph.RW:
+			case cyc[0].Rel == history.WW && cyc[1].Rel == history.RW:
 				l.A, l.B = cyc[0].From, cyc[0].To
-			case cyc[1].Rel == hyperpolygraph.WW && cyc[0].Rel == hyperpolygraph.RW:
+			case cyc[1].Rel == history.WW && cyc[0].Rel == history.RW:
 				l.A, l.B = cyc[1].From, cyc[1].To
 			}
 		}
@@ -184,7 +184,7 @@ func deduced(h *history.History, cyc []hyperpolygraph.Edge) int {
 	n := 0
 	for _, e := range cyc {
 		switch e.Rel {
-		case hyperpolygraph.WW:
+		case history.WW:
 			if e.From == history.InitTxn {
 				continue
 			}
@@ -194,7 +194,7 @@ func deduced(h *history.History, cyc []hyperpolygraph.Edge) int {
 			if !reaches(succ, e.From, e.To) {
 				n++
 			}
-		case hyperpolygraph.WR:
+		case history.WR:
 			if !singleWriter(h, e) {
 				n++
 			}
@@ -261,15 +261,15 @@ func count(cyc []hyperpolygraph.Edge) Cycle {
 	c := Cycle{Edges: cyc}
 	for _, e := range cyc {
 		switch e.Rel {
-		case hyperpolygraph.WW:
+		case history.WW:
 			c.WW++
-		case hyperpolygraph.WR:
+		case history.WR:
 			c.WR++
-		case hyperpolygraph.RW:
+		case history.RW:
 			c.RW++
-		case hyperpolygraph.SO:
+		case history.SO:
 			c.SO++
-		case hyperpolygraph.RT:
+		case history.RT:
 			c.RT++
 		}
 	}
@@ -399,15 +399,15 @@ func (c Cycle) Story(h *history.History, level history.Level) string {
 	for _, e := range c.Edges {
 		from, to := name(h, e.From), name(h, e.To)
 		switch e.Rel {
-		case hyperpolygraph.SO:
+		case history.SO:
 			parts = append(parts, fmt.Sprintf("%s precedes %s in session %d", from, to, h.SessionOf(e.To)))
-		case hyperpolygraph.WR:
+		case history.WR:
 			parts = append(parts, fmt.Sprintf("%s saw %s's write of key %s", to, from, h.KeyString(e.Key)))
-		case hyperpolygraph.WW:
+		case history.WW:
 			parts = append(parts, fmt.Sprintf("%s overwrote %s's write of key %s", to, from, h.KeyString(e.Key)))
-		case hyperpolygraph.RW:
+		case history.RW:
 			parts = append(parts, fmt.Sprintf("%s did not see %s's write of key %s", from, to, h.KeyString(e.Key)))
-		case hyperpolygraph.RT:
+		case history.RT:
 			parts = append(parts, fmt.Sprintf("%s finished before %s started", from, to))
 		}
 	}

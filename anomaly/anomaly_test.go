@@ -46,10 +46,16 @@ func TestClassify(t *testing.T) {
 		`{"session":4,"id":4,"ops":[["r",1,0],["w",1,4]]}`)
 	t1, t2, t3, t4 := txn(h, 1), txn(h, 2), txn(h, 3), txn(h, 4)
 	x, y := key(h, 1), key(h, 2)
-	ww := func(a, b history.TxnID, k history.KeyID) hp.Edge { return hp.Edge{From: a, To: b, Rel: hp.WW, Key: k} }
-	wr := func(a, b history.TxnID, k history.KeyID) hp.Edge { return hp.Edge{From: a, To: b, Rel: hp.WR, Key: k} }
-	rw := func(a, b history.TxnID, k history.KeyID) hp.Edge { return hp.Edge{From: a, To: b, Rel: hp.RW, Key: k} }
-	so := func(a, b history.TxnID) hp.Edge { return hp.Edge{From: a, To: b, Rel: hp.SO, Key: -1} }
+	ww := func(a, b history.TxnID, k history.KeyID) hp.Edge {
+		return hp.Edge{From: a, To: b, Rel: history.WW, Key: k}
+	}
+	wr := func(a, b history.TxnID, k history.KeyID) hp.Edge {
+		return hp.Edge{From: a, To: b, Rel: history.WR, Key: k}
+	}
+	rw := func(a, b history.TxnID, k history.KeyID) hp.Edge {
+		return hp.Edge{From: a, To: b, Rel: history.RW, Key: k}
+	}
+	so := func(a, b history.TxnID) hp.Edge { return hp.Edge{From: a, To: b, Rel: history.SO, Key: -1} }
 
 	cases := []struct {
 		name  string
@@ -150,26 +156,26 @@ func TestReasons(t *testing.T) {
 	t1, t2, t3, t4 := txn(h, 1), txn(h, 2), txn(h, 3), txn(h, 4)
 	x, y := key(h, 1), key(h, 2)
 	r := NewReasoner(h, history.SER)
-	require.Equal(t, "T1 precedes T2 in session 1 (so)", r.Reason(hp.Edge{From: t1, To: t2, Rel: hp.SO, Key: -1}))
-	require.Equal(t, "T4 read key x = 8, which only T2 wrote (wr)", r.Reason(hp.Edge{From: t2, To: t4, Rel: hp.WR, Key: x}))
-	require.Contains(t, r.Reason(hp.Edge{From: t1, To: t3, Rel: hp.WR, Key: x}), "which T1 and T5 all wrote")
-	require.Equal(t, "T1 overwrote the initial value of key y (0) that T3 read (rw)", r.Reason(hp.Edge{From: t3, To: t1, Rel: hp.RW, Key: y}))
+	require.Equal(t, "T1 precedes T2 in session 1 (so)", r.Reason(hp.Edge{From: t1, To: t2, Rel: history.SO, Key: -1}))
+	require.Equal(t, "T4 read key x = 8, which only T2 wrote (wr)", r.Reason(hp.Edge{From: t2, To: t4, Rel: history.WR, Key: x}))
+	require.Contains(t, r.Reason(hp.Edge{From: t1, To: t3, Rel: history.WR, Key: x}), "which T1 and T5 all wrote")
+	require.Equal(t, "T1 overwrote the initial value of key y (0) that T3 read (rw)", r.Reason(hp.Edge{From: t3, To: t1, Rel: history.RW, Key: y}))
 	// Version orders, with their reason.
-	require.Contains(t, r.Reason(hp.Edge{From: t1, To: t2, Rel: hp.WW, Key: x}), "T2's version (key x = 8) is later because T1 precedes T2 in session 1 (ww)")
-	require.Contains(t, r.Reason(hp.Edge{From: t2, To: t4, Rel: hp.WW, Key: x}), "because T4 read key x = 8 from T2 before writing it")
-	require.Contains(t, r.Reason(hp.Edge{From: t4, To: t2, Rel: hp.RW, Key: x}), "T2 overwrote the value 8 of key x")
-	require.Equal(t, "wr(x)", Label(h, hp.Edge{From: t2, To: t4, Rel: hp.WR, Key: x}))
+	require.Contains(t, r.Reason(hp.Edge{From: t1, To: t2, Rel: history.WW, Key: x}), "T2's version (key x = 8) is later because T1 precedes T2 in session 1 (ww)")
+	require.Contains(t, r.Reason(hp.Edge{From: t2, To: t4, Rel: history.WW, Key: x}), "because T4 read key x = 8 from T2 before writing it")
+	require.Contains(t, r.Reason(hp.Edge{From: t4, To: t2, Rel: history.RW, Key: x}), "T2 overwrote the value 8 of key x")
+	require.Equal(t, "wr(x)", Label(h, hp.Edge{From: t2, To: t4, Rel: history.WR, Key: x}))
 }
 
 func TestBestCyclePrefersSpecificClasses(t *testing.T) {
 	// Two cycles over T1, T2: a G1c one (wr both ways) and a G2-item one
 	// (rw both ways); BestCycle picks G1c, then G-single before G2.
 	e := []hp.Edge{
-		{From: 1, To: 2, Rel: hp.RW, Key: 0},
-		{From: 2, To: 1, Rel: hp.RW, Key: 1},
-		{From: 1, To: 2, Rel: hp.WR, Key: 2},
-		{From: 2, To: 3, Rel: hp.WR, Key: 3},
-		{From: 3, To: 1, Rel: hp.WW, Key: 4},
+		{From: 1, To: 2, Rel: history.RW, Key: 0},
+		{From: 2, To: 1, Rel: history.RW, Key: 1},
+		{From: 1, To: 2, Rel: history.WR, Key: 2},
+		{From: 2, To: 3, Rel: history.WR, Key: 3},
+		{From: 3, To: 1, Rel: history.WW, Key: 4},
 	}
 	idx := BestCycle(4, e, history.SER)
 	require.ElementsMatch(t, []int{2, 3, 4}, idx)
@@ -177,7 +183,7 @@ func TestBestCyclePrefersSpecificClasses(t *testing.T) {
 	require.Len(t, idx, 2)
 	// At SI two adjacent rw edges are no cycle.
 	require.Nil(t, BestCycle(4, e[:2], history.SI))
-	idx = BestCycle(4, []hp.Edge{e[0], e[1], {From: 2, To: 1, Rel: hp.WR, Key: 5}}, history.SER)
+	idx = BestCycle(4, []hp.Edge{e[0], e[1], {From: 2, To: 1, Rel: history.WR, Key: 5}}, history.SER)
 	require.Len(t, idx, 2)
-	require.Equal(t, hp.RW, []hp.Edge{e[0], e[1], {From: 2, To: 1, Rel: hp.WR, Key: 5}}[idx[0]].Rel, "G-single: one rw edge")
+	require.Equal(t, history.RW, []hp.Edge{e[0], e[1], {From: 2, To: 1, Rel: history.WR, Key: 5}}[idx[0]].Rel, "G-single: one rw edge")
 }

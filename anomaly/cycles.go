@@ -17,9 +17,9 @@ const maxBestWork = 50_000_000
 // them. Within a stage the cycle is a shortest one. The result indexes
 // edges in path order; nil when the graph has no such cycle.
 func BestCycle(n int, edges []hyperpolygraph.Edge, level history.Level) []int {
-	allow := func(rels ...hyperpolygraph.Rel) func(hyperpolygraph.Edge) bool {
+	allow := func(rels ...history.Rel) func(hyperpolygraph.Edge) bool {
 		return func(e hyperpolygraph.Edge) bool {
-			if e.Rel == hyperpolygraph.SO || e.Rel == hyperpolygraph.RT {
+			if e.Rel == history.SO || e.Rel == history.RT {
 				return true
 			}
 			for _, r := range rels {
@@ -30,10 +30,10 @@ func BestCycle(n int, edges []hyperpolygraph.Edge, level history.Level) []int {
 			return false
 		}
 	}
-	if c := shortestCycle(n, edges, allow(hyperpolygraph.WW), false); c != nil {
+	if c := shortestCycle(n, edges, allow(history.WW), false); c != nil {
 		return c
 	}
-	nonRW := allow(hyperpolygraph.WW, hyperpolygraph.WR)
+	nonRW := allow(history.WW, history.WR)
 	if c := shortestCycle(n, edges, nonRW, false); c != nil {
 		return c
 	}
@@ -68,7 +68,7 @@ func newGraph(n int, edges []hyperpolygraph.Edge, keep func(hyperpolygraph.Edge)
 			if int(e.From) >= n || int(e.To) >= n || !keep(e) {
 				continue
 			}
-			u1, v1, u2, v2, two := hyperpolygraph.StateArcs(e.From, e.To, e.Rel == hyperpolygraph.RW, layers)
+			u1, v1, u2, v2, two := hyperpolygraph.StateArcs(e.From, e.To, e.Rel == history.RW, layers)
 			fn(u1, arc{v1, int32(i)})
 			if two {
 				fn(u2, arc{v2, int32(i)})
@@ -164,7 +164,7 @@ func singleRW(n int, edges []hyperpolygraph.Edge, nonRW func(hyperpolygraph.Edge
 	var best []int
 	work := 0
 	for i, e := range edges {
-		if e.Rel != hyperpolygraph.RW || int(e.From) >= n || int(e.To) >= n {
+		if e.Rel != history.RW || int(e.From) >= n || int(e.To) >= n {
 			continue
 		}
 		if best != nil && work > maxBestWork {

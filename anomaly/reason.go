@@ -114,16 +114,16 @@ func (r *Reasoner) Reason(e hyperpolygraph.Edge) string {
 	h := r.h
 	from, to := name(h, e.From), name(h, e.To)
 	switch e.Rel {
-	case hyperpolygraph.SO:
+	case history.SO:
 		if e.From == history.InitTxn {
 			return fmt.Sprintf("the initial state T⊥ precedes every transaction, %s included (so)", to)
 		}
 		return fmt.Sprintf("%s precedes %s in session %d (so)", from, to, h.SessionOf(e.From))
-	case hyperpolygraph.RT:
+	case history.RT:
 		return fmt.Sprintf("%s completed before %s began (real time)", from, to)
-	case hyperpolygraph.WR:
+	case history.WR:
 		return r.wrReason(e)
-	case hyperpolygraph.WW:
+	case history.WW:
 		if e.From == history.InitTxn {
 			return fmt.Sprintf("%s overwrote the initial value of key %s (ww)", to, h.KeyString(e.Key))
 		}
@@ -134,7 +134,7 @@ func (r *Reasoner) Reason(e hyperpolygraph.Edge) string {
 			s += " in the graph shown (the opposite order closes a cycle of its own)"
 		}
 		return s + " (ww)"
-	case hyperpolygraph.RW:
+	case history.RW:
 		return r.rwReason(e)
 	}
 	return fmt.Sprintf("%s %s %s", from, e.Rel, to)
@@ -273,7 +273,7 @@ func (r *Reasoner) Path(a, b history.TxnID) []hyperpolygraph.Edge {
 		visits++
 		t := s / int32(layers)
 		for _, e := range r.adj[t] {
-			u1, v1, u2, v2, two := hyperpolygraph.StateArcs(t, int32(e.To), e.Rel == hyperpolygraph.RW, layers)
+			u1, v1, u2, v2, two := hyperpolygraph.StateArcs(t, int32(e.To), e.Rel == history.RW, layers)
 			ns := int32(-1)
 			switch {
 			case u1 == s:
@@ -319,7 +319,7 @@ func (r *Reasoner) build() {
 	}
 	r.adj = make([][]hyperpolygraph.Edge, len(r.h.Txns))
 	for _, e := range g.Known {
-		if e.Rel == hyperpolygraph.WW && e.From == history.InitTxn {
+		if e.Rel == history.WW && e.From == history.InitTxn {
 			continue // nothing reaches T⊥
 		}
 		r.adj[e.From] = append(r.adj[e.From], e)
@@ -331,7 +331,7 @@ func (r *Reasoner) build() {
 func (r *Reasoner) Reasons(c Cycle) []string {
 	out := make([]string, len(c.Edges))
 	for i, e := range c.Edges {
-		if c.Lost != nil && e.Rel == hyperpolygraph.WW {
+		if c.Lost != nil && e.Rel == history.WW {
 			out[i] = fmt.Sprintf("%s and %s both wrote key %s after reading the same version; whichever is later overwrote the other's update, so say %s's version (%s) is the later one: the other order is the mirror image (ww)",
 				name(r.h, e.From), name(r.h, e.To), r.h.KeyString(e.Key), name(r.h, e.To), verString(r.h, e.Key, finalWrite(r.h, e.To, e.Key)))
 			continue

@@ -107,7 +107,7 @@ func weakAnomaly(h *history.History, level history.Level, v weak.Violation) Anom
 		add(t)
 	}
 	for _, e := range v.Cycle {
-		if e.Rel == weak.CO {
+		if e.Rel == history.CO {
 			add(e.Reader)
 		}
 	}

@@ -166,8 +166,8 @@ func (p *prover) certainWW(edges []hyperpolygraph.Edge) []hyperpolygraph.Edge {
 	}
 	var out []hyperpolygraph.Edge
 	for _, e := range edges {
-		if e.Rel == hyperpolygraph.WR && e.From != history.InitTxn && writes(e.To, e.Key) {
-			out = append(out, hyperpolygraph.Edge{From: e.From, To: e.To, Rel: hyperpolygraph.WW, Key: e.Key})
+		if e.Rel == history.WR && e.From != history.InitTxn && writes(e.To, e.Key) {
+			out = append(out, hyperpolygraph.Edge{From: e.From, To: e.To, Rel: history.WW, Key: e.Key})
 		}
 	}
 	for _, s := range h.Sessions {
@@ -175,7 +175,7 @@ func (p *prover) certainWW(edges []hyperpolygraph.Edge) []hyperpolygraph.Edge {
 		for _, t := range s.Txns {
 			for _, w := range ix.Writes(t) {
 				if prev, ok := last[w.Key]; ok {
-					out = append(out, hyperpolygraph.Edge{From: prev, To: t, Rel: hyperpolygraph.WW, Key: w.Key})
+					out = append(out, hyperpolygraph.Edge{From: prev, To: t, Rel: history.WW, Key: w.Key})
 				}
 				last[w.Key] = t
 			}
@@ -202,11 +202,11 @@ func (p *prover) fixWW(g *hyperpolygraph.Graph, i int, fwd bool) (*hyperpolygrap
 		a, b = b, a
 	}
 	g.WW = slices.Delete(g.WW, i, i+1)
-	e := hyperpolygraph.Edge{From: a, To: b, Rel: hyperpolygraph.WW, Key: pr.Key}
+	e := hyperpolygraph.Edge{From: a, To: b, Rel: history.WW, Key: pr.Key}
 	var add []hyperpolygraph.Edge
 	for _, k := range g.Known {
-		if k.Rel == hyperpolygraph.WR && k.Key == pr.Key && k.From == a && k.To != b {
-			add = append(add, hyperpolygraph.Edge{From: k.To, To: b, Rel: hyperpolygraph.RW, Key: pr.Key})
+		if k.Rel == history.WR && k.Key == pr.Key && k.From == a && k.To != b {
+			add = append(add, hyperpolygraph.Edge{From: k.To, To: b, Rel: history.RW, Key: pr.Key})
 		}
 	}
 	g.Known = append(append(g.Known, e), add...)
@@ -233,11 +233,11 @@ func (p *prover) fixWR(g *hyperpolygraph.Graph, i, j int) (*hyperpolygraph.Graph
 			}
 		}
 	}
-	e := hyperpolygraph.Edge{From: w, To: s.Reader, Rel: hyperpolygraph.WR, Key: s.Key}
+	e := hyperpolygraph.Edge{From: w, To: s.Reader, Rel: history.WR, Key: s.Key}
 	var add []hyperpolygraph.Edge
 	for _, k := range g.Known {
-		if k.Rel == hyperpolygraph.WW && k.Key == s.Key && k.From == w && k.To != s.Reader {
-			add = append(add, hyperpolygraph.Edge{From: s.Reader, To: k.To, Rel: hyperpolygraph.RW, Key: s.Key})
+		if k.Rel == history.WW && k.Key == s.Key && k.From == w && k.To != s.Reader {
+			add = append(add, hyperpolygraph.Edge{From: s.Reader, To: k.To, Rel: history.RW, Key: s.Key})
 		}
 	}
 	g.Known = append(append(g.Known, e), add...)

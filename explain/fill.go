@@ -222,7 +222,7 @@ func contextEdges(h *history.History, level history.Level, cycle []check.Edge) [
 	}
 	for _, s := range h.Sessions {
 		for i := 1; i < len(s.Txns); i++ {
-			add(hyperpolygraph.Edge{From: s.Txns[i-1], To: s.Txns[i], Rel: hyperpolygraph.SO, Key: -1})
+			add(hyperpolygraph.Edge{From: s.Txns[i-1], To: s.Txns[i], Rel: history.SO, Key: -1})
 		}
 	}
 	ix := h.Index()
@@ -235,7 +235,7 @@ func contextEdges(h *history.History, level history.Level, cycle []check.Edge) [
 			if len(c) != 1 || (c[0] == history.InitTxn && (!initOn || !keys[h.Key(rd.Key)])) {
 				continue
 			}
-			add(hyperpolygraph.Edge{From: c[0], To: history.TxnID(t), Rel: hyperpolygraph.WR, Key: rd.Key})
+			add(hyperpolygraph.Edge{From: c[0], To: history.TxnID(t), Rel: history.WR, Key: rd.Key})
 		}
 	}
 	return out

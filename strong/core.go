@@ -93,7 +93,7 @@ func Core(ctx context.Context, h *history.History, level history.Level, keep []b
 			var xs []cnf.Lit
 			for _, c := range cands {
 				x := e.newVar()
-				e.edge(x, hp.Edge{From: c, To: t, Rel: hp.WR, Key: rd.Key})
+				e.edge(x, hp.Edge{From: c, To: t, Rel: history.WR, Key: rd.Key})
 				e.clause(-x, act)
 				for _, y := range xs {
 					e.clause(-x, -y)
@@ -113,7 +113,7 @@ func Core(ctx context.Context, h *history.History, level history.Level, keep []b
 			if a == history.InitTxn {
 				for _, b := range ws {
 					if b != a {
-						e.edge(sel[b], hp.Edge{From: a, To: b, Rel: hp.WW, Key: key})
+						e.edge(sel[b], hp.Edge{From: a, To: b, Rel: history.WW, Key: key})
 					}
 				}
 				continue
@@ -124,8 +124,8 @@ func Core(ctx context.Context, h *history.History, level history.Level, keep []b
 				}
 				o := e.newVar()
 				ab, ba := e.newVar(), e.newVar()
-				e.edge(ab, hp.Edge{From: a, To: b, Rel: hp.WW, Key: key})
-				e.edge(ba, hp.Edge{From: b, To: a, Rel: hp.WW, Key: key})
+				e.edge(ab, hp.Edge{From: a, To: b, Rel: history.WW, Key: key})
+				e.edge(ba, hp.Edge{From: b, To: a, Rel: history.WW, Key: key})
 				e.clause(-ab, o)
 				e.clause(-ab, sel[a])
 				e.clause(-ab, sel[b])
@@ -144,7 +144,7 @@ func Core(ctx context.Context, h *history.History, level history.Level, keep []b
 		prev := history.InitTxn
 		for _, t := range s.Txns {
 			if in(t) {
-				th.Permanent(hp.Edge{From: prev, To: t, Rel: hp.SO, Key: -1})
+				th.Permanent(hp.Edge{From: prev, To: t, Rel: history.SO, Key: -1})
 				prev = t
 			}
 		}

@@ -128,7 +128,7 @@ func planUnknownAt(h *history.History, levelOf func(history.TxnID) history.Level
 // is shown without it and never names a transaction that may be left out
 // unless it depends on its being taken.
 func aroundOptional(cyc []hyperpolygraph.Edge, optional []bool) []hyperpolygraph.Edge {
-	order := func(e hyperpolygraph.Edge) bool { return e.Rel == hyperpolygraph.SO || e.Rel == hyperpolygraph.RT }
+	order := func(e hyperpolygraph.Edge) bool { return e.Rel == history.SO || e.Rel == history.RT }
 	for changed := true; changed && len(cyc) > 2; {
 		changed = false
 		for i := range cyc {
@@ -137,9 +137,9 @@ func aroundOptional(cyc []hyperpolygraph.Edge, optional []bool) []hyperpolygraph
 			if !optional[a.To] || !order(a) || !order(b) {
 				continue
 			}
-			rel := hyperpolygraph.RT
-			if a.Rel == hyperpolygraph.SO && b.Rel == hyperpolygraph.SO {
-				rel = hyperpolygraph.SO
+			rel := history.RT
+			if a.Rel == history.SO && b.Rel == history.SO {
+				rel = history.SO
 			}
 			merged := hyperpolygraph.Edge{From: a.From, To: b.To, Rel: rel, Key: -1}
 			next := append([]hyperpolygraph.Edge(nil), cyc[:i]...)

@@ -37,7 +37,7 @@ func TestCycleAroundOptional(t *testing.T) {
 			data := map[history.TxnID]bool{}
 			for i, e := range cyc {
 				require.Equal(t, e.To, cyc[(i+1)%len(cyc)].From, "not a closed cycle: %+v", cyc)
-				if e.Rel != hyperpolygraph.SO && e.Rel != hyperpolygraph.RT {
+				if e.Rel != history.SO && e.Rel != history.RT {
 					data[e.From], data[e.To] = true, true
 				}
 			}
@@ -54,9 +54,9 @@ func TestCycleAroundOptional(t *testing.T) {
 
 func TestAroundOptional(t *testing.T) {
 	so := func(a, b history.TxnID) hyperpolygraph.Edge {
-		return hyperpolygraph.Edge{From: a, To: b, Rel: hyperpolygraph.SO, Key: -1}
+		return hyperpolygraph.Edge{From: a, To: b, Rel: history.SO, Key: -1}
 	}
-	rw := hyperpolygraph.Edge{From: 4, To: 1, Rel: hyperpolygraph.RW, Key: 0}
+	rw := hyperpolygraph.Edge{From: 4, To: 1, Rel: history.RW, Key: 0}
 	opt := []bool{false, false, true, true, false}
 	got := aroundOptional([]hyperpolygraph.Edge{so(1, 2), so(2, 3), so(3, 4), rw}, opt)
 	require.Equal(t, []hyperpolygraph.Edge{so(1, 4), rw}, got)

@@ -21,7 +21,7 @@ func (ch *chooser) moreCycles(found []Violation, rounds int) ([]Violation, error
 	for range rounds {
 		for _, v := range found {
 			for _, e := range v.Cycle {
-				if e.Rel != WR && e.Rel != CO {
+				if e.Rel != history.WR && e.Rel != history.CO {
 					continue
 				}
 				for k := g0.start[e.From]; k < g0.start[e.From+1]; k++ {
@@ -71,14 +71,14 @@ func (ch *chooser) depsOf(cyc []Edge) ([]int32, bool) {
 	ch.optDeps = ch.optDeps[:0]
 	for _, e := range cyc {
 		ch.optDep(e.From)
-		if e.Rel == CO {
+		if e.Rel == history.CO {
 			ch.optDep(e.Reader)
 		}
 		var ok bool
 		switch e.Rel {
-		case WR:
+		case history.WR:
 			ok = ch.wrDep(e.From, e.To)
-		case CO:
+		case history.CO:
 			ok = ch.coDeps(e)
 		default:
 			ok = true

@@ -6,31 +6,6 @@ import (
 	"github.com/hyperiso/hyperiso/history"
 )
 
-// Rel is the relation an edge of co′ comes from.
-type Rel uint8
-
-const (
-	// SO is session order (T⊥ precedes every transaction).
-	SO Rel = iota
-	// WR is write-read: To read a key from From.
-	WR
-	// CO is an ordering the level's axiom forces.
-	CO
-	// WW is a version order the history states: a list read showed From's
-	// element before To's, or without To's (History.HintsAt). Every level
-	// keeps one version order per key, so co′ contains it.
-	WW
-)
-
-var relNames = [...]string{"so", "wr", "co", "ww"}
-
-func (r Rel) String() string {
-	if int(r) < len(relNames) {
-		return relNames[r]
-	}
-	return fmt.Sprintf("Rel(%d)", r)
-}
-
 // Rule is the premise behind an inferred co′ edge From → To. In each, To
 // is the writer Reader read Key from, and From writes Key too.
 type Rule uint8
@@ -52,7 +27,7 @@ const (
 // Edge is one edge of co′.
 type Edge struct {
 	From, To history.TxnID
-	Rel      Rel
+	Rel      history.Rel
 	// Key is, for WR, a key To read from From; for CO, the key Reader read
 	// from To that From writes too; -1 for SO.
 	Key history.KeyID
@@ -67,14 +42,14 @@ type Edge struct {
 func (e Edge) Reason(h *history.History) string {
 	from, to := h.TxnString(e.From), h.TxnString(e.To)
 	switch e.Rel {
-	case SO:
+	case history.SO:
 		if e.From == history.InitTxn {
 			return fmt.Sprintf("the initial state precedes %s", to)
 		}
 		return fmt.Sprintf("%s precedes %s in session %d", from, to, h.SessionOf(e.From))
-	case WR:
+	case history.WR:
 		return fmt.Sprintf("%s read key %s = %s from %s", to, h.KeyString(e.Key), h.ValueString(e.Key, finalWrite(h, e.From, e.Key)), from)
-	case WW:
+	case history.WW:
 		return fmt.Sprintf("the lists read at key %s order %s's appends before %s's (a version holds %s's and not %s's)", h.KeyString(e.Key), from, to, from, to)
 	}
 	x, rd := h.KeyString(e.Key), h.TxnString(e.Reader)
@@ -151,7 +126,7 @@ type Violation struct {
 func (v Violation) Inferred() int {
 	n := 0
 	for _, e := range v.Cycle {
-		if e.Rel == CO {
+		if e.Rel == history.CO {
 			n++
 		}
 	}
@@ -173,9 +148,9 @@ func (v Violation) Describe(h *history.History) string {
 	ww, so := 0, ""
 	for _, e := range v.Cycle {
 		switch e.Rel {
-		case WW:
+		case history.WW:
 			ww++
-		case SO:
+		case history.SO:
 			so = " with session order"
 		}
 	}
@@ -190,7 +165,7 @@ func (v Violation) Describe(h *history.History) string {
 	var key *Edge
 	for i := range v.Cycle {
 		e := &v.Cycle[i]
-		if e.Rel != CO {
+		if e.Rel != history.CO {
 			continue
 		}
 		if key == nil || (v.Kind == FracturedRead && e.Rule == RuleReadFrom && key.Rule != RuleReadFrom) ||
@@ -220,10 +195,10 @@ func (v Violation) Describe(h *history.History) string {
 func classify(cyc []Edge) Kind {
 	kind := G0
 	for _, e := range cyc {
-		if e.Rel == WR && kind == G0 {
+		if e.Rel == history.WR && kind == G0 {
 			kind = G1c
 		}
-		if e.Rel != CO {
+		if e.Rel != history.CO {
 			continue
 		}
 		switch e.Rule {

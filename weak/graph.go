@@ -366,9 +366,9 @@ func (c *checker) edge(g *graph, from history.TxnID, e int32) Edge {
 	to, ref := g.to[e], g.ref[e]
 	switch ref {
 	case refSO:
-		return Edge{From: from, To: to, Rel: SO, Key: -1, Via: -1}
+		return Edge{From: from, To: to, Rel: history.SO, Key: -1, Via: -1}
 	case refWR:
-		ed := Edge{From: from, To: to, Rel: WR, Key: -1, Via: -1}
+		ed := Edge{From: from, To: to, Rel: history.WR, Key: -1, Via: -1}
 		for _, ev := range c.events(to) {
 			if ev.writer == from {
 				ed.Key = ev.key

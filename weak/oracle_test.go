@@ -123,15 +123,15 @@ func checkResult(t *testing.T, h *history.History, res *Result) {
 				t.Fatalf("cycle does not close at edge %d: %+v then %+v", i, e, next)
 			}
 			switch e.Rel {
-			case SO:
+			case history.SO:
 				if e.From != history.InitTxn && (h.Txns[e.From].Session != h.Txns[e.To].Session || h.Txns[e.From].Index >= h.Txns[e.To].Index) {
 					t.Fatalf("bad so edge %+v", e)
 				}
-			case WR:
+			case history.WR:
 				if finalWrite(h, e.From, e.Key) < 0 {
 					t.Fatalf("wr edge from a non-writer %+v", e)
 				}
-			case CO:
+			case history.CO:
 				if finalWrite(h, e.From, e.Key) < 0 || finalWrite(h, e.To, e.Key) < 0 {
 					t.Fatalf("co edge between non-writers of its key %+v", e)
 				}

@@ -495,14 +495,14 @@ func (c *checker) soBefore(a, b history.TxnID) bool {
 func (c *checker) addVersionOrders() int {
 	edges := c.h.HintEdges(c.h.HintsAt(c.level), func(t history.TxnID) bool { return c.in[t] })
 	for _, e := range edges {
-		c.ww = append(c.ww, Edge{From: e.From, To: e.To, Rel: WW, Key: e.Key, Via: -1})
+		c.ww = append(c.ww, Edge{From: e.From, To: e.To, Rel: history.WW, Key: e.Key, Via: -1})
 	}
 	return len(edges)
 }
 
 // infer records the co′ edge from → to with its premise.
 func (c *checker) infer(e Edge) {
-	e.Rel = CO
+	e.Rel = history.CO
 	if n := len(c.inferred); n == cap(c.inferred) && n >= 1<<16 && c.fit != nil {
 		// The slice is about to double: ask first. A refused edge is
 		// dropped; the next poll ends the check.

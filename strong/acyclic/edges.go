@@ -65,7 +65,7 @@ func (th *EdgeTheory) Permanent(e hyperpolygraph.Edge) {
 func (th *EdgeTheory) add(e hyperpolygraph.Edge, l1, l2 cnf.Lit) []cnf.Lit {
 	r := int32(len(th.reasons))
 	th.reasons = append(th.reasons, [2]cnf.Lit{l1, l2})
-	u1, v1, u2, v2, two := hyperpolygraph.StateArcs(e.From, e.To, e.Rel == hyperpolygraph.RW, th.layers)
+	u1, v1, u2, v2, two := hyperpolygraph.StateArcs(e.From, e.To, e.Rel == history.RW, th.layers)
 	arcs := [][2]int32{{u1, v1}, {u2, v2}}
 	if !two {
 		arcs = arcs[:1]
@@ -104,13 +104,13 @@ func (th *EdgeTheory) Assign(l cnf.Lit) []cnf.Lit {
 		if c := th.add(e, l, 0); c != nil {
 			return c
 		}
-		if e.Rel != hyperpolygraph.WW && e.Rel != hyperpolygraph.WR {
+		if e.Rel != history.WW && e.Rel != history.WR {
 			continue
 		}
 		// A reader of e.From's version precedes every later writer of it.
 		key := writerKey{e.Key, e.From}
 		own, other := th.ww, th.wr
-		if e.Rel == hyperpolygraph.WR {
+		if e.Rel == history.WR {
 			own, other = th.wr, th.ww
 			f.pushedWR = append(f.pushedWR, key)
 		} else {
@@ -121,8 +121,8 @@ func (th *EdgeTheory) Assign(l cnf.Lit) []cnf.Lit {
 			if o.t == e.To {
 				continue
 			}
-			rw := hyperpolygraph.Edge{From: o.t, To: e.To, Rel: hyperpolygraph.RW, Key: e.Key}
-			if e.Rel == hyperpolygraph.WR {
+			rw := hyperpolygraph.Edge{From: o.t, To: e.To, Rel: history.RW, Key: e.Key}
+			if e.Rel == history.WR {
 				rw.From, rw.To = e.To, o.t
 			}
 			if c := th.add(rw, l, o.lit); c != nil {

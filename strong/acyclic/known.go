@@ -158,7 +158,7 @@ func reduceKnown(n int, off, succ []int32) []bool {
 func (t *Theory) knownArcs(arc func(u, v, i int32)) {
 	if t.psi != nil {
 		for i, e := range t.certain {
-			if e.Rel != hyperpolygraph.RW {
+			if e.Rel != history.RW {
 				arc(int32(e.From), int32(e.To), int32(i))
 			}
 		}
@@ -175,7 +175,7 @@ func (t *Theory) knownArcs(arc func(u, v, i int32)) {
 		return
 	}
 	for i, e := range t.g.Known {
-		u1, v1, u2, v2, two := hyperpolygraph.StateArcs(e.From, e.To, e.Rel == hyperpolygraph.RW, t.layers)
+		u1, v1, u2, v2, two := hyperpolygraph.StateArcs(e.From, e.To, e.Rel == history.RW, t.layers)
 		arc(u1, v1, int32(i))
 		if two {
 			arc(u2, v2, int32(i))
@@ -264,12 +264,12 @@ func (q *readyQueue) pop() int32 {
 func (t *Theory) knownRW() []hyperpolygraph.Edge {
 	var out []hyperpolygraph.Edge
 	for _, e := range t.g.Known { // not the map: the same order every run
-		if e.Rel != hyperpolygraph.WR {
+		if e.Rel != history.WR {
 			continue
 		}
 		for _, succ := range t.infos[t.writers[writerKey{e.Key, e.From}]].knownSucc {
 			if succ != e.To {
-				out = append(out, hyperpolygraph.Edge{From: e.To, To: succ, Rel: hyperpolygraph.RW, Key: e.Key})
+				out = append(out, hyperpolygraph.Edge{From: e.To, To: succ, Rel: history.RW, Key: e.Key})
 			}
 		}
 	}

@@ -3,6 +3,7 @@ package acyclic
 import (
 	"slices"
 
+	"github.com/hyperiso/hyperiso/history"
 	"github.com/hyperiso/hyperiso/solver/cnf"
 	"github.com/hyperiso/hyperiso/solver/pk"
 	"github.com/hyperiso/hyperiso/strong/hyperpolygraph"
@@ -84,7 +85,7 @@ func (t *Theory) insertPSI(e hyperpolygraph.Edge, r int32) []cnf.Lit {
 	s := t.psi
 	u, v := t.ids[e.From], t.ids[e.To]
 	frame := &t.undo[len(t.undo)-1]
-	if e.Rel == hyperpolygraph.RW {
+	if e.Rel == history.RW {
 		s.rwOut[u] = append(s.rwOut[u], psiArc{v, r})
 		s.rwIn[v] = append(s.rwIn[v], psiArc{u, r})
 		s.rwStack = append(s.rwStack, [3]int32{u, v, r})

@@ -127,24 +127,24 @@ func psiEdges(enc *encode.Encoding, assigned []cnf.Lit) []hyperpolygraph.Edge {
 	for _, l := range assigned {
 		if i, ok := enc.IsWW(int32(l.Var())); ok {
 			p := g.WW[i]
-			e := hyperpolygraph.Edge{From: p.A, To: p.B, Rel: hyperpolygraph.WW, Key: p.Key}
+			e := hyperpolygraph.Edge{From: p.A, To: p.B, Rel: history.WW, Key: p.Key}
 			if l < 0 {
 				e.From, e.To = e.To, e.From
 			}
 			edges = append(edges, e)
 		} else if set, cand, ok := enc.WRSet(int32(l.Var())); ok && l > 0 {
 			s := g.WR[set]
-			edges = append(edges, hyperpolygraph.Edge{From: s.Cands[cand], To: s.Reader, Rel: hyperpolygraph.WR, Key: s.Key})
+			edges = append(edges, hyperpolygraph.Edge{From: s.Cands[cand], To: s.Reader, Rel: history.WR, Key: s.Key})
 		}
 	}
 	var rw []hyperpolygraph.Edge
 	for _, wr := range edges {
-		if wr.Rel != hyperpolygraph.WR {
+		if wr.Rel != history.WR {
 			continue
 		}
 		for _, ww := range edges {
-			if ww.Rel == hyperpolygraph.WW && ww.Key == wr.Key && ww.From == wr.From && ww.To != wr.To {
-				rw = append(rw, hyperpolygraph.Edge{From: wr.To, To: ww.To, Rel: hyperpolygraph.RW, Key: wr.Key})
+			if ww.Rel == history.WW && ww.Key == wr.Key && ww.From == wr.From && ww.To != wr.To {
+				rw = append(rw, hyperpolygraph.Edge{From: wr.To, To: ww.To, Rel: history.RW, Key: wr.Key})
 			}
 		}
 	}
@@ -159,7 +159,7 @@ func psiBroken(n int, edges []hyperpolygraph.Edge) bool {
 		reach[a] = make([]bool, n)
 	}
 	for _, e := range edges {
-		if e.Rel != hyperpolygraph.RW {
+		if e.Rel != history.RW {
 			reach[e.From][e.To] = true
 		}
 	}
@@ -178,7 +178,7 @@ func psiBroken(n int, edges []hyperpolygraph.Edge) bool {
 		}
 	}
 	for _, e := range edges {
-		if e.Rel == hyperpolygraph.RW && reach[e.To][e.From] {
+		if e.Rel == history.RW && reach[e.To][e.From] {
 			return true
 		}
 	}
@@ -194,7 +194,7 @@ func requirePSICycle(t *testing.T, cyc, edges []hyperpolygraph.Edge) {
 	for i, e := range cyc {
 		require.Contains(t, edges, e, "cycle edge %v is not in the graph", e)
 		require.Equal(t, e.To, cyc[(i+1)%len(cyc)].From, "cycle %v is not closed", cyc)
-		if e.Rel == hyperpolygraph.RW {
+		if e.Rel == history.RW {
 			rw++
 		}
 	}

@@ -221,14 +221,14 @@ func newTheory(enc *encode.Encoding, polarity Polarity, pc, psi, hint bool) (*Th
 	}
 	allWriters := t.pc || psi || allWritersForTest
 	for _, e := range g.Known {
-		if e.Rel != hyperpolygraph.WW && e.Rel != hyperpolygraph.WR {
+		if e.Rel != history.WW && e.Rel != history.WR {
 			continue
 		}
 		wi := info(e.Key, e.From, allWriters)
 		if wi == nil {
 			continue
 		}
-		if e.Rel == hyperpolygraph.WW {
+		if e.Rel == history.WW {
 			wi.knownSucc = append(wi.knownSucc, e.To)
 		} else {
 			wi.knownReaders = append(wi.knownReaders, e.To)
@@ -310,7 +310,7 @@ func (t *Theory) insert(e hyperpolygraph.Edge, r int32) []cnf.Lit {
 		u, v := hyperpolygraph.PCArc(e.From, e.To, e.Rel)
 		return t.insertArc(u, v, r)
 	}
-	u1, v1, u2, v2, two := hyperpolygraph.StateArcs(e.From, e.To, e.Rel == hyperpolygraph.RW, t.layers)
+	u1, v1, u2, v2, two := hyperpolygraph.StateArcs(e.From, e.To, e.Rel == history.RW, t.layers)
 	if c := t.insertArc(u1, v1, r); c != nil || !two {
 		return c
 	}
@@ -383,7 +383,7 @@ func (t *Theory) assign(l cnf.Lit) []cnf.Lit {
 				return c
 			}
 			var c []cnf.Lit
-			if e.Rel == hyperpolygraph.WW {
+			if e.Rel == history.WW {
 				c = t.afterWW(e.Key, e.From, e.To, l)
 			} else {
 				c = t.afterWR(e.Key, e.From, e.To, l)
@@ -400,7 +400,7 @@ func (t *Theory) assign(l cnf.Lit) []cnf.Lit {
 		if l < 0 {
 			from, to = to, from
 		}
-		e := hyperpolygraph.Edge{From: from, To: to, Rel: hyperpolygraph.WW, Key: p.Key}
+		e := hyperpolygraph.Edge{From: from, To: to, Rel: history.WW, Key: p.Key}
 		if c := t.addEdge(e, l, 0); c != nil {
 			return c
 		}
@@ -412,7 +412,7 @@ func (t *Theory) assign(l cnf.Lit) []cnf.Lit {
 	set, cand, _ := t.enc.WRSet(v)
 	s := t.g.WR[set]
 	w := s.Cands[cand]
-	if c := t.addEdge(hyperpolygraph.Edge{From: w, To: s.Reader, Rel: hyperpolygraph.WR, Key: s.Key}, l, 0); c != nil {
+	if c := t.addEdge(hyperpolygraph.Edge{From: w, To: s.Reader, Rel: history.WR, Key: s.Key}, l, 0); c != nil {
 		return c
 	}
 	return t.afterWR(s.Key, w, s.Reader, l)
@@ -426,7 +426,7 @@ func (t *Theory) afterWW(x history.KeyID, from, to history.TxnID, l cnf.Lit) []c
 	t.keep(i, litTo{l, to}, true)
 	for _, r := range wi.knownReaders {
 		if r != to {
-			if c := t.addEdge(hyperpolygraph.Edge{From: r, To: to, Rel: hyperpolygraph.RW, Key: x}, l, 0); c != nil {
+			if c := t.addEdge(hyperpolygraph.Edge{From: r, To: to, Rel: history.RW, Key: x}, l, 0); c != nil {
 				return c
 			}
 		}
@@ -435,7 +435,7 @@ func (t *Theory) afterWW(x history.KeyID, from, to history.TxnID, l cnf.Lit) []c
 		if wl.to == to {
 			continue
 		}
-		if c := t.addEdge(hyperpolygraph.Edge{From: wl.to, To: to, Rel: hyperpolygraph.RW, Key: x}, l, wl.lit); c != nil {
+		if c := t.addEdge(hyperpolygraph.Edge{From: wl.to, To: to, Rel: history.RW, Key: x}, l, wl.lit); c != nil {
 			return c
 		}
 	}
@@ -450,7 +450,7 @@ func (t *Theory) afterWR(x history.KeyID, w, r history.TxnID, l cnf.Lit) []cnf.L
 	t.keep(i, litTo{l, r}, false)
 	for _, succ := range wi.knownSucc {
 		if succ != r {
-			if c := t.addEdge(hyperpolygraph.Edge{From: r, To: succ, Rel: hyperpolygraph.RW, Key: x}, l, 0); c != nil {
+			if c := t.addEdge(hyperpolygraph.Edge{From: r, To: succ, Rel: history.RW, Key: x}, l, 0); c != nil {
 				return c
 			}
 		}
@@ -469,7 +469,7 @@ func (t *Theory) afterWR(x history.KeyID, w, r history.TxnID, l cnf.Lit) []cnf.L
 			continue
 		}
 		if succ != r {
-			if c := t.addEdge(hyperpolygraph.Edge{From: r, To: succ, Rel: hyperpolygraph.RW, Key: x}, l, wl); c != nil {
+			if c := t.addEdge(hyperpolygraph.Edge{From: r, To: succ, Rel: history.RW, Key: x}, l, wl); c != nil {
 				return c
 			}
 		}
@@ -478,7 +478,7 @@ func (t *Theory) afterWR(x history.KeyID, w, r history.TxnID, l cnf.Lit) []cnf.L
 		if wl.to == r {
 			continue
 		}
-		if c := t.addEdge(hyperpolygraph.Edge{From: r, To: wl.to, Rel: hyperpolygraph.RW, Key: x}, l, wl.lit); c != nil {
+		if c := t.addEdge(hyperpolygraph.Edge{From: r, To: wl.to, Rel: history.RW, Key: x}, l, wl.lit); c != nil {
 			return c
 		}
 	}

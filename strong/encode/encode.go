@@ -211,16 +211,16 @@ func (e *Encoding) EdgeOf(l cnf.Lit) (hyperpolygraph.Edge, bool) {
 	if info >= 0 {
 		p := e.G.WW[info]
 		if l > 0 {
-			return hyperpolygraph.Edge{From: p.A, To: p.B, Rel: hyperpolygraph.WW, Key: p.Key}, true
+			return hyperpolygraph.Edge{From: p.A, To: p.B, Rel: history.WW, Key: p.Key}, true
 		}
-		return hyperpolygraph.Edge{From: p.B, To: p.A, Rel: hyperpolygraph.WW, Key: p.Key}, true
+		return hyperpolygraph.Edge{From: p.B, To: p.A, Rel: history.WW, Key: p.Key}, true
 	}
 	if l < 0 {
 		return hyperpolygraph.Edge{}, false
 	}
 	si := -info - 1
 	s := e.G.WR[si]
-	return hyperpolygraph.Edge{From: s.Cands[v-e.WRBase[si]], To: s.Reader, Rel: hyperpolygraph.WR, Key: s.Key}, true
+	return hyperpolygraph.Edge{From: s.Cands[v-e.WRBase[si]], To: s.Reader, Rel: history.WR, Key: s.Key}, true
 }
 
 // IsWW reports whether variable v encodes a version-order pair, and which.

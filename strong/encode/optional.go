@@ -92,8 +92,8 @@ func (e *Encoding) optional(reach Reacher) {
 	}
 	e.OptWW = make([]int32, len(opt.WW))
 	for i, p := range opt.WW {
-		fwd := newVar(hyperpolygraph.Edge{From: p.A, To: p.B, Rel: hyperpolygraph.WW, Key: p.Key})
-		bwd := newVar(hyperpolygraph.Edge{From: p.B, To: p.A, Rel: hyperpolygraph.WW, Key: p.Key})
+		fwd := newVar(hyperpolygraph.Edge{From: p.A, To: p.B, Rel: history.WW, Key: p.Key})
+		bwd := newVar(hyperpolygraph.Edge{From: p.B, To: p.A, Rel: history.WW, Key: p.Key})
 		e.OptWW[i] = int32(fwd)
 		e.Clauses = append(e.Clauses, []cnf.Lit{-fwd, -bwd})
 		if blocked(p.Key, p.A, p.B) {
@@ -128,7 +128,7 @@ func (e *Encoding) optional(reach Reacher) {
 		e.OptWR[i] = int32(e.NumVars + 1)
 		some := []cnf.Lit{-r}
 		for _, c := range s.Cands {
-			x := newVar(hyperpolygraph.Edge{From: c, To: s.Reader, Rel: hyperpolygraph.WR, Key: s.Key})
+			x := newVar(hyperpolygraph.Edge{From: c, To: s.Reader, Rel: history.WR, Key: s.Key})
 			e.Clauses = append(e.Clauses, []cnf.Lit{-x, r})
 			if readBlocked(c, s.Reader) {
 				e.Clauses = append(e.Clauses, []cnf.Lit{-x})
@@ -153,7 +153,7 @@ func (e *Encoding) optional(reach Reacher) {
 		}
 	}
 	for _, ed := range e.G.Known {
-		if ed.Rel == hyperpolygraph.WR && incl(ed.From) != 0 {
+		if ed.Rel == history.WR && incl(ed.From) != 0 {
 			e.Clauses = append(e.Clauses, []cnf.Lit{incl(ed.From)})
 		}
 	}

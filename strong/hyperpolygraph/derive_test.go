@@ -30,12 +30,12 @@ func TestBuildDerivesAsDeriveRW(t *testing.T) {
 			if viol != nil {
 				continue
 			}
-			first := slices.IndexFunc(g.Known, func(e Edge) bool { return e.Rel == RW })
+			first := slices.IndexFunc(g.Known, func(e Edge) bool { return e.Rel == history.RW })
 			if first < 0 {
 				first = len(g.Known)
 			}
 			for _, e := range g.Known[first:] {
-				require.Equal(t, RW, e.Rel, "history %d: RW edges come last", i)
+				require.Equal(t, history.RW, e.Rel, "history %d: RW edges come last", i)
 			}
 			want := g.DeriveRW(g.Known[:first])
 			if len(want) == 0 {

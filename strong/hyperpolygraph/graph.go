@@ -17,37 +17,10 @@ import (
 	"github.com/hyperiso/hyperiso/history"
 )
 
-// Rel is the relation an edge stands for.
-type Rel uint8
-
-const (
-	// SO is session order (T⊥ precedes every session's first transaction).
-	SO Rel = iota
-	// WR is read-from: the target read the source's write of Key.
-	WR
-	// WW is version order: the target overwrote the source's write of Key.
-	WW
-	// RW is anti-dependency: the source read a version of Key that the
-	// target overwrote.
-	RW
-	// RT is real-time order: the source completed before the target was
-	// invoked (strict serializability).
-	RT
-)
-
-var relNames = [...]string{"so", "wr", "ww", "rw", "rt"}
-
-func (r Rel) String() string {
-	if int(r) < len(relNames) {
-		return relNames[r]
-	}
-	return fmt.Sprintf("Rel(%d)", r)
-}
-
 // Edge is a dependency between two transactions. Key is -1 for SO.
 type Edge struct {
 	From, To history.TxnID
-	Rel      Rel
+	Rel      history.Rel
 	Key      history.KeyID
 }
 
@@ -165,7 +138,7 @@ func BuildContext(ctx context.Context, h *history.History, level history.Level, 
 			if !g.Included[t] {
 				continue
 			}
-			g.Known = append(g.Known, Edge{From: prev, To: t, Rel: SO, Key: -1})
+			g.Known = append(g.Known, Edge{From: prev, To: t, Rel: history.SO, Key: -1})
 			prev = t
 		}
 	}
@@ -198,7 +171,7 @@ func BuildContext(ctx context.Context, h *history.History, level history.Level, 
 			case 0:
 				return g, &Violation{Reader: history.TxnID(t), Read: r}, nil
 			case 1:
-				g.Known = append(g.Known, Edge{From: cands[0], To: history.TxnID(t), Rel: WR, Key: r.Key})
+				g.Known = append(g.Known, Edge{From: cands[0], To: history.TxnID(t), Rel: history.WR, Key: r.Key})
 				g.Reads[r.Key] = append(g.Reads[r.Key], Read{Reader: history.TxnID(t), Writer: cands[0], Set: -1})
 			default:
 				g.Reads[r.Key] = append(g.Reads[r.Key], Read{Reader: history.TxnID(t), Writer: -1, Set: int32(len(g.WR))})
@@ -217,7 +190,7 @@ func BuildContext(ctx context.Context, h *history.History, level history.Level, 
 		}
 		if len(ws) > 0 && ws[0] == history.InitTxn {
 			for _, b := range ws[1:] {
-				g.Known = append(g.Known, Edge{From: ws[0], To: b, Rel: WW, Key: history.KeyID(k)})
+				g.Known = append(g.Known, Edge{From: ws[0], To: b, Rel: history.WW, Key: history.KeyID(k)})
 			}
 		}
 		if !g.Pending {
@@ -241,7 +214,7 @@ func BuildContext(ctx context.Context, h *history.History, level history.Level, 
 		for _, b := range ws[1:] {
 			for _, s := range initReaders {
 				if s != b {
-					g.Known = append(g.Known, Edge{From: s, To: b, Rel: RW, Key: history.KeyID(k)})
+					g.Known = append(g.Known, Edge{From: s, To: b, Rel: history.RW, Key: history.KeyID(k)})
 				}
 			}
 		}
@@ -340,18 +313,18 @@ func (g *Graph) DeriveRW(edges []Edge) []Edge {
 	}
 	readers := map[kt][]history.TxnID{}
 	for _, e := range edges {
-		if e.Rel == WR {
+		if e.Rel == history.WR {
 			readers[kt{e.Key, e.From}] = append(readers[kt{e.Key, e.From}], e.To)
 		}
 	}
 	var out []Edge
 	for _, e := range edges {
-		if e.Rel != WW {
+		if e.Rel != history.WW {
 			continue
 		}
 		for _, s := range readers[kt{e.Key, e.From}] {
 			if s != e.To {
-				out = append(out, Edge{From: s, To: e.To, Rel: RW, Key: e.Key})
+				out = append(out, Edge{From: s, To: e.To, Rel: history.RW, Key: e.Key})
 			}
 		}
 	}
@@ -374,7 +347,7 @@ func (g *Graph) CandidateWWSuccessors() map[uint64][]history.TxnID {
 		}
 	}
 	for _, e := range g.Known {
-		if e.Rel == WW {
+		if e.Rel == history.WW {
 			if l, ok := succ[KeyTxn(e.Key, e.From)]; ok {
 				succ[KeyTxn(e.Key, e.From)] = append(l, e.To)
 			}

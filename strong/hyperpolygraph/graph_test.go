@@ -50,7 +50,7 @@ func TestBuildDuplicateValues(t *testing.T) {
 	require.Len(t, g.WW, 1, "T1, T2 unordered; T⊥ is known to come first")
 	known := 0
 	for _, e := range g.Known {
-		if e.Rel == WW {
+		if e.Rel == history.WW {
 			require.Equal(t, history.InitTxn, e.From)
 			known++
 		}

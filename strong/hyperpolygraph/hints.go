@@ -38,7 +38,7 @@ func (g *Graph) ApplyVersionHints(hints []history.VersionHint) (conflict []Edge)
 	var add []Edge
 	for _, e := range h.HintEdges(hints, func(t history.TxnID) bool { return g.Included[t] }) {
 		touched[e.Key] = true
-		add = append(add, Edge{From: e.From, To: e.To, Rel: WW, Key: e.Key})
+		add = append(add, Edge{From: e.From, To: e.To, Rel: history.WW, Key: e.Key})
 	}
 	if len(add) == 0 {
 		return nil
@@ -50,10 +50,10 @@ func (g *Graph) ApplyVersionHints(hints []history.VersionHint) (conflict []Edge)
 			continue
 		}
 		switch e.Rel {
-		case WW:
+		case history.WW:
 			known[trip{e.Key, e.From, e.To}] = true
 			knownWW = append(knownWW, e)
-		case WR:
+		case history.WR:
 			knownWR = append(knownWR, e)
 		}
 	}
@@ -170,7 +170,7 @@ func (g *Graph) AddRealTime() []Edge {
 		for _, a := range cand {
 			// a is redundant when it precedes another candidate.
 			if ts[a].e >= maxStart {
-				out = append(out, Edge{From: ts[a].t, To: x.t, Rel: RT, Key: -1})
+				out = append(out, Edge{From: ts[a].t, To: x.t, Rel: history.RT, Key: -1})
 			}
 		}
 	}

@@ -151,7 +151,7 @@ func NewMixed(g *Graph, level []history.Level) (*Mixed, *Violation) {
 				return nil, &Violation{Reader: tid, Read: history.ExtRead{Key: k, Value: op.Value, Op: int32(i)}}
 			case 1:
 				rd.Writer = cands[0]
-				g.Known = append(g.Known, Edge{From: cands[0], To: tid, Rel: WR, Key: k})
+				g.Known = append(g.Known, Edge{From: cands[0], To: tid, Rel: history.WR, Key: k})
 			default:
 				rd.Set = int32(len(g.WR))
 				g.WR = append(g.WR, WRSet{Reader: tid, Key: k, Value: op.Value, Cands: cands})
@@ -279,12 +279,12 @@ func (m *Mixed) stateArcs(c *Compatible) stateCSR {
 			ei := int32(i)
 			a, b := e.From, e.To
 			switch e.Rel {
-			case SO, WR, RT:
+			case history.SO, history.WR, history.RT:
 				add(commit(a), m.snap(b), ei)
 				if !prefixLevel(m.Level[b]) {
 					add(m.j(a), join(b), ei)
 				}
-			case WW:
+			case history.WW:
 				add(commit(a), commit(b), ei)
 				if m.Level[b] == history.SI {
 					add(commit(a), m.snap(b), ei)
@@ -295,7 +295,7 @@ func (m *Mixed) stateArcs(c *Compatible) stateCSR {
 						add(m.kappa(e.Key, a), join(b), ei)
 					}
 				}
-			case RW:
+			case history.RW:
 				switch l := m.Level[a]; {
 				case prefixLevel(l):
 					add(m.snap(a), commit(b), ei)

@@ -57,7 +57,7 @@ func (m *Mixed) model(c *Compatible, disabled []bool, adj [][][2]int32) *mixedMo
 	mm := &mixedModel{m: m, c: c, pos: map[uint64]int32{}, next: map[uint64]int32{}, out: make([][]int32, n), in: make([][]int32, n), ar: make([]int32, n)}
 	prev := map[uint64]bool{}
 	for i, e := range c.Edges {
-		if e.Rel == WW {
+		if e.Rel == history.WW {
 			mm.next[KeyTxn(e.Key, e.From)] = int32(i)
 			prev[KeyTxn(e.Key, e.To)] = true
 		}
@@ -66,7 +66,7 @@ func (m *Mixed) model(c *Compatible, disabled []bool, adj [][][2]int32) *mixedMo
 		}
 		mm.out[e.From] = append(mm.out[e.From], int32(i))
 		switch e.Rel {
-		case SO, WR, RT:
+		case history.SO, history.WR, history.RT:
 			mm.in[e.To] = append(mm.in[e.To], int32(i))
 		}
 	}
@@ -140,7 +140,7 @@ func (mm *mixedModel) seeing() ([]int, Blame) {
 			if m.Level[t] == history.RA {
 				for _, ei := range mm.out[t] {
 					e := c.Edges[ei]
-					if e.Rel != RW {
+					if e.Rel != history.RW {
 						continue
 					}
 					// A session predecessor wrote the key at or after the
@@ -167,11 +167,11 @@ func (mm *mixedModel) seeing() ([]int, Blame) {
 			// The writers it read from.
 			for _, ei := range mm.out[t] {
 				rw := c.Edges[ei]
-				if rw.Rel != RW {
+				if rw.Rel != history.RW {
 					continue
 				}
 				for _, wi := range mm.in[t] {
-					if wr := c.Edges[wi]; wr.Rel == WR && (wr.From == rw.To || mm.after(rw.Key, wr.From, rw.To)) {
+					if wr := c.Edges[wi]; wr.Rel == history.WR && (wr.From == rw.To || mm.after(rw.Key, wr.From, rw.To)) {
 						cyc := append([]int{int(ei)}, mm.chain(rw.Key, rw.To, wr.From)...)
 						return append(cyc, int(wi)), Blame{Txn: tid, Level: history.RA, Axiom: "EXT", Saw: wr.From, Missed: rw.To, Key: rw.Key}
 					}
@@ -199,7 +199,7 @@ func (mm *mixedModel) soCycle(rw int, u history.TxnID) []int {
 	for x := u; x != e.From; {
 		found := false
 		for _, ei := range mm.out[x] {
-			if f := mm.c.Edges[ei]; f.Rel == SO {
+			if f := mm.c.Edges[ei]; f.Rel == history.SO {
 				cyc = append(cyc, int(ei))
 				x, found = f.To, true
 				break
@@ -225,7 +225,7 @@ func (mm *mixedModel) rc(t history.TxnID) ([]int, Blame) {
 		writer[i], wrEdge[i], set[i] = rd.Writer, -1, rd.Set
 		for _, wi := range mm.in[t] {
 			e := c.Edges[wi]
-			if e.Rel != WR || e.Key != ev.key {
+			if e.Rel != history.WR || e.Key != ev.key {
 				continue
 			}
 			if p := c.Prov[wi]; rd.Set >= 0 && p.WR == rd.Set || rd.Set < 0 && p.WR < 0 && e.From == rd.Writer {
@@ -251,7 +251,7 @@ func (mm *mixedModel) rc(t history.TxnID) ([]int, Blame) {
 			// read-from choice, would block models that read past nothing.
 			rw := -1
 			for _, ei := range mm.out[t] {
-				if e := c.Edges[ei]; e.Rel == RW && e.Key == ev.key && e.To == b && c.Prov[ei].WR == set[i] {
+				if e := c.Edges[ei]; e.Rel == history.RW && e.Key == ev.key && e.To == b && c.Prov[ei].WR == set[i] {
 					rw = int(ei)
 					break
 				}
@@ -286,7 +286,7 @@ func (mm *mixedModel) trans(t history.TxnID) ([]int, Blame) {
 	via, chainVia := mm.via, mm.chainVia // edge that reached a transaction (-1: a start); ww edge into a writer on a chain walk (-1: its origin)
 	for _, ri := range mm.out[t] {
 		rw := c.Edges[ri]
-		if rw.Rel != RW || mm.ar[rw.To] >= mm.ar[t] {
+		if rw.Rel != history.RW || mm.ar[rw.To] >= mm.ar[t] {
 			continue // what t cannot see, as it comes after t
 		}
 		mm.cur++
@@ -323,9 +323,9 @@ func (mm *mixedModel) trans(t history.TxnID) ([]int, Blame) {
 			for _, ei := range mm.out[u] {
 				e := c.Edges[ei]
 				switch e.Rel {
-				case SO, WR, RT:
+				case history.SO, history.WR, history.RT:
 					visit(e.To, ei)
-				case WW:
+				case history.WW:
 					// Every later PSI writer of the key sees u.
 					kt := KeyTxn(e.Key, u)
 					if _, done := chainVia[kt]; done {
@@ -363,7 +363,7 @@ func (mm *mixedModel) trans(t history.TxnID) ([]int, Blame) {
 			ei := via[x]
 			e := c.Edges[ei]
 			path = append(path, int(ei))
-			for e.Rel == WW {
+			for e.Rel == history.WW {
 				cv := chainVia[KeyTxn(e.Key, e.From)]
 				if cv < 0 {
 					break
@@ -386,11 +386,11 @@ func (mm *mixedModel) trans(t history.TxnID) ([]int, Blame) {
 		}
 		if len(path) == 1 {
 			switch c.Edges[path[0]].Rel {
-			case SO:
+			case history.SO:
 				b.Axiom = "SESSION"
-			case WR:
+			case history.WR:
 				b.Axiom = "EXT"
-			case WW:
+			case history.WW:
 				b.Axiom = "NoConflict"
 			}
 		} else if len(b.Via) == 0 {
@@ -410,7 +410,7 @@ func (m *Mixed) blameCycle(c *Compatible, cyc []int) Blame {
 	k := len(cyc)
 	for i, ei := range cyc {
 		e := c.Edges[ei]
-		if e.Rel != RW {
+		if e.Rel != history.RW {
 			continue
 		}
 		l := m.Level[e.From]
@@ -430,7 +430,7 @@ func (m *Mixed) blameCycle(c *Compatible, cyc []int) Blame {
 		// prefix-level one whose snapshot it inherits).
 		for j := 1; j < k; j++ {
 			p := c.Edges[cyc[(i-j+k)%k]]
-			if p.Rel == RW {
+			if p.Rel == history.RW {
 				break
 			}
 			b.Saw = p.From
@@ -447,7 +447,7 @@ func (m *Mixed) blameCycle(c *Compatible, cyc []int) Blame {
 	}
 	for _, ei := range cyc {
 		e := c.Edges[ei]
-		if e.Rel == WW && m.Level[e.To] == history.SI {
+		if e.Rel == history.WW && m.Level[e.To] == history.SI {
 			return Blame{Txn: e.To, Level: history.SI, Axiom: "NoConflict", Saw: e.From, Missed: -1, Key: e.Key}
 		}
 	}

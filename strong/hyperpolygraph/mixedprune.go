@@ -37,9 +37,9 @@ func PruneMixed(g *Graph) (pairs, reads int) {
 		for _, p := range g.WW {
 			switch {
 			case before(p.B, p.A):
-				g.Known = append(g.Known, Edge{From: p.B, To: p.A, Rel: WW, Key: p.Key})
+				g.Known = append(g.Known, Edge{From: p.B, To: p.A, Rel: history.WW, Key: p.Key})
 			case before(p.A, p.B):
-				g.Known = append(g.Known, Edge{From: p.A, To: p.B, Rel: WW, Key: p.Key})
+				g.Known = append(g.Known, Edge{From: p.A, To: p.B, Rel: history.WW, Key: p.Key})
 			default:
 				keep = append(keep, p)
 				continue
@@ -60,7 +60,7 @@ func PruneMixed(g *Graph) (pairs, reads int) {
 				}
 			}
 			if len(cands) == 1 {
-				g.Known = append(g.Known, Edge{From: cands[0], To: s.Reader, Rel: WR, Key: s.Key})
+				g.Known = append(g.Known, Edge{From: cands[0], To: s.Reader, Rel: history.WR, Key: s.Key})
 				newIdx[i] = -1 - int32(cands[0]) // resolved to this writer
 				reads++
 				changed = true
@@ -103,7 +103,7 @@ func (g *Graph) knownReach() (reach [][]int32, ok bool) {
 	succ := make([][]history.TxnID, n)
 	indeg := make([]int32, n)
 	for _, e := range g.Known {
-		if (e.Rel == SO || e.Rel == WR || e.Rel == WW) && e.From != history.InitTxn {
+		if (e.Rel == history.SO || e.Rel == history.WR || e.Rel == history.WW) && e.From != history.InitTxn {
 			succ[e.From] = append(succ[e.From], e.To)
 			indeg[e.To]++
 		}

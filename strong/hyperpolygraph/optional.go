@@ -42,14 +42,14 @@ func (g *Graph) SplitOptional(is []bool) {
 	opt := &Optional{Is: is, Writers: make([][]history.TxnID, len(g.Writers))}
 	known := g.Known[:0]
 	for _, e := range g.Known {
-		if e.Rel == SO || e.Rel == RT || (!is[e.From] && !is[e.To]) {
+		if e.Rel == history.SO || e.Rel == history.RT || (!is[e.From] && !is[e.To]) {
 			known = append(known, e)
 			continue
 		}
 		switch e.Rel {
-		case WW:
+		case history.WW:
 			opt.Known = append(opt.Known, e)
-		case WR:
+		case history.WR:
 			if is[e.To] {
 				opt.WR = append(opt.WR, WRSet{Reader: e.To, Key: e.Key, Cands: []history.TxnID{e.From}})
 			} else {
@@ -127,13 +127,13 @@ func (g *Graph) Taking(take []bool) (t *Graph, optWW, optWR []int32) {
 		prev := history.InitTxn
 		for _, x := range s.Txns {
 			if t.Included[x] {
-				t.Known = append(t.Known, Edge{From: prev, To: x, Rel: SO, Key: -1})
+				t.Known = append(t.Known, Edge{From: prev, To: x, Rel: history.SO, Key: -1})
 				prev = x
 			}
 		}
 	}
 	for _, e := range g.Known {
-		if e.Rel != SO && t.Included[e.From] && t.Included[e.To] {
+		if e.Rel != history.SO && t.Included[e.From] && t.Included[e.To] {
 			t.Known = append(t.Known, e)
 		}
 	}

@@ -107,7 +107,7 @@ func (g *Graph) ResolveInOrder(hint []int32, snapshots bool) *Compatible {
 	// chain alone, which the mixed test relies on.
 	for _, e := range g.Known {
 		switch {
-		case e.Rel == WW:
+		case e.Rel == history.WW:
 			if rank[e.From] >= rank[e.To] {
 				return nil
 			}
@@ -127,7 +127,7 @@ func (g *Graph) ResolveInOrder(hint []int32, snapshots bool) *Compatible {
 		for i, w := range chain {
 			at[w] = int32(i)
 			if i > 0 {
-				add(Edge{From: chain[i-1], To: w, Rel: WW, Key: key})
+				add(Edge{From: chain[i-1], To: w, Rel: history.WW, Key: key})
 			}
 		}
 		for _, r := range g.Reads[k] {
@@ -139,12 +139,12 @@ func (g *Graph) ResolveInOrder(hint []int32, snapshots bool) *Compatible {
 				if snapshots {
 					w = freshest(h, cands, chain, at, rank, r.Reader, latestInSnapshot(h, cands, rank, r.Reader, w))
 				}
-				addProv(Edge{From: w, To: r.Reader, Rel: WR, Key: key}, prov)
+				addProv(Edge{From: w, To: r.Reader, Rel: history.WR, Key: key}, prov)
 			}
 			if i := at[w] + 1; int(i) < len(chain) && chain[i] != r.Reader {
 				// The reader overwrote the version itself: its own WW
 				// edge orders it before every later writer.
-				addProv(Edge{From: r.Reader, To: chain[i], Rel: RW, Key: key}, prov)
+				addProv(Edge{From: r.Reader, To: chain[i], Rel: history.RW, Key: key}, prov)
 			}
 		}
 	}
@@ -155,7 +155,7 @@ func (g *Graph) ResolveInOrder(hint []int32, snapshots bool) *Compatible {
 // RT. Known WW edges are in the chains, and known RW edges follow from
 // known WR and WW edges and the chains.
 func inOrderKnown(e Edge) bool {
-	return e.Rel != RW && e.Rel != WW
+	return e.Rel != history.RW && e.Rel != history.WW
 }
 
 // ResolveInOrderBytes estimates what ResolveInOrder and an order of its
@@ -244,7 +244,7 @@ func freshest(h *history.History, cands, chain []history.TxnID, at, rank []int32
 // first by hint). It is nil when those edges have a cycle.
 func (g *Graph) knownTopoOrder(hint []int32) []int32 {
 	n := g.N()
-	adj := rowsOf(n, g.Known, func(r Rel) bool { return r != RW })
+	adj := rowsOf(n, g.Known, func(r history.Rel) bool { return r != history.RW })
 	indeg := make([]int32, n)
 	for _, w := range adj.to {
 		indeg[w]++

@@ -26,7 +26,7 @@ func (c *Compatible) psiCycle(n int, disabled []bool) []int {
 	noRW := make([]bool, len(c.Edges))
 	copy(noRW, disabled)
 	for i, e := range c.Edges {
-		if e.Rel == RW {
+		if e.Rel == history.RW {
 			noRW[i] = true
 		}
 	}
@@ -66,7 +66,7 @@ func (c *Compatible) psiCycle(n int, disabled []bool) []int {
 	seen := make([]int32, n)
 	var stack []history.TxnID
 	for i, e := range c.Edges {
-		if e.Rel != RW || disabled[i] || pos[e.To] >= pos[e.From] {
+		if e.Rel != history.RW || disabled[i] || pos[e.To] >= pos[e.From] {
 			continue
 		}
 		// Search from b for a, within nodes no later than a.
@@ -103,5 +103,5 @@ func (c *Compatible) psiCycle(n int, disabled []bool) []int {
 // PSIOrder returns a commit order for PSI: a topological order of the
 // edges other than RW. ok is false if they have a cycle.
 func (c *Compatible) PSIOrder() (order []history.TxnID, ok bool) {
-	return c.topo(c.adjacency(func(r Rel) bool { return r != RW }), csr{})
+	return c.topo(c.adjacency(func(r history.Rel) bool { return r != history.RW }), csr{})
 }

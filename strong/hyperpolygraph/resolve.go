@@ -50,9 +50,9 @@ func (g *Graph) Resolve(a Assignment) *Compatible {
 	perKey := make([][]wwEdge, len(g.Writers))
 	for _, e := range g.Known {
 		switch e.Rel {
-		case WW:
+		case history.WW:
 			perKey[e.Key] = append(perKey[e.Key], wwEdge{e.From, e.To, -1})
-		case SO, WR, RT:
+		case history.SO, history.WR, history.RT:
 			add(e, none)
 		}
 	}
@@ -109,7 +109,7 @@ func (g *Graph) Resolve(a Assignment) *Compatible {
 				// A cyclic version order: every edge goes in, the cycle
 				// search finds it.
 				for _, e := range edges {
-					add(Edge{From: e.from, To: e.to, Rel: WW, Key: history.KeyID(k)}, Prov{e.pair, -1})
+					add(Edge{From: e.from, To: e.to, Rel: history.WW, Key: history.KeyID(k)}, Prov{e.pair, -1})
 				}
 				continue
 			case chain:
@@ -123,7 +123,7 @@ func (g *Graph) Resolve(a Assignment) *Compatible {
 						}
 					}
 					next[w] = append(next[w][:0], best)
-					add(Edge{From: w, To: best.to, Rel: WW, Key: history.KeyID(k)}, Prov{best.pair, -1})
+					add(Edge{From: w, To: best.to, Rel: history.WW, Key: history.KeyID(k)}, Prov{best.pair, -1})
 				}
 				if len(order) > 0 {
 					delete(next, order[len(order)-1])
@@ -133,7 +133,7 @@ func (g *Graph) Resolve(a Assignment) *Compatible {
 				// writers): every edge, each read's RW edges to all
 				// direct successors of its version.
 				for _, e := range edges {
-					add(Edge{From: e.from, To: e.to, Rel: WW, Key: history.KeyID(k)}, Prov{e.pair, -1})
+					add(Edge{From: e.from, To: e.to, Rel: history.WW, Key: history.KeyID(k)}, Prov{e.pair, -1})
 				}
 			}
 		}
@@ -142,7 +142,7 @@ func (g *Graph) Resolve(a Assignment) *Compatible {
 			if r.Set >= 0 {
 				s := g.WR[r.Set]
 				w, wrProv = s.Cands[a.Choice[r.Set]], r.Set
-				add(Edge{From: w, To: r.Reader, Rel: WR, Key: history.KeyID(k)}, Prov{-1, wrProv})
+				add(Edge{From: w, To: r.Reader, Rel: history.WR, Key: history.KeyID(k)}, Prov{-1, wrProv})
 			}
 			for _, s := range next[w] {
 				if s.to == r.Reader {
@@ -150,7 +150,7 @@ func (g *Graph) Resolve(a Assignment) *Compatible {
 					// edges order it before every later writer.
 					continue
 				}
-				add(Edge{From: r.Reader, To: s.to, Rel: RW, Key: history.KeyID(k)}, Prov{s.pair, wrProv})
+				add(Edge{From: r.Reader, To: s.to, Rel: history.RW, Key: history.KeyID(k)}, Prov{s.pair, wrProv})
 			}
 		}
 	}
@@ -195,7 +195,7 @@ func (c *Compatible) findMany(max int, one func(disabled []bool) []int) [][]int 
 // Order returns a serial order of the included nodes: a topological order
 // of all edges of c. ok is false if c has a cycle.
 func (c *Compatible) Order() (order []history.TxnID, ok bool) {
-	adj := c.adjacency(func(Rel) bool { return true })
+	adj := c.adjacency(func(history.Rel) bool { return true })
 	return c.topo(adj, csr{})
 }
 
@@ -209,8 +209,8 @@ func (c *Compatible) Order() (order []history.TxnID, ok bool) {
 // is cyclic. The induced edges are walked, never stored: there are
 // Σ_b |pred(b)|·|rwOut(b)| of them, far more than edges at scale.
 func (c *Compatible) SnapshotOrder() (order []history.TxnID, snap []int, ok bool) {
-	adj := c.adjacency(func(r Rel) bool { return r != RW })
-	rw := c.adjacency(func(r Rel) bool { return r == RW })
+	adj := c.adjacency(func(r history.Rel) bool { return r != history.RW })
+	rw := c.adjacency(func(r history.Rel) bool { return r == history.RW })
 	order, ok = c.topo(adj, rw)
 	if !ok {
 		return nil, nil, false
@@ -221,7 +221,7 @@ func (c *Compatible) SnapshotOrder() (order []history.TxnID, snap []int, ok bool
 	}
 	snap = make([]int, len(order))
 	for _, e := range c.Edges {
-		if e.Rel != RW {
+		if e.Rel != history.RW {
 			i := pos[e.To]
 			snap[i] = max(snap[i], int(pos[e.From])+1)
 		}
@@ -245,13 +245,13 @@ func (a csr) out(v history.TxnID) []history.TxnID {
 
 // adjacency is the csr of c's edges whose relation keep accepts, each
 // node's arcs in the order of c.Edges.
-func (c *Compatible) adjacency(keep func(Rel) bool) csr {
+func (c *Compatible) adjacency(keep func(history.Rel) bool) csr {
 	return rowsOf(c.G.N(), c.Edges, keep)
 }
 
 // rowsOf is the csr over n nodes of the edges whose relation keep accepts,
 // each node's arcs in the order of edges.
-func rowsOf(n int, edges []Edge, keep func(Rel) bool) csr {
+func rowsOf(n int, edges []Edge, keep func(history.Rel) bool) csr {
 	a := csr{start: make([]int32, n+1)}
 	for _, e := range edges {
 		if keep(e.Rel) {
@@ -335,7 +335,7 @@ func findCycle(n int, edges []Edge, disabled []bool, si bool) []int {
 			if disabled[i] {
 				continue
 			}
-			u1, v1, u2, v2, two := StateArcs(e.From, e.To, e.Rel == RW, layers)
+			u1, v1, u2, v2, two := StateArcs(e.From, e.To, e.Rel == history.RW, layers)
 			fn(u1, arc{v1, int32(i)})
 			if two {
 				fn(u2, arc{v2, int32(i)})

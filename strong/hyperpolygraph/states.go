@@ -31,12 +31,12 @@ func StateArcs[N ~int32](from, to N, rw bool, layers int) (u1, v1, u2, v2 int32,
 // 2t+1) that a dependency from→to of relation rel stands for: c→c for WW,
 // s→c for RW, c→s otherwise (SO, WR, RT). The arcs s(t)→c(t) of every
 // transaction are not edges' and are added by whoever builds the graph.
-func PCArc[N ~int32](from, to N, rel Rel) (u, v int32) {
+func PCArc[N ~int32](from, to N, rel history.Rel) (u, v int32) {
 	a, b := 2*int32(from), 2*int32(to)
 	switch rel {
-	case WW:
+	case history.WW:
 		return a + 1, b + 1
-	case RW:
+	case history.RW:
 		return a, b + 1
 	}
 	return a + 1, b

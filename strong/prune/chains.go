@@ -320,7 +320,7 @@ func (p *pruner) sessionLinks() {
 		p.soNext[i] = -1
 	}
 	for _, e := range p.g.Known {
-		if e.Rel != hyperpolygraph.SO {
+		if e.Rel != history.SO {
 			continue
 		}
 		a, b := p.r.node[e.From], p.r.node[e.To]

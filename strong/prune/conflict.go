@@ -7,6 +7,7 @@ package prune
 import (
 	"slices"
 
+	"github.com/hyperiso/hyperiso/history"
 	"github.com/hyperiso/hyperiso/strong/hyperpolygraph"
 )
 
@@ -89,7 +90,7 @@ func (p *pruner) knownCycle(indeg []int32) []hyperpolygraph.Edge {
 // known path back to its source.
 func (p *pruner) optionCycle(opt []hyperpolygraph.Edge) []hyperpolygraph.Edge {
 	for _, e := range opt {
-		u, v, ok := p.blocked(e.From, e.To, e.Rel == hyperpolygraph.RW)
+		u, v, ok := p.blocked(e.From, e.To, e.Rel == history.RW)
 		if !ok {
 			continue
 		}

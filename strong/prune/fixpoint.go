@@ -370,11 +370,11 @@ func (p *pruner) wrBad(x history.KeyID, t, s history.TxnID) bool {
 // wwOption collects the edges of orientation a→b of a WW pair on key x:
 // the WW edge and the RW edges it derives from known reads of a's version.
 func (p *pruner) wwOption(x history.KeyID, a, b history.TxnID) []hyperpolygraph.Edge {
-	p.opt = append(p.opt[:0], hyperpolygraph.Edge{From: a, To: b, Rel: hyperpolygraph.WW, Key: x})
+	p.opt = append(p.opt[:0], hyperpolygraph.Edge{From: a, To: b, Rel: history.WW, Key: x})
 	p.loadReaders(x)
 	for i := p.firstReader(a); i >= 0; i = p.rdNext[i] {
 		if s := p.rdList[i]; s != b {
-			p.opt = append(p.opt, hyperpolygraph.Edge{From: s, To: b, Rel: hyperpolygraph.RW, Key: x})
+			p.opt = append(p.opt, hyperpolygraph.Edge{From: s, To: b, Rel: history.RW, Key: x})
 		}
 	}
 	return p.opt
@@ -383,10 +383,10 @@ func (p *pruner) wwOption(x history.KeyID, a, b history.TxnID) []hyperpolygraph.
 // wrOption collects the edges of candidate t of a read of x by s: the WR
 // edge and the RW edges it derives from known WW successors of t.
 func (p *pruner) wrOption(x history.KeyID, t, s history.TxnID) []hyperpolygraph.Edge {
-	p.opt = append(p.opt[:0], hyperpolygraph.Edge{From: t, To: s, Rel: hyperpolygraph.WR, Key: x})
+	p.opt = append(p.opt[:0], hyperpolygraph.Edge{From: t, To: s, Rel: history.WR, Key: x})
 	for _, t2 := range p.wwSucc[kt(x, t)] {
 		if t2 != s {
-			p.opt = append(p.opt, hyperpolygraph.Edge{From: s, To: t2, Rel: hyperpolygraph.RW, Key: x})
+			p.opt = append(p.opt, hyperpolygraph.Edge{From: s, To: t2, Rel: history.RW, Key: x})
 		}
 	}
 	return p.opt

@@ -165,13 +165,13 @@ func compatEdges(g *hyperpolygraph.Graph, fwd []bool, choice []int) []hyperpolyg
 	es := slices.Clone(g.Known)
 	for i, p := range g.WW {
 		if fwd[i] {
-			es = append(es, hyperpolygraph.Edge{From: p.A, To: p.B, Rel: hyperpolygraph.WW, Key: p.Key})
+			es = append(es, hyperpolygraph.Edge{From: p.A, To: p.B, Rel: history.WW, Key: p.Key})
 		} else {
-			es = append(es, hyperpolygraph.Edge{From: p.B, To: p.A, Rel: hyperpolygraph.WW, Key: p.Key})
+			es = append(es, hyperpolygraph.Edge{From: p.B, To: p.A, Rel: history.WW, Key: p.Key})
 		}
 	}
 	for i, s := range g.WR {
-		es = append(es, hyperpolygraph.Edge{From: s.Cands[choice[i]], To: s.Reader, Rel: hyperpolygraph.WR, Key: s.Key})
+		es = append(es, hyperpolygraph.Edge{From: s.Cands[choice[i]], To: s.Reader, Rel: history.WR, Key: s.Key})
 	}
 	return withRW(es)
 }
@@ -180,12 +180,12 @@ func compatEdges(g *hyperpolygraph.Graph, fwd []bool, choice []int) []hyperpolyg
 func withRW(es []hyperpolygraph.Edge) []hyperpolygraph.Edge {
 	n := len(es)
 	for _, a := range es[:n] {
-		if a.Rel != hyperpolygraph.WR {
+		if a.Rel != history.WR {
 			continue
 		}
 		for _, b := range es[:n] {
-			if b.Rel == hyperpolygraph.WW && b.Key == a.Key && b.From == a.From && b.To != a.To {
-				es = append(es, hyperpolygraph.Edge{From: a.To, To: b.To, Rel: hyperpolygraph.RW, Key: a.Key})
+			if b.Rel == history.WW && b.Key == a.Key && b.From == a.From && b.To != a.To {
+				es = append(es, hyperpolygraph.Edge{From: a.To, To: b.To, Rel: history.RW, Key: a.Key})
 			}
 		}
 	}
@@ -229,7 +229,7 @@ func doubled(n int, es []hyperpolygraph.Edge, si bool) [][]int {
 	adj := make([][]int, 2*n)
 	for _, e := range es {
 		a, b := int(e.From), int(e.To)
-		if e.Rel == hyperpolygraph.RW {
+		if e.Rel == history.RW {
 			adj[2*a+1] = append(adj[2*a+1], 2*b)
 		} else {
 			adj[2*a] = append(adj[2*a], 2*b+1)
@@ -269,7 +269,7 @@ func validCycle(c []hyperpolygraph.Edge, si bool) error {
 		if e.To != next.From {
 			return fmt.Errorf("edge %d ends at %d, edge %d starts at %d", i, e.To, (i+1)%len(c), next.From)
 		}
-		if si && next.Rel == hyperpolygraph.RW && e.Rel == hyperpolygraph.RW {
+		if si && next.Rel == history.RW && e.Rel == history.RW {
 			return fmt.Errorf("two RW edges in a row at %d", i)
 		}
 	}
@@ -300,7 +300,7 @@ func (o origin) key(g *hyperpolygraph.Graph, fwd []bool, choice []int) string {
 	}
 	order := map[pk]bool{}
 	for _, e := range g.Known {
-		if e.Rel == hyperpolygraph.WW {
+		if e.Rel == history.WW {
 			order[pk{e.Key, e.From, e.To}] = true
 		}
 	}

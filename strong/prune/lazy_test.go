@@ -118,7 +118,7 @@ func TestLazyPairsSame(t *testing.T) {
 func withoutDirect(ww []hyperpolygraph.WWPair, known []hyperpolygraph.Edge) []hyperpolygraph.WWPair {
 	direct := map[hyperpolygraph.WWPair]bool{}
 	for _, e := range known {
-		if e.Rel == hyperpolygraph.WW {
+		if e.Rel == history.WW {
 			direct[hyperpolygraph.WWPair{Key: e.Key, A: min(e.From, e.To), B: max(e.From, e.To)}] = true
 		}
 	}
@@ -198,7 +198,7 @@ func TestLazyPairsStopKeepsRest(t *testing.T) {
 		// A decided pair may be ordered by a path of known WW edges.
 		succ := map[pair]bool{}
 		for _, e := range g.Known {
-			if e.Rel == hyperpolygraph.WW {
+			if e.Rel == history.WW {
 				succ[pair{e.Key, e.From, e.To}] = true
 			}
 		}

@@ -202,7 +202,7 @@ func (o *keyOrder) add(i, j int32) {
 // those of the graph's writers are counted too.
 func wwByKey(known []hyperpolygraph.Edge, keys int, rw bool, off, idx []int32) ([]int32, []int32) {
 	want := func(e hyperpolygraph.Edge) bool {
-		return e.Key >= 0 && (e.Rel == hyperpolygraph.WW || (rw && e.Rel == hyperpolygraph.RW))
+		return e.Key >= 0 && (e.Rel == history.WW || (rw && e.Rel == history.RW))
 	}
 	n := 0
 	for _, e := range known {
@@ -463,7 +463,7 @@ func (p *pruner) loadOrder(x history.KeyID, group []hyperpolygraph.WWPair) {
 		o.local(pr.B)
 	}
 	for _, i := range p.knownWW(x) {
-		if e := p.g.Known[i]; e.Rel == hyperpolygraph.WW {
+		if e := p.g.Known[i]; e.Rel == history.WW {
 			o.edge(o.local(e.From), o.local(e.To))
 		}
 	}
@@ -552,7 +552,7 @@ func (p *pruner) compact() error {
 		}
 		ww, rw = ww[:0], rw[:0]
 		for _, i := range p.knownWW(x) {
-			if g.Known[i].Rel == hyperpolygraph.WW {
+			if g.Known[i].Rel == history.WW {
 				ww = append(ww, i)
 			} else {
 				rw = append(rw, i)
@@ -621,7 +621,7 @@ func (p *pruner) compact() error {
 		p.wwSucc[key] = l[:0]
 	}
 	for _, e := range g.Known {
-		if e.Rel == hyperpolygraph.WW {
+		if e.Rel == history.WW {
 			if l, ok := p.wwSucc[kt(e.Key, e.From)]; ok {
 				p.wwSucc[kt(e.Key, e.From)] = append(l, e.To)
 			}

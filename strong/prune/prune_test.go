@@ -17,7 +17,7 @@ var _ encode.StateReacher = (*prune.Reach)(nil)
 
 const x, y = 1, 2
 
-func edge(from, to history.TxnID, rel hyperpolygraph.Rel, h *history.History, key int64) hyperpolygraph.Edge {
+func edge(from, to history.TxnID, rel history.Rel, h *history.History, key int64) hyperpolygraph.Edge {
 	k := history.KeyID(-1)
 	if key >= 0 {
 		for i, kk := range h.Keys {
@@ -50,7 +50,7 @@ func TestCaseIWWBySessionOrder(t *testing.T) {
 		require.Equal(t, 0, st.WWAfter)
 		require.Equal(t, 2, st.Passes, "one pass prunes, one confirms the fixpoint")
 		require.Empty(t, g.WW)
-		require.Contains(t, g.Known, edge(1, 2, hyperpolygraph.WW, h, x))
+		require.Contains(t, g.Known, edge(1, 2, history.WW, h, x))
 		require.True(t, r.Reaches(1, 2))
 		require.False(t, r.Reaches(2, 1))
 	}
@@ -63,8 +63,8 @@ func TestCaseIIIWWByDerivedRW(t *testing.T) {
 	g, st, _, c := run(t, h, history.SER)
 	require.Nil(t, c)
 	require.Equal(t, 0, st.WWAfter)
-	require.Contains(t, g.Known, edge(2, 1, hyperpolygraph.WW, h, x))
-	require.NotContains(t, g.Known, edge(1, 2, hyperpolygraph.WW, h, x))
+	require.Contains(t, g.Known, edge(2, 1, history.WW, h, x))
+	require.NotContains(t, g.Known, edge(1, 2, history.WW, h, x))
 }
 
 func TestCaseIIReadFromBySessionOrder(t *testing.T) {
@@ -78,7 +78,7 @@ func TestCaseIIReadFromBySessionOrder(t *testing.T) {
 	require.Equal(t, 1, st.WRAfter)
 	require.Equal(t, 4, st.WRCandsBefore)
 	require.Equal(t, 2, st.WRCandsAfter)
-	require.Contains(t, g.Known, edge(1, 2, hyperpolygraph.WR, h, x))
+	require.Contains(t, g.Known, edge(1, 2, history.WR, h, x))
 	require.Len(t, g.WR, 1)
 	require.Equal(t, history.TxnID(4), g.WR[0].Reader)
 	kx, ky := g.WR[0].Key^1, g.WR[0].Key // keys 1 and 2 are KeyIDs 0 and 1
@@ -93,9 +93,9 @@ func TestCaseIIReadFromByDerivedRW(t *testing.T) {
 	g, st, _, c := run(t, h, history.SER)
 	require.Nil(t, c)
 	require.Equal(t, 0, st.WRAfter)
-	require.Contains(t, g.Known, edge(1, 4, hyperpolygraph.WR, h, x))
+	require.Contains(t, g.Known, edge(1, 4, history.WR, h, x))
 	// And T1's version then comes after T3's (T4 read it after T3).
-	require.Contains(t, g.Known, edge(3, 1, hyperpolygraph.WW, h, x))
+	require.Contains(t, g.Known, edge(3, 1, history.WW, h, x))
 }
 
 func TestConflictNoCandidate(t *testing.T) {
@@ -111,7 +111,7 @@ func TestConflictNoCandidate(t *testing.T) {
 		require.Len(t, c.Options, 2)
 		for i, cyc := range c.Options {
 			require.NoError(t, validCycle(cyc, level == history.SI))
-			require.Equal(t, edge(c.WR.Cands[i], 1, hyperpolygraph.WR, h, x), cyc[0])
+			require.Equal(t, edge(c.WR.Cands[i], 1, history.WR, h, x), cyc[0])
 		}
 	}
 }
@@ -128,7 +128,7 @@ func TestConflictWWBothWays(t *testing.T) {
 		for _, cyc := range c.Options {
 			require.NoError(t, validCycle(cyc, level == history.SI))
 			// The WW edge is fine on its own; the RW edge it derives is not.
-			require.Equal(t, hyperpolygraph.RW, cyc[0].Rel)
+			require.Equal(t, history.RW, cyc[0].Rel)
 		}
 	}
 }
@@ -141,7 +141,7 @@ func TestConflictKnownCycle(t *testing.T) {
 	require.Nil(t, c.Options)
 	require.Len(t, c.Cycle, 2)
 	for _, e := range c.Cycle {
-		require.Equal(t, hyperpolygraph.WR, e.Rel)
+		require.Equal(t, history.WR, e.Rel)
 	}
 }
 
@@ -153,7 +153,7 @@ func TestWriteSkewSERButNotSI(t *testing.T) {
 	_, _, _, c := run(t, h, history.SER)
 	require.NotNil(t, c)
 	for _, e := range c.Cycle {
-		require.Equal(t, hyperpolygraph.RW, e.Rel)
+		require.Equal(t, history.RW, e.Rel)
 	}
 	_, _, r, c := run(t, h, history.SI)
 	require.Nil(t, c)

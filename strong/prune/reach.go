@@ -12,6 +12,7 @@ import (
 	"slices"
 	"sync/atomic"
 
+	"github.com/hyperiso/hyperiso/history"
 	"github.com/hyperiso/hyperiso/strong/hyperpolygraph"
 )
 
@@ -33,7 +34,7 @@ func (p *pruner) addCore(i int) {
 	}
 	// The first arc only: the second of a non-rw edge at SI (a1→b1) is
 	// inherited, a1 reaching whatever a0 reaches.
-	u, v, _, _, _ := hyperpolygraph.StateArcs(a, b, e.Rel == hyperpolygraph.RW, p.r.layers)
+	u, v, _, _, _ := hyperpolygraph.StateArcs(a, b, e.Rel == history.RW, p.r.layers)
 	add(u, v)
 }
 

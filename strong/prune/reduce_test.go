@@ -26,7 +26,7 @@ func fullKnown(known []hyperpolygraph.Edge) []hyperpolygraph.Edge {
 	ww := map[pair]bool{}
 	var out []hyperpolygraph.Edge
 	for _, e := range known {
-		if e.Rel == hyperpolygraph.WW {
+		if e.Rel == history.WW {
 			ww[pair{e.Key, e.From, e.To}] = true
 		} else {
 			out = append(out, e)
@@ -44,7 +44,7 @@ func fullKnown(known []hyperpolygraph.Edge) []hyperpolygraph.Edge {
 		}
 	}
 	for p := range ww {
-		out = append(out, hyperpolygraph.Edge{From: p.a, To: p.b, Rel: hyperpolygraph.WW, Key: p.k})
+		out = append(out, hyperpolygraph.Edge{From: p.a, To: p.b, Rel: history.WW, Key: p.k})
 	}
 	return withRW(out)
 }

@@ -57,12 +57,12 @@ func checkSound(t *testing.T, h *history.History, level history.Level, c *tally)
 	{
 		es := slices.Clone(g0.Known)
 		for _, p := range g0.WW {
-			es = append(es, hyperpolygraph.Edge{From: p.A, To: p.B, Rel: hyperpolygraph.WW, Key: p.Key},
-				hyperpolygraph.Edge{From: p.B, To: p.A, Rel: hyperpolygraph.WW, Key: p.Key})
+			es = append(es, hyperpolygraph.Edge{From: p.A, To: p.B, Rel: history.WW, Key: p.Key},
+				hyperpolygraph.Edge{From: p.B, To: p.A, Rel: history.WW, Key: p.Key})
 		}
 		for _, s := range g0.WR {
 			for _, w := range s.Cands {
-				es = append(es, hyperpolygraph.Edge{From: w, To: s.Reader, Rel: hyperpolygraph.WR, Key: s.Key})
+				es = append(es, hyperpolygraph.Edge{From: w, To: s.Reader, Rel: history.WR, Key: s.Key})
 			}
 		}
 		for _, e := range withRW(es) {
@@ -110,7 +110,7 @@ func checkSound(t *testing.T, h *history.History, level history.Level, c *tally)
 				require.Equal(t, rd.Reader, s.Reader)
 				require.Equal(t, history.KeyID(k), s.Key)
 			} else {
-				require.True(t, slices.Contains(g.Known, hyperpolygraph.Edge{From: rd.Writer, To: rd.Reader, Rel: hyperpolygraph.WR, Key: history.KeyID(k)}))
+				require.True(t, slices.Contains(g.Known, hyperpolygraph.Edge{From: rd.Writer, To: rd.Reader, Rel: history.WR, Key: history.KeyID(k)}))
 			}
 		}
 	}
@@ -134,13 +134,13 @@ func checkSound(t *testing.T, h *history.History, level history.Level, c *tally)
 	// The fixpoint: every remaining option is feasible on its own.
 	known := g.Known
 	for _, p := range g.WW {
-		for _, e := range []hyperpolygraph.Edge{{From: p.A, To: p.B, Rel: hyperpolygraph.WW, Key: p.Key}, {From: p.B, To: p.A, Rel: hyperpolygraph.WW, Key: p.Key}} {
+		for _, e := range []hyperpolygraph.Edge{{From: p.A, To: p.B, Rel: history.WW, Key: p.Key}, {From: p.B, To: p.A, Rel: history.WW, Key: p.Key}} {
 			require.True(t, acyclic(g.N(), withRW(append(slices.Clone(known), e)), si), "option %+v is infeasible after pruning", e)
 		}
 	}
 	for _, s := range g.WR {
 		for _, w := range s.Cands {
-			e := hyperpolygraph.Edge{From: w, To: s.Reader, Rel: hyperpolygraph.WR, Key: s.Key}
+			e := hyperpolygraph.Edge{From: w, To: s.Reader, Rel: history.WR, Key: s.Key}
 			require.True(t, acyclic(g.N(), withRW(append(slices.Clone(known), e)), si), "option %+v is infeasible after pruning", e)
 		}
 	}

@@ -39,7 +39,7 @@ func randomGraph(rng *rand.Rand, level history.Level) *hyperpolygraph.Graph {
 			continue
 		}
 		s := rng.IntN(nSess)
-		g.Known = append(g.Known, hyperpolygraph.Edge{From: last[s], To: t, Rel: hyperpolygraph.SO, Key: -1})
+		g.Known = append(g.Known, hyperpolygraph.Edge{From: last[s], To: t, Rel: history.SO, Key: -1})
 		last[s] = t
 	}
 	var in []history.TxnID
@@ -51,7 +51,7 @@ func randomGraph(rng *rand.Rand, level history.Level) *hyperpolygraph.Graph {
 	if len(in) < 2 {
 		return g
 	}
-	rels := []hyperpolygraph.Rel{hyperpolygraph.WR, hyperpolygraph.WW, hyperpolygraph.RW}
+	rels := []history.Rel{history.WR, history.WW, history.RW}
 	for range rng.IntN(3 * len(in)) {
 		i, j := rng.IntN(len(in)), rng.IntN(len(in))
 		if i == j {
@@ -124,7 +124,7 @@ func TestChainsReachRandomGraphs(t *testing.T) {
 			require.Equal(t, prune.Chains, rc.Strategy())
 			sessions := 0
 			for _, e := range g.Known {
-				if e.Rel == hyperpolygraph.SO && e.From == history.InitTxn {
+				if e.Rel == history.SO && e.From == history.InitTxn {
 					sessions++
 				}
 			}
