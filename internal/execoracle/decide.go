@@ -555,10 +555,8 @@ func (s *search) latest(m uint32) int {
 func (s *search) readOK(r *readEv, v uint32) bool {
 	p := s.p
 	if r.pred != nil {
-		for i, k := range r.pk {
-			live, val := p.version(s.latest(v&p.regW[k]), k)
-			m := live && r.pred.Match(p.keys[k], val)
-			if m != r.pin[i] || m && val != r.pval[i] {
+		for i := range r.pk {
+			if !s.keyOK(r, i, v) {
 				return false
 			}
 		}
@@ -594,6 +592,16 @@ func (s *search) readOK(r *readEv, v uint32) bool {
 	return len(e) == 0
 }
 
+// keyOK says whether predicate read r observes its i-th key as it returned
+// it (a row it returned, or one that does not match) when it sees v.
+func (s *search) keyOK(r *readEv, i int, v uint32) bool {
+	p := s.p
+	k := r.pk[i]
+	live, val := p.version(s.latest(v&p.regW[k]), k)
+	m := live && r.pred.Match(p.keys[k], val)
+	return m == r.pin[i] && (!m || val == r.pval[i])
+}
+
 // itemOK is RR's rule for the items a read observes (a register, row or
 // list read's key, a row a predicate read returned): each is read at its
 // version in VIS(T), all of the placed transactions, so its AR-latest
@@ -623,8 +631,16 @@ func (s *search) itemOK(r *readEv, v uint32) bool {
 // reads (each inside the placed transactions) and returns VIS = base ∪ last
 // set for each, with the chain. With rr (t at RR) every read must also pass
 // itemOK, VIS is every placed transaction, and one chain is enough.
+//
+// A predicate read observes each of its keys with a set of its own, each
+// containing the previous read's; its V(α), which the next read's
+// contains, is their union. A key's set is taken minimal: the previous
+// set, or it plus one writer of the key AR-after the previous set's latest
+// one; any larger set with the same latest writer only grows the union,
+// which can only constrain the later reads and VIS(T).
 func (s *search) chainOptions(t int, base uint32, rr bool) []option {
-	reads := s.p.reads[t]
+	p := s.p
+	reads := p.reads[t]
 	var found []option
 	seen := map[uint32]bool{}
 	chain := make([]uint32, len(reads))
@@ -641,10 +657,47 @@ func (s *search) chainOptions(t int, base uint32, rr bool) []option {
 			}
 			return rr
 		}
+		r := &reads[i]
+		if r.pred != nil {
+			var fan func(ki int, u uint32) bool
+			fan = func(ki int, u uint32) bool {
+				if ki == len(r.pk) {
+					chain[i] = u
+					return walk(i+1, u)
+				}
+				k := r.pk[ki]
+				w0 := s.latest(prev & p.regW[k])
+				after := w0 < 0
+				for d := 0; d <= len(s.order); d++ {
+					v := prev // d == len(s.order): no writer added
+					if d < len(s.order) {
+						w := s.order[d]
+						after = after || w == w0
+						if !after || w == w0 || p.regW[k]&(1<<w) == 0 {
+							continue
+						}
+						v |= 1 << w
+					}
+					if !s.keyOK(r, ki, v) {
+						continue
+					}
+					if rr && r.pin[ki] {
+						if w := s.latest(s.placed & p.regW[k]); w >= 0 && v&(1<<w) == 0 {
+							continue
+						}
+					}
+					if fan(ki+1, u|v) {
+						return true
+					}
+				}
+				return false
+			}
+			return fan(0, prev)
+		}
 		free := s.placed &^ prev
 		for sub := free; ; sub = (sub - 1) & free {
 			v := prev | sub
-			if s.readOK(&reads[i], v) && (!rr || s.itemOK(&reads[i], v)) {
+			if s.readOK(r, v) && (!rr || s.itemOK(r, v)) {
 				chain[i] = v
 				if walk(i+1, v) {
 					return true
