@@ -19,7 +19,7 @@ type literal struct {
 	order        []int
 	pos          []int
 	vis          []uint32
-	rv           [][]uint32 // per transaction, per op: V(α) at RC and RR
+	rv           [][]uint32   // per transaction, per op: V(α) at RC and RR
 	pv           [][][]uint32 // per transaction, per predicate read: each row key's set (RC, RR)
 	rows         []int64      // the row keys, ascending
 	budget, work int
