@@ -281,7 +281,10 @@ func (b *literal) holds() bool {
 						}
 					}
 				}
-				if op.Kind == Read || op.Kind == ReadList || op.Kind == ReadAbsent || op.Kind == PredRead {
+				switch op.Kind {
+				case PredRead: // the next read's set contains every key's (and so this one's)
+					prev |= b.rv[t][j]
+				case Read, ReadList, ReadAbsent:
 					if prev&^b.rv[t][j] != 0 {
 						return false
 					}

@@ -751,6 +751,26 @@ func (s *search) explain(t int) string {
 				break
 			}
 		}
+		if !ok && r.pred != nil && (s.p.lvl[t] == RC || s.p.lvl[t] == RR) {
+			// Each key on its own set: name a key no set explains.
+			ok = true
+			for ki := range r.pk {
+				kok := false
+				for sub := free; ; sub = (sub - 1) & free {
+					if s.keyOK(r, ki, sub) {
+						kok = true
+						break
+					}
+					if sub == 0 {
+						break
+					}
+				}
+				if !kok {
+					fmt.Fprintf(&b, "; op %d %v: row %d can be read from no visible set", r.op, s.p.h.Txns[t].Ops[r.op], s.p.keys[r.pk[ki]])
+					return b.String()
+				}
+			}
+		}
 		if !ok {
 			fmt.Fprintf(&b, "; op %d %v can be read from no visible set", r.op, s.p.h.Txns[t].Ops[r.op])
 			break

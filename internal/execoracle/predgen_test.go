@@ -2,6 +2,8 @@ package execoracle
 
 import (
 	"math/rand"
+	"os"
+	"strconv"
 	"testing"
 	"time"
 )
@@ -103,8 +105,12 @@ func TestPredicateHierarchyAndBalance(t *testing.T) {
 func TestPredicatePrunedAgreesWithLiteral(t *testing.T) {
 	rng := rand.New(rand.NewSource(13))
 	compared, skipped := 0, 0
+	n := 150 // per level; HYPERISO_PRED_N overrides
+	if v, err := strconv.Atoi(os.Getenv("HYPERISO_PRED_N")); err == nil && v > 0 {
+		n = v
+	}
 	for _, l := range predGenLevels {
-		for range 150 {
+		for range n {
 			o := PredicateGenOptions(l)
 			o.MaxTxns, o.MaxOps, o.MaxSessions = 4, 3, 2
 			o.RowKeys = 2 + rng.Intn(2)
