@@ -114,6 +114,20 @@
 // Conversely, without predicate reads all reads are item reads and RR is
 // SER.
 //
+// Equivalently, as a dependency-graph condition: a history satisfies RR iff
+// for some fates, some total order AR of the committed transactions (also
+// every key's version order, WW) and some choice of the version each read
+// observed, every one of these edges points forward in AR: SO; WR, item and
+// predicate (a read observes a version installed before its reader); item
+// RW (a point read or a returned row observes the last version before its
+// reader); and RC's edges (a read of T observed a version by t2, of any key,
+// t2 writes x, and a later read of T, not the same predicate read, observed
+// x's version by t1: then t2 = t1 or t2 is before t1). Predicate RW edges
+// are free. From an execution, take its AR and the versions its reads
+// observed; from such an order, let each read's set be the writers of what
+// T's reads up to it observed. rrGraph (rrgraph_test.go) decides RR this
+// way and agrees with Decide.
+//
 // Two readings are choices. (1) Adya's G2-item is "a cycle with one or more
 // item anti-dependency edges"; read literally it also forbids a cycle
 // closed by one item and one predicate anti-dependency. The locking
