@@ -20,7 +20,9 @@ type Execution struct {
 	// Vis[i] is VIS(i) for i in C.
 	Vis []uint32
 	// ReadVis[i][j], for a transaction i at RC or RR, is V(α) of its
-	// operation j when that is a read that looks at the store (0 otherwise).
+	// operation j when that is a read that looks at the store (0 otherwise);
+	// for a predicate read, the union of the sets it observed its rows with
+	// and of the previous read's set.
 	ReadVis [][]uint32
 }
 
