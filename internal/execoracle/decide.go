@@ -604,29 +604,17 @@ func (s *search) keyOK(r *readEv, i int, v uint32) bool {
 	return m == r.pin[i] && (!m || val == r.pval[i])
 }
 
-// itemOK is RR's rule for the items a read observes (a register, row or
-// list read's key, a row a predicate read returned): each is read at its
-// version in VIS(T), all of the placed transactions, so its AR-latest
-// placed writer, if any, is in v.
+// itemOK is RR's rule for a point read (register, row or list): it
+// observes its key at its version in VIS(T), all of the placed
+// transactions, so the AR-latest placed writer of the key, if any, is in v.
+// (chainOptions applies the same rule to the rows a predicate read returns.)
 func (s *search) itemOK(r *readEv, v uint32) bool {
-	p := s.p
-	ok := func(writers uint32) bool {
-		w := s.latest(s.placed & writers)
-		return w < 0 || v&(1<<w) != 0
+	writers := s.p.regW[r.key]
+	if r.list {
+		writers = s.p.app[r.key]
 	}
-	switch {
-	case r.pred != nil:
-		for i, k := range r.pk {
-			if r.pin[i] && !ok(p.regW[k]) {
-				return false
-			}
-		}
-		return true
-	case r.list:
-		return ok(p.app[r.key])
-	default:
-		return ok(p.regW[r.key])
-	}
+	w := s.latest(s.placed & writers)
+	return w < 0 || v&(1<<w) != 0
 }
 
 // chainOptions enumerates the chains V(α1) ⊆ V(α2) ⊆ ... of t's store
