@@ -35,6 +35,23 @@ func predExamples() []example {
 		// RC's reads with serializable items; RA and up have one set.
 		{"phantom after a point read", hist(tx(1, R(5, 1), P(all)), tx(2, I(5, 1))), nil},
 
+		// The other order: T1's range misses row 5, then T1 reads it. At RC
+		// the range observes row 5 with ∅ (unborn), the point read with
+		// {T2}. At RR the point read is an item read (AR T2, T1: it sees
+		// T2's insert) and the row the range did not return may be older.
+		// From RA up one set cannot give both.
+		{"phantom, then a point read", hist(tx(1, P(all), R(5, 1)), tx(2, I(5, 1))), []Level{RC, RR}},
+
+		// Returned rows are item reads. T2 moves row 1 from value 10 to 20;
+		// T1 (after T0 in its session) returns it under each predicate in
+		// turn. RC allows it (the second read sees T2); at RR both returned
+		// rows are read at their AR-latest version, which cannot be 10 and
+		// 20; from RA up one set cannot give both.
+		{"update moves a row between predicates", hist(
+			tx(1, I(1, 10)),
+			tx(2, W(1, 20)),
+			tx(1, P(in(10), 1, 10), P(in(20), 1, 20))), []Level{RC}},
+
 		// Write skew through predicates (G2, not G2-item): each reads the
 		// range empty and inserts into it. At SER the later of the two sees
 		// the other's row. Every other level lets both see nothing (SI and
