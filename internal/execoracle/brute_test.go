@@ -19,8 +19,46 @@ type literal struct {
 	order        []int
 	pos          []int
 	vis          []uint32
-	rv           [][]uint32 // per transaction, per op: V(α) at RC
+	rv           [][]uint32   // per transaction, per op: V(α) at RC and RR
+	pv           [][][]uint32 // per transaction, per predicate read: each row key's set (RC, RR)
+	rows         []int64      // the row keys, ascending
 	budget, work int
+}
+
+// literalRows lists the keys that start unborn: inserted, deleted, read as
+// absent, returned by a predicate read or in one's key range.
+func literalRows(h *History) []int64 {
+	var out []int64
+	var preds []*Predicate
+	for _, t := range h.Txns {
+		for _, op := range t.Ops {
+			if op.Kind == PredRead {
+				preds = append(preds, op.Pred)
+			}
+		}
+	}
+	for _, t := range h.Txns {
+		for _, op := range t.Ops {
+			keys := []int64{op.Key}
+			if op.Kind == PredRead {
+				keys = nil
+				for _, r := range op.Rows {
+					keys = append(keys, r.Key)
+				}
+			}
+			for _, k := range keys {
+				row := op.Kind == Insert || op.Kind == Delete || op.Kind == ReadAbsent || op.Kind == PredRead
+				for _, p := range preds {
+					row = row || p.Covers(k)
+				}
+				if row && !slices.Contains(out, k) {
+					out = append(out, k)
+				}
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 func (b *literal) lvl(t int) Level {
@@ -34,7 +72,7 @@ func (b *literal) lvl(t int) Level {
 }
 
 func literalSatisfies(h *History, level, def Level, budget int) (ok, done bool) {
-	b := &literal{h: h, level: level, def: def, n: len(h.Txns), budget: budget}
+	b := &literal{h: h, level: level, def: def, n: len(h.Txns), budget: budget, rows: literalRows(h)}
 	var unknown []int
 	for i, t := range h.Txns {
 		if t.Status == Unknown {
@@ -64,6 +102,7 @@ func literalSatisfies(h *History, level, def Level, budget int) (ok, done bool) 
 			}
 			b.vis = make([]uint32, b.n)
 			b.rv = make([][]uint32, b.n)
+			b.pv = make([][][]uint32, b.n)
 			found = b.chooseVis(0)
 			return found || b.work > b.budget
 		})
@@ -109,8 +148,9 @@ func (b *literal) chooseVis(d int) bool {
 	}
 	for sub := preds; ; sub = (sub - 1) & preds {
 		b.vis[t] = sub
-		if b.lvl(t) == RC {
+		if l := b.lvl(t); l == RC || l == RR {
 			b.rv[t] = make([]uint32, len(b.h.Txns[t].Ops))
+			b.pv[t] = make([][]uint32, len(b.h.Txns[t].Ops))
 			if b.chooseReads(d, t, 0) {
 				return true
 			}
@@ -128,13 +168,41 @@ func (b *literal) chooseReads(d, t, j int) bool {
 	if j == len(ops) {
 		return b.chooseVis(d + 1)
 	}
-	if ops[j].Kind != Read && ops[j].Kind != ReadList {
+	if ops[j].Kind == PredRead {
+		return b.choosePred(d, t, j, 0, 0)
+	}
+	if ops[j].Kind != Read && ops[j].Kind != ReadList && ops[j].Kind != ReadAbsent {
 		return b.chooseReads(d, t, j+1)
 	}
 	v := b.vis[t]
 	for sub := v; ; sub = (sub - 1) & v {
 		b.rv[t][j] = sub
 		if b.chooseReads(d, t, j+1) {
+			return true
+		}
+		if sub == 0 || b.work > b.budget {
+			return false
+		}
+	}
+}
+
+// choosePred picks, for predicate read j of t, a set for each row key
+// (any subset of VIS); rv is their union. holds checks the chain.
+func (b *literal) choosePred(d, t, j, i int, union uint32) bool {
+	if i == 0 {
+		b.pv[t][j] = make([]uint32, len(b.rows))
+	}
+	if i == len(b.rows) {
+		b.rv[t][j] = union
+		return b.chooseReads(d, t, j+1)
+	}
+	if !b.h.Txns[t].Ops[j].Pred.Covers(b.rows[i]) {
+		return b.choosePred(d, t, j, i+1, union)
+	}
+	v := b.vis[t]
+	for sub := v; ; sub = (sub - 1) & v {
+		b.pv[t][j][i] = sub
+		if b.choosePred(d, t, j, i+1, union|sub) {
 			return true
 		}
 		if sub == 0 || b.work > b.budget {
@@ -155,7 +223,7 @@ func (b *literal) holds() bool {
 	writesKey := func(t int) map[int64]bool {
 		m := map[int64]bool{}
 		for _, op := range h.Txns[t].Ops {
-			if op.Kind == Write || op.Kind == Append {
+			if op.Kind == Write || op.Kind == Append || op.Kind == Insert || op.Kind == Delete {
 				m[op.Key] = true
 			}
 		}
@@ -196,14 +264,27 @@ func (b *literal) holds() bool {
 					}
 				}
 			}
-			if (l == SER || l == StrictSER) && before && !vis {
+			if (l == SER || l == StrictSER || l == RR) && before && !vis {
 				return false
 			}
 		}
-		if l == RC {
+		if l == RC || l == RR {
+			// Each read's set contains the previous read's; a predicate
+			// read's is the union of its keys' sets, each containing the
+			// previous read's.
 			var prev uint32
 			for j, op := range h.Txns[t].Ops {
-				if op.Kind == Read || op.Kind == ReadList {
+				if op.Kind == PredRead {
+					for i, s := range b.pv[t][j] {
+						if op.Pred.Covers(b.rows[i]) && prev&^s != 0 {
+							return false
+						}
+					}
+				}
+				switch op.Kind {
+				case PredRead: // the next read's set contains every key's (and so this one's)
+					prev |= b.rv[t][j]
+				case Read, ReadList, ReadAbsent:
 					if prev&^b.rv[t][j] != 0 {
 						return false
 					}
@@ -213,10 +294,92 @@ func (b *literal) holds() bool {
 		}
 		for j, op := range h.Txns[t].Ops {
 			v := b.vis[t]
-			if l == RC {
+			if l == RC || l == RR {
 				v = b.rv[t][j]
 			}
 			if !b.readHolds(t, j, op, v) {
+				return false
+			}
+			if l == RR && !b.itemsLatest(t, j, op) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// lastWriter is the AR-last member of v whose operations write, insert,
+// delete or append to k, or -1.
+func (b *literal) lastWriter(v uint32, k int64) int {
+	w := -1
+	for _, u := range b.order {
+		if v&(1<<u) == 0 {
+			continue
+		}
+		for _, o := range b.h.Txns[u].Ops {
+			if o.Key == k && (o.Kind == Write || o.Kind == Insert || o.Kind == Delete || o.Kind == Append) {
+				w = u
+			}
+		}
+	}
+	return w
+}
+
+// rowState is what t sees of key k just before its op j when its reads
+// see v: its own latest write, insert or delete of k before j if any, else
+// the final one of the AR-last member of v that has one, else T⊥'s (row
+// keys unborn, registers 0). own says whether it came from t.
+func (b *literal) rowState(t, j int, k int64, v uint32) (live bool, val int64, own bool) {
+	h := b.h
+	set := func(o Op) {
+		switch o.Kind {
+		case Write, Insert:
+			live, val = true, o.Value
+		case Delete:
+			live, val = false, 0
+		}
+	}
+	for _, o := range h.Txns[t].Ops[:j] {
+		if o.Key == k && (o.Kind == Write || o.Kind == Insert || o.Kind == Delete) {
+			set(o)
+			own = true
+		}
+	}
+	if own {
+		return live, val, true
+	}
+	live = !slices.Contains(b.rows, k)
+	if w := b.lastWriter(v, k); w >= 0 {
+		for _, o := range h.Txns[w].Ops {
+			if o.Key == k {
+				set(o)
+			}
+		}
+	}
+	return live, val, false
+}
+
+// itemsLatest is RR's rule: every item op j of t observes from the store
+// (a point read, a list read, a row its predicate read returned) is read
+// at the version of the AR-last writer before t, which is in the read's
+// set.
+func (b *literal) itemsLatest(t, j int, op Op) bool {
+	latestIn := func(k int64, v uint32) bool {
+		w := b.lastWriter(b.vis[t], k)
+		return w < 0 || v&(1<<w) != 0
+	}
+	switch op.Kind {
+	case Read, ReadAbsent:
+		if _, _, own := b.rowState(t, j, op.Key, 0); own {
+			return true
+		}
+		return latestIn(op.Key, b.rv[t][j])
+	case ReadList:
+		return latestIn(op.Key, b.rv[t][j])
+	case PredRead:
+		for _, r := range op.Rows {
+			i := slices.Index(b.rows, r.Key)
+			if _, _, own := b.rowState(t, j, r.Key, 0); !own && i >= 0 && !latestIn(r.Key, b.pv[t][j][i]) {
 				return false
 			}
 		}
@@ -226,7 +389,35 @@ func (b *literal) holds() bool {
 
 func (b *literal) readHolds(t, j int, op Op, v uint32) bool {
 	h := b.h
+	if slices.Contains(b.rows, op.Key) && (op.Kind == Read || op.Kind == ReadAbsent) {
+		live, val, _ := b.rowState(t, j, op.Key, v)
+		return live == (op.Kind == Read) && (!live || val == op.Value)
+	}
 	switch op.Kind {
+	case ReadAbsent: // of a register: never
+		return false
+	case PredRead:
+		// The rows that match, each seen with its key's own set (RC and
+		// RR) or with v, as a set equal to the rows returned.
+		got := map[int64]int64{}
+		for i, k := range b.rows {
+			s := v
+			if b.pv[t] != nil && b.pv[t][j] != nil {
+				s = b.pv[t][j][i]
+			}
+			if live, val, _ := b.rowState(t, j, k, s); live && op.Pred.Match(k, val) {
+				got[k] = val
+			}
+		}
+		if len(got) != len(op.Rows) {
+			return false
+		}
+		for _, r := range op.Rows {
+			if w, ok := got[r.Key]; !ok || w != r.Value {
+				return false
+			}
+		}
+		return true
 	case Read:
 		own, has := int64(0), false
 		for _, o := range h.Txns[t].Ops[:j] {

@@ -19,19 +19,29 @@ type Execution struct {
 	Order []int
 	// Vis[i] is VIS(i) for i in C.
 	Vis []uint32
-	// ReadVis[i][j], for a transaction i at RC, is V(α) of its operation j
-	// when that is a read that looks at the store (0 otherwise).
+	// ReadVis[i][j], for a transaction i at RC or RR, is V(α) of its
+	// operation j when that is a read that looks at the store (0 otherwise);
+	// for a predicate read, the union of the sets it observed its rows with
+	// and of the previous read's set.
 	ReadVis [][]uint32
 }
 
-// readEv is a read whose value comes from the store: a register read with
-// no own earlier write of its key, or a list read (less its own appends).
+// readEv is a read whose value comes from the store: a register or row
+// read with no own earlier write of its key, a list read (less its own
+// appends), or a predicate read (less the keys it wrote before).
 type readEv struct {
-	op   int
-	list bool
-	key  int     // dense key index
-	val  int64   // register value expected
-	ext  []int64 // list: expected state before the reader's own appends
+	op     int
+	list   bool
+	key    int     // dense key index
+	val    int64   // register or row value expected
+	absent bool    // a row read that found the row unborn or deleted
+	ext    []int64 // list: expected state before the reader's own appends
+	// A predicate read: the row keys it observes in the store, and for
+	// each whether it returned it (pin) and with what value.
+	pred *Predicate
+	pk   []int
+	pin  []bool
+	pval []int64
 }
 
 // prepared holds the per-transaction facts of a history at one level.
@@ -42,8 +52,11 @@ type prepared struct {
 	so      []uint32 // session predecessors (any status)
 	rt      []uint32 // real-time predecessors to respect (strict-ser only)
 	confl   []uint32 // transactions writing a key this one writes
-	regW    []uint32 // per register key: its writers
+	regW    []uint32 // per register or row key: its writers (deleters too)
 	final   [][]int64
+	gone    []uint64 // per transaction: the rows it leaves deleted
+	rowKey  uint64   // the row keys: they start unborn, registers at 0
+	keys    []int64  // dense key index → key
 	app     []uint32 // per list key: its appenders
 	block   [][][]int64
 	reads   [][]readEv
@@ -52,7 +65,7 @@ type prepared struct {
 	commit  uint32
 }
 
-func allLevel(l Level) bool { return l >= RC && l <= StrictSER }
+func allLevel(l Level) bool { return l >= RC && l <= StrictSER || l == RR }
 
 func prepare(h *History, level, def Level) (*prepared, error) {
 	n := len(h.Txns)
@@ -68,24 +81,20 @@ func prepare(h *History, level, def Level) (*prepared, error) {
 	}
 	p := &prepared{h: h, n: n, lvl: make([]Level, n), so: make([]uint32, n), rt: make([]uint32, n),
 		confl: make([]uint32, n), final: make([][]int64, n), block: make([][][]int64, n),
-		reads: make([][]readEv, n), intErr: make([]string, n)}
-	// Dense keys, each a register or a list.
-	keyIdx := map[int64]int{}
-	var isList []bool
-	for i, t := range h.Txns {
-		for j, op := range t.Ops {
-			l := op.Kind == Append || op.Kind == ReadList
-			k, ok := keyIdx[op.Key]
-			if !ok {
-				k = len(isList)
-				keyIdx[op.Key] = k
-				isList = append(isList, l)
-			} else if isList[k] != l {
-				return nil, fmt.Errorf("execoracle: key %d is both a register and a list (txn %d op %d)", op.Key, i, j)
-			}
-		}
+		reads: make([][]readEv, n), intErr: make([]string, n), gone: make([]uint64, n)}
+	// Dense keys, each a register, a list or a row.
+	keyIdx, isList, isRow, err := classify(h)
+	if err != nil {
+		return nil, err
 	}
 	nk := len(isList)
+	p.keys = make([]int64, nk)
+	for key, k := range keyIdx {
+		p.keys[k] = key
+		if isRow[k] {
+			p.rowKey |= 1 << k
+		}
+	}
 	p.regW = make([]uint32, nk)
 	p.app = make([]uint32, nk)
 	end := func(t *Txn) int64 {
@@ -133,22 +142,41 @@ func prepare(h *History, level, def Level) (*prepared, error) {
 		for j, op := range t.Ops {
 			k := keyIdx[op.Key]
 			switch op.Kind {
-			case Write:
+			case Write, Insert:
 				p.final[i][k] = op.Value
+				p.gone[i] &^= 1 << k
+				p.regW[k] |= 1 << i
+				writes[i] |= 1 << k
+			case Delete:
+				p.gone[i] |= 1 << k
 				p.regW[k] |= 1 << i
 				writes[i] |= 1 << k
 			case Append:
 				p.block[i][k] = append(p.block[i][k], op.Value)
 				p.app[k] |= 1 << i
 				writes[i] |= 1 << k
-			case Read:
+			case Read, ReadAbsent:
+				absent := op.Kind == ReadAbsent
 				if writes[i]&(1<<k) != 0 {
-					if op.Value != p.final[i][k] && p.intErr[i] == "" {
-						p.intErr[i] = fmt.Sprintf("op %d %v: own latest write is %d", j, op, p.final[i][k])
+					gone := p.gone[i]&(1<<k) != 0
+					if (absent != gone || !absent && op.Value != p.final[i][k]) && p.intErr[i] == "" {
+						own := fmt.Sprint(p.final[i][k])
+						if gone {
+							own = "a delete"
+						}
+						p.intErr[i] = fmt.Sprintf("op %d %v: own latest write is %s", j, op, own)
 					}
 					continue
 				}
-				p.reads[i] = append(p.reads[i], readEv{op: j, key: k, val: op.Value})
+				p.reads[i] = append(p.reads[i], readEv{op: j, key: k, val: op.Value, absent: absent})
+			case PredRead:
+				if r, msg := p.predRead(i, j, op, writes[i]); msg != "" {
+					if p.intErr[i] == "" {
+						p.intErr[i] = msg
+					}
+				} else {
+					p.reads[i] = append(p.reads[i], r)
+				}
 			case ReadList:
 				own := p.block[i][k]
 				m := len(op.List) - len(own)
@@ -177,6 +205,109 @@ func prepare(h *History, level, def Level) (*prepared, error) {
 		}
 	}
 	return p, nil
+}
+
+// classify gives every key of h a dense index and a kind: a list (appended
+// to or read as a list), a row (inserted, deleted, read as absent, returned
+// by a predicate read, or in the key range of one), or else a register.
+func classify(h *History) (keyIdx map[int64]int, isList, isRow []bool, err error) {
+	keyIdx = map[int64]int{}
+	var preds []*Predicate
+	add := func(key int64, list, row bool) {
+		k, ok := keyIdx[key]
+		if !ok {
+			k = len(isList)
+			keyIdx[key] = k
+			isList = append(isList, false)
+			isRow = append(isRow, false)
+		}
+		isList[k] = isList[k] || list
+		isRow[k] = isRow[k] || row
+	}
+	var isReg []bool
+	for i, t := range h.Txns {
+		for j, op := range t.Ops {
+			switch op.Kind {
+			case Write, Read, Append, ReadList, Insert, Delete, ReadAbsent:
+				l := op.Kind == Append || op.Kind == ReadList
+				add(op.Key, l, op.Kind == Insert || op.Kind == Delete || op.Kind == ReadAbsent)
+				for len(isReg) < len(isList) {
+					isReg = append(isReg, false)
+				}
+				k := keyIdx[op.Key]
+				isReg[k] = isReg[k] || op.Kind == Write || op.Kind == Read
+				if isList[k] && isReg[k] {
+					return nil, nil, nil, fmt.Errorf("execoracle: key %d is both a register and a list (txn %d op %d)", op.Key, i, j)
+				}
+			case PredRead:
+				if op.Pred == nil {
+					return nil, nil, nil, fmt.Errorf("execoracle: txn %d op %d: a predicate read without a predicate", i, j)
+				}
+				preds = append(preds, op.Pred)
+				for _, r := range op.Rows {
+					add(r.Key, false, true)
+				}
+			default:
+				return nil, nil, nil, fmt.Errorf("execoracle: transaction %d op %d has kind %d", i, j, op.Kind)
+			}
+		}
+	}
+	for key, k := range keyIdx {
+		for _, pr := range preds {
+			if pr.Covers(key) {
+				isRow[k] = true
+			}
+		}
+		if isList[k] && isRow[k] {
+			return nil, nil, nil, fmt.Errorf("execoracle: key %d is both a list and a row", key)
+		}
+	}
+	return keyIdx, isList, isRow, nil
+}
+
+// predRead prepares predicate read j of transaction i (whose keys written
+// so far are own): the rows it must return from its own writes, and the
+// row keys it observes in the store. A non-empty message means the read
+// can return what it did in no execution.
+func (p *prepared) predRead(i, j int, op Op, own uint64) (readEv, string) {
+	r := readEv{op: j, pred: op.Pred}
+	ret := map[int64]int64{}
+	for _, row := range op.Rows {
+		if _, dup := ret[row.Key]; dup {
+			return r, fmt.Sprintf("op %d %v: returns row %d twice", j, op, row.Key)
+		}
+		if !op.Pred.Match(row.Key, row.Value) {
+			return r, fmt.Sprintf("op %d %v: returns (%d,%d), which does not match", j, op, row.Key, row.Value)
+		}
+		ret[row.Key] = row.Value
+	}
+	for k, key := range p.keys {
+		if p.rowKey&(1<<k) == 0 || !op.Pred.Covers(key) {
+			continue
+		}
+		v, in := ret[key]
+		if own&(1<<k) != 0 {
+			live := p.gone[i]&(1<<k) == 0
+			match := live && op.Pred.Match(key, p.final[i][k])
+			if match != in || in && v != p.final[i][k] {
+				return r, fmt.Sprintf("op %d %v: disagrees with its own write of row %d", j, op, key)
+			}
+			continue
+		}
+		r.pk = append(r.pk, k)
+		r.pin = append(r.pin, in)
+		r.pval = append(r.pval, v)
+	}
+	return r, ""
+}
+
+// version is the version of key k that w installed (w < 0: T⊥'s): live
+// with a value, or not live (unborn or deleted).
+func (p *prepared) version(w, k int) (live bool, val int64) {
+	if w < 0 {
+		return p.rowKey&(1<<k) == 0, 0
+	}
+	return p.gone[w]&(1<<k) == 0, p.final[w][k]
 }
 
 // search is the depth-first search over one choice of C.
@@ -370,7 +501,9 @@ func (s *search) options(t int) []option {
 			}
 		}
 	case l == RC:
-		found = s.rcOptions(t, base)
+		found = s.chainOptions(t, base, false)
+	case l == RR:
+		found = s.chainOptions(t, 0, true)
 	default: // RA, CC, PSI
 		free := pl &^ base
 		for sub := free; ; sub = (sub - 1) & free {
@@ -423,12 +556,20 @@ func (s *search) latest(m uint32) int {
 // readOK says whether read r returns its value when its reader sees v.
 func (s *search) readOK(r *readEv, v uint32) bool {
 	p := s.p
-	if !r.list {
-		w := s.latest(v & p.regW[r.key])
-		if w < 0 {
-			return r.val == 0
+	if r.pred != nil {
+		for i := range r.pk {
+			if !s.keyOK(r, i, v) {
+				return false
+			}
 		}
-		return p.final[w][r.key] == r.val
+		return true
+	}
+	if !r.list {
+		live, val := p.version(s.latest(v&p.regW[r.key]), r.key)
+		if r.absent {
+			return !live
+		}
+		return live && val == r.val
 	}
 	w := s.latest(v & p.app[r.key])
 	if w < 0 {
@@ -453,35 +594,110 @@ func (s *search) readOK(r *readEv, v uint32) bool {
 	return len(e) == 0
 }
 
-// rcOptions enumerates the chains V(α1) ⊆ V(α2) ⊆ ... of t's store reads
-// (each inside the placed transactions) and returns VIS = base ∪ last set
-// for each, with the chain.
-func (s *search) rcOptions(t int, base uint32) []option {
-	reads := s.p.reads[t]
+// keyOK says whether predicate read r observes its i-th key as it returned
+// it (a row it returned, or one that does not match) when it sees v.
+func (s *search) keyOK(r *readEv, i int, v uint32) bool {
+	p := s.p
+	k := r.pk[i]
+	live, val := p.version(s.latest(v&p.regW[k]), k)
+	m := live && r.pred.Match(p.keys[k], val)
+	return m == r.pin[i] && (!m || val == r.pval[i])
+}
+
+// itemOK is RR's rule for a point read (register, row or list): it
+// observes its key at its version in VIS(T), all of the placed
+// transactions, so the AR-latest placed writer of the key, if any, is in v.
+// (chainOptions applies the same rule to the rows a predicate read returns.)
+func (s *search) itemOK(r *readEv, v uint32) bool {
+	writers := s.p.regW[r.key]
+	if r.list {
+		writers = s.p.app[r.key]
+	}
+	w := s.latest(s.placed & writers)
+	return w < 0 || v&(1<<w) != 0
+}
+
+// chainOptions enumerates the chains V(α1) ⊆ V(α2) ⊆ ... of t's store
+// reads (each inside the placed transactions) and returns VIS = base ∪ last
+// set for each, with the chain. With rr (t at RR) every read must also pass
+// itemOK, VIS is every placed transaction, and one chain is enough.
+//
+// A predicate read observes each of its keys with a set of its own, each
+// containing the previous read's; its V(α), which the next read's
+// contains, is their union. A key's set is taken minimal: the previous
+// set, or it plus one writer of the key AR-after the previous set's latest
+// one; any larger set with the same latest writer only grows the union,
+// which can only constrain the later reads and VIS(T).
+func (s *search) chainOptions(t int, base uint32, rr bool) []option {
+	p := s.p
+	reads := p.reads[t]
 	var found []option
 	seen := map[uint32]bool{}
 	chain := make([]uint32, len(reads))
-	var walk func(i int, prev uint32)
-	walk = func(i int, prev uint32) {
+	var walk func(i int, prev uint32) bool
+	walk = func(i int, prev uint32) bool {
 		if i == len(reads) {
 			v := base | prev
+			if rr {
+				v = s.placed
+			}
 			if !seen[v] {
 				seen[v] = true
 				found = append(found, option{vis: v, reads: slices.Clone(chain)})
 			}
-			return
+			return rr
+		}
+		r := &reads[i]
+		if r.pred != nil {
+			var fan func(ki int, u uint32) bool
+			fan = func(ki int, u uint32) bool {
+				if ki == len(r.pk) {
+					chain[i] = u
+					return walk(i+1, u)
+				}
+				k := r.pk[ki]
+				w0 := s.latest(prev & p.regW[k])
+				after := w0 < 0
+				for d := 0; d <= len(s.order); d++ {
+					v := prev // d == len(s.order): no writer added
+					if d < len(s.order) {
+						w := s.order[d]
+						after = after || w == w0
+						if !after || w == w0 || p.regW[k]&(1<<w) == 0 {
+							continue
+						}
+						v |= 1 << w
+					}
+					if !s.keyOK(r, ki, v) {
+						continue
+					}
+					if rr && r.pin[ki] {
+						if w := s.latest(s.placed & p.regW[k]); w >= 0 && v&(1<<w) == 0 {
+							continue
+						}
+					}
+					if fan(ki+1, u|v) {
+						return true
+					}
+				}
+				return false
+			}
+			return fan(0, prev)
 		}
 		free := s.placed &^ prev
 		for sub := free; ; sub = (sub - 1) & free {
 			v := prev | sub
-			if s.readOK(&reads[i], v) {
+			if s.readOK(r, v) && (!rr || s.itemOK(r, v)) {
 				chain[i] = v
-				walk(i+1, v)
+				if walk(i+1, v) {
+					return true
+				}
 			}
 			if sub == 0 {
 				break
 			}
 		}
+		return false
 	}
 	walk(0, 0)
 	return found
@@ -523,6 +739,26 @@ func (s *search) explain(t int) string {
 			}
 			if sub == 0 {
 				break
+			}
+		}
+		if !ok && r.pred != nil && (s.p.lvl[t] == RC || s.p.lvl[t] == RR) {
+			// Each key on its own set: name a key no set explains.
+			ok = true
+			for ki := range r.pk {
+				kok := false
+				for sub := free; ; sub = (sub - 1) & free {
+					if s.keyOK(r, ki, sub) {
+						kok = true
+						break
+					}
+					if sub == 0 {
+						break
+					}
+				}
+				if !kok {
+					fmt.Fprintf(&b, "; op %d %v: row %d can be read from no visible set", r.op, s.p.h.Txns[t].Ops[r.op], s.p.keys[r.pk[ki]])
+					return b.String()
+				}
 			}
 		}
 		if !ok {

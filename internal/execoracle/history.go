@@ -2,8 +2,10 @@ package execoracle
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 )
 
@@ -21,7 +23,9 @@ const (
 // default"; Mixed, asked of Decide, means "each transaction at its own".
 type Level uint8
 
-// The levels, weakest first (PC and PSI are incomparable).
+// The levels, weakest first (PC and PSI are incomparable), then Mixed,
+// then RR, which came later and keeps the others' numbers: RR lies between
+// RC and SER and is incomparable with RA, CC, PC, PSI and SI (doc.go).
 const (
 	LevelNone Level = iota
 	RC
@@ -33,9 +37,10 @@ const (
 	SER
 	StrictSER
 	Mixed
+	RR // repeatable read, Adya's PL-2.99 (doc.go, "Repeatable read")
 )
 
-var levelNames = [...]string{"", "rc", "ra", "cc", "pc", "psi", "si", "ser", "strict-ser", "mixed"}
+var levelNames = [...]string{"", "rc", "ra", "cc", "pc", "psi", "si", "ser", "strict-ser", "mixed", "rr"}
 
 func (l Level) String() string {
 	if int(l) < len(levelNames) {
@@ -57,28 +62,86 @@ func ParseLevel(s string) (Level, bool) {
 // OpKind says what an operation does.
 type OpKind uint8
 
-// The operations.
+// The operations. Write and Read also act on rows (doc.go, "Rows"): a
+// write of a row is an update (or an upsert), a read finds it live.
 const (
-	Write    OpKind = iota // w(k,v) on a register
-	Read                   // r(k)=v on a register
-	Append                 // append(k,v) to a list
-	ReadList               // r(k)=[v1..vn] of a list
+	Write      OpKind = iota // w(k,v) on a register or a row
+	Read                     // r(k)=v on a register, or of a live row
+	Append                   // append(k,v) to a list
+	ReadList                 // r(k)=[v1..vn] of a list
+	Insert                   // insert(k,v) of a row: the same effect as w(k,v)
+	Delete                   // delete(k) of a row
+	ReadAbsent               // r(k)=absent: the row is unborn or deleted
+	PredRead                 // select(P)={(k,v)...}: the rows that match P
 )
 
-// Op is one operation. Value is used by Write, Read and Append; List by
-// ReadList.
+// Op is one operation. Value is used by Write, Read, Append and Insert;
+// List by ReadList; Pred and Rows by PredRead (Rows in any order).
 type Op struct {
 	Kind  OpKind
 	Key   int64
 	Value int64
 	List  []int64
+	Pred  *Predicate
+	Rows  []Row
 }
+
+// Row is one (key, value) pair that a predicate read returned.
+type Row struct{ Key, Value int64 }
+
+// Predicate is what a predicate read selects: the rows whose key lies in
+// [Lo, Hi) and whose value passes the value test. The value test is the
+// conjunction of In (when non-nil: the value is one of In) and [VLo, VHi)
+// (when VLo < VHi). The key range also declares the read's universe: every
+// key in it is a row (doc.go, "Rows").
+//
+// Match is the only place the oracle looks at a predicate, so a new kind
+// of predicate (any test of a key and a value) is a new field here.
+type Predicate struct {
+	Lo, Hi   int64
+	In       []int64
+	VLo, VHi int64
+}
+
+// Covers says whether k is in the predicate's key range.
+func (p *Predicate) Covers(k int64) bool { return p.Lo <= k && k < p.Hi }
+
+// Match says whether the live row (k, v) matches the predicate.
+func (p *Predicate) Match(k, v int64) bool {
+	if !p.Covers(k) {
+		return false
+	}
+	if p.In != nil && !slices.Contains(p.In, v) {
+		return false
+	}
+	return p.VLo >= p.VHi || p.VLo <= v && v < p.VHi
+}
+
+// Range is the predicate "key in [lo, hi)", any value.
+func Range(lo, hi int64) *Predicate { return &Predicate{Lo: lo, Hi: hi} }
 
 // W, R, A and L build operations.
 func W(k, v int64) Op           { return Op{Kind: Write, Key: k, Value: v} }
 func R(k, v int64) Op           { return Op{Kind: Read, Key: k, Value: v} }
 func A(k, v int64) Op           { return Op{Kind: Append, Key: k, Value: v} }
 func L(k int64, vs ...int64) Op { return Op{Kind: ReadList, Key: k, List: append([]int64{}, vs...)} }
+
+// I, D, N and P build row operations: insert(k,v), delete(k),
+// r(k)=absent, and a predicate read of p returning the rows given as
+// key, value pairs (P(Range(0, 10), 3, 30, 5, 50) returned (3,30), (5,50)).
+func I(k, v int64) Op { return Op{Kind: Insert, Key: k, Value: v} }
+func D(k int64) Op    { return Op{Kind: Delete, Key: k} }
+func N(k int64) Op    { return Op{Kind: ReadAbsent, Key: k} }
+func P(p *Predicate, kv ...int64) Op {
+	if len(kv)%2 != 0 {
+		panic("execoracle.P: key, value pairs")
+	}
+	rows := []Row{}
+	for i := 0; i < len(kv); i += 2 {
+		rows = append(rows, Row{kv[i], kv[i+1]})
+	}
+	return Op{Kind: PredRead, Pred: p, Rows: rows}
+}
 
 // Txn is one transaction. Its place in its session is its place among the
 // transactions of History.Txns with the same Session. Start and End are
@@ -140,6 +203,21 @@ func (h *History) JSONL() []byte {
 				fmt.Fprintf(&b, `["append",%d,%d]`, op.Key, op.Value)
 			case ReadList:
 				fmt.Fprintf(&b, `["r",%d,%s]`, op.Key, listString(op.List, ","))
+			case Insert:
+				fmt.Fprintf(&b, `["insert",%d,%d]`, op.Key, op.Value)
+			case Delete:
+				fmt.Fprintf(&b, `["delete",%d]`, op.Key)
+			case ReadAbsent:
+				fmt.Fprintf(&b, `["r",%d,null]`, op.Key)
+			case PredRead:
+				b.WriteString(`["select",` + op.Pred.jsonl() + `,[`)
+				for i, r := range sortedRows(op.Rows) {
+					if i > 0 {
+						b.WriteByte(',')
+					}
+					fmt.Fprintf(&b, `[%d,%d]`, r.Key, r.Value)
+				}
+				b.WriteString(`]]`)
 			}
 		}
 		b.WriteString("]}\n")
@@ -160,6 +238,42 @@ func listString(l []int64, sep string) string {
 	return b.String()
 }
 
+// jsonl is the predicate in the proposed JSONL syntax (docs/predicates.md):
+// {"keys":[lo,hi]} plus "in":[v...] and "values":[vlo,vhi] when present.
+func (p *Predicate) jsonl() string {
+	s := fmt.Sprintf(`{"keys":[%d,%d]`, p.Lo, p.Hi)
+	if p.In != nil {
+		s += `,"in":` + listString(p.In, ",")
+	}
+	if p.VLo < p.VHi {
+		s += fmt.Sprintf(`,"values":[%d,%d]`, p.VLo, p.VHi)
+	}
+	return s + "}"
+}
+
+func (p *Predicate) String() string {
+	s := fmt.Sprintf("[%d,%d)", p.Lo, p.Hi)
+	if p.In != nil {
+		s += " in " + listString(p.In, " ")
+	}
+	if p.VLo < p.VHi {
+		s += fmt.Sprintf(" values [%d,%d)", p.VLo, p.VHi)
+	}
+	return s
+}
+
+// sortedRows returns rows sorted by key, then value.
+func sortedRows(rows []Row) []Row {
+	out := slices.Clone(rows)
+	slices.SortFunc(out, func(a, b Row) int {
+		if a.Key != b.Key {
+			return cmp.Compare(a.Key, b.Key)
+		}
+		return cmp.Compare(a.Value, b.Value)
+	})
+	return out
+}
+
 func (op Op) String() string {
 	switch op.Kind {
 	case Write:
@@ -168,6 +282,23 @@ func (op Op) String() string {
 		return fmt.Sprintf("r(%d)=%d", op.Key, op.Value)
 	case Append:
 		return fmt.Sprintf("append(%d,%d)", op.Key, op.Value)
+	case Insert:
+		return fmt.Sprintf("insert(%d,%d)", op.Key, op.Value)
+	case Delete:
+		return fmt.Sprintf("delete(%d)", op.Key)
+	case ReadAbsent:
+		return fmt.Sprintf("r(%d)=absent", op.Key)
+	case PredRead:
+		var b bytes.Buffer
+		fmt.Fprintf(&b, "select(%v)={", op.Pred)
+		for i, r := range sortedRows(op.Rows) {
+			if i > 0 {
+				b.WriteByte(' ')
+			}
+			fmt.Fprintf(&b, "(%d,%d)", r.Key, r.Value)
+		}
+		b.WriteByte('}')
+		return b.String()
 	default:
 		return fmt.Sprintf("r(%d)=%s", op.Key, listString(op.List, " "))
 	}
@@ -183,6 +314,16 @@ func (h *History) Clone() *History {
 			c.Txns[i].Ops[j] = op
 			if op.List != nil {
 				c.Txns[i].Ops[j].List = append([]int64{}, op.List...)
+			}
+			if op.Pred != nil {
+				p := *op.Pred
+				if p.In != nil {
+					p.In = slices.Clone(p.In)
+				}
+				c.Txns[i].Ops[j].Pred = &p
+			}
+			if op.Rows != nil {
+				c.Txns[i].Ops[j].Rows = slices.Clone(op.Rows)
 			}
 		}
 	}
