@@ -1,6 +1,7 @@
 package anomaly
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -20,8 +21,11 @@ type Reasoner struct {
 	level history.Level
 	// adj is the certain graph (session order, read-from with a single
 	// candidate writer, the anti-dependencies these derive), built lazily.
-	adj   [][]hyperpolygraph.Edge
-	built bool
+	adj [][]hyperpolygraph.Edge
+	// layers is the number of graph states per transaction (SI's doubled
+	// graph: 2).
+	layers int
+	built  bool
 }
 
 // NewReasoner returns a Reasoner for h checked at level.
@@ -254,10 +258,7 @@ func (r *Reasoner) Path(a, b history.TxnID) []hyperpolygraph.Edge {
 	// The states are those of the graph SI is decided on
 	// (hyperpolygraph.StateArcs); a path starts in a's "entered otherwise"
 	// state.
-	layers := 1
-	if r.level == history.SI {
-		layers = 2
-	}
+	layers := r.layers
 	type via struct {
 		prev int32
 		edge hyperpolygraph.Edge
@@ -309,15 +310,18 @@ func (r *Reasoner) build() {
 		return
 	}
 	r.built = true
-	level := r.level
-	if level == history.StrictSER {
-		level = history.SER
+	r.adj, r.layers = make([][]hyperpolygraph.Edge, len(r.h.Txns)), 1
+	// Only the known edges are searched, so the version-order pairs stay
+	// unlisted (LazyPairs): a history pruning refuted at a million
+	// transactions has about a billion of them.
+	g, _, err := hyperpolygraph.BuildContext(context.Background(), r.h, r.level, nil, hyperpolygraph.BuildOptions{LazyPairs: true})
+	if err != nil {
+		return // no chains to show; the reasons say what the edges alone say
 	}
-	g, _ := hyperpolygraph.Build(r.h, level, nil)
-	if r.level == history.StrictSER {
+	r.layers = g.Layers()
+	if row, _ := r.level.Row(); row.RealTime {
 		g.AddRealTime()
 	}
-	r.adj = make([][]hyperpolygraph.Edge, len(r.h.Txns))
 	for _, e := range g.Known {
 		if e.Rel == history.WW && e.From == history.InitTxn {
 			continue // nothing reaches T⊥
