@@ -47,6 +47,9 @@ const (
 type exitError struct {
 	code int
 	err  error
+	// usage, when set, is printed after the error as it is: it is the
+	// command's own text, not input to escape.
+	usage string
 }
 
 func (e *exitError) Error() string { return e.err.Error() }
@@ -118,6 +121,9 @@ func runIn(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "hyperiso:", esc(err.Error()))
 		var ee *exitError
 		if errors.As(err, &ee) {
+			if ee.usage != "" {
+				fmt.Fprint(stderr, ee.usage)
+			}
 			return ee.code
 		}
 		return exitBadInput
@@ -192,7 +198,7 @@ func newRoot(stdout io.Writer, code *int) *cobra.Command {
 		SilenceErrors: true,
 	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return &exitError{code: exitBadInput, err: fmt.Errorf("%w\n%s", err, c.UsageString())}
+		return &exitError{code: exitBadInput, err: err, usage: c.UsageString()}
 	})
 	root.AddCommand(stoppable(limitMemory(newCheck(stdout, code), true), true), stoppable(newConvert(stdout), false), stoppable(newStats(stdout), false), newCollect(stdout), limitMemory(newBench(stdout), false), stoppable(limitMemory(newExplain(stdout), true), true))
 	// A CPU profile of any command, for whoever tunes the solver (go tool pprof).

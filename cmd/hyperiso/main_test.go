@@ -145,6 +145,12 @@ func TestBadInputAndUsage(t *testing.T) {
 	require.Contains(t, errs, "bad.jsonl:1")
 	code, _, errs = runCLI(t, "stats", empty)
 	require.Equal(t, exitBadInput, code, errs)
+	// A flag error names the flag on the first line and prints the usage
+	// as text, its lines as lines (not escaped like input).
+	code, _, errs = runCLI(t, "check", "--bogus", "x")
+	require.Equal(t, exitBadInput, code, errs)
+	require.True(t, strings.HasPrefix(errs, "hyperiso: unknown flag: --bogus\nUsage:\n"), errs)
+	require.NotContains(t, errs, `\n`)
 }
 
 func TestConvertRoundTripsThroughJSONL(t *testing.T) {
