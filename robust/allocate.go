@@ -12,9 +12,11 @@ import (
 type Rule uint8
 
 const (
-	// A1: write-only, or reads a single key and writes none: RA.
+	// A1: write-only, or reads a single key and writes none and is first
+	// in its session: RA.
 	A1 Rule = iota + 1
-	// A2: reads several keys and writes none: PC.
+	// A2: reads several keys and writes none, or reads one key after
+	// another instance of its session: PC.
 	A2
 	// A3: reads and writes, and every instance that writes a key it reads
 	// also writes a key it writes: PSI.
@@ -51,7 +53,11 @@ func Allocate(w *Workload) *Allocation {
 		p := &w.Instances[i]
 		r := A3
 		switch {
-		case p.WriteOnly() || p.SingleKeyReadOnly():
+		case p.WriteOnly() || (p.SingleKeyReadOnly() && w.prev(int32(i)) < 0):
+			// A single-key reader later in a session is not A1's: its
+			// session predecessor is visible to it without what that one
+			// saw, and a cycle can close through session order (see
+			// Check); PC's prefix rules that out.
 			r = A1
 		case p.ReadOnly():
 			r = A2
@@ -93,6 +99,9 @@ func (a *Allocation) Why(w *Workload, i int) string {
 		}
 		return fmt.Sprintf("A1: reads only one key (%s)", w.Keys[p.Reads[0]])
 	case A2:
+		if len(p.Reads) == 1 {
+			return fmt.Sprintf("A2: reads only one key (%s), but after %s in its session", w.Keys[p.Reads[0]], w.Instances[w.prev(int32(i))].Name)
+		}
 		return fmt.Sprintf("A2: read-only over %d keys", len(p.Reads))
 	case A3:
 		return "A3: reads and writes; every instance that writes a key it reads also writes a key it writes"

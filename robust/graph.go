@@ -12,7 +12,12 @@ package robust
 //	P → in(x)  for every key x that P reads or writes,  in(x) → Q  for every writer Q of x
 //	           (WW and RW edges into Q);
 //	P → out(x) for every key x that P writes,           out(x) → Q for every reader Q of x
-//	           (WR edges out of P).
+//	           (WR edges out of P);
+//	P → Q      when Q comes right after P in their session.
+//
+// Session order is part of the graph: SO ⊆ VIS, and a cycle through it is
+// as non-serializable as any (hyperiso's SER contains session order, as
+// MixIso's SESSION axiom asks of every level).
 
 // Relation is the kind of a static dependency.
 type Relation uint8
@@ -24,6 +29,8 @@ const (
 	WW
 	// RW: the first reads a key the second writes.
 	RW
+	// SO: the first precedes the second in their session.
+	SO
 )
 
 func (r Relation) String() string {
@@ -32,6 +39,8 @@ func (r Relation) String() string {
 		return "wr"
 	case WW:
 		return "ww"
+	case SO:
+		return "so"
 	}
 	return "rw"
 }
@@ -150,6 +159,9 @@ func (x *index) succ(v int32, f func(int32) bool) {
 			if !f(n + 2*k + 1) {
 				return
 			}
+		}
+		if q := x.w.next(v); q >= 0 {
+			f(q)
 		}
 		return
 	}
@@ -270,14 +282,21 @@ func (x *index) path(a, b int32, comp []int32) []Edge {
 	if !found {
 		return nil
 	}
-	// Nodes from b back to a alternate instance, key node, instance.
+	// Nodes from b back to a: instances, with a key node between two
+	// instances unless the hop is session order.
 	var nodes []int32
 	for v := b; v != -1; v = parent[v] {
 		nodes = append(nodes, v)
 	}
 	var out []Edge
-	for i := len(nodes) - 1; i >= 2; i -= 2 {
-		from, key, to := nodes[i], nodes[i-1], nodes[i-2]
+	for i := len(nodes) - 1; i >= 1; {
+		from := nodes[i]
+		if nodes[i-1] < n {
+			out = append(out, Edge{From: from, To: nodes[i-1], Rel: SO, Key: -1})
+			i--
+			continue
+		}
+		key, to := nodes[i-1], nodes[i-2]
 		k := (key - n) / 2
 		rel := WR
 		if (key-n)%2 == 0 {
@@ -287,11 +306,12 @@ func (x *index) path(a, b int32, comp []int32) []Edge {
 			}
 		}
 		out = append(out, Edge{From: from, To: to, Rel: rel, Key: k})
+		i -= 2
 	}
 	return out
 }
 
-// Edge is one static dependency.
+// Edge is one static dependency; Key is -1 for session order.
 type Edge struct {
 	From, To int32
 	Rel      Relation

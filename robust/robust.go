@@ -121,9 +121,8 @@ func Check(w *Workload, opt CheckOptions) (*Report, error) {
 	maxCycles := max(opt.MaxCycles, 1)
 	for i := range n {
 		p2 := int32(i)
-		p := &w.Instances[p2]
 		cls := classOf(levels[p2])
-		if cls == classSER || p.SingleKeyReadOnly() || size[comp[p2]] < 2 {
+		if cls == classSER || size[comp[p2]] < 2 {
 			continue
 		}
 		c, ok := x.critical(p2, cls, comp)
@@ -173,6 +172,23 @@ func (x *index) critical(p2 int32, cls class, comp []int32) (Cycle, bool) {
 	// asking: the key out is one p2 reads and does not write (P3 writes it
 	// and does not conflict with p2), the key in one p2 writes.
 	form := map[class]Form{classRA: S1, classPSI: S2, classPC: S3, classSI: S4}[cls]
+	// Session order into p2 is visibility without transitivity or a
+	// prefix: at RA, CC and PSI it closes a cycle like any edge, and there
+	// it needs no dependency on p2's key, so even a single-key read-only
+	// p2 can be the middle. One predecessor suffices: an earlier instance
+	// of the session in p2's component puts every instance between them
+	// there too.
+	if cls == classRA || cls == classPSI {
+		if q := w.prev(p2); q >= 0 && comp[q] == c {
+			return Cycle{Form: form, Middle: p2, Edges: []Edge{{From: q, To: p2, Rel: SO, Key: -1}, out}}, true
+		}
+	}
+	if p.SingleKeyReadOnly() {
+		// The only dependency into it is wr on its key, from a writer it
+		// sees; whatever overwrites what it read follows that writer in
+		// arbitration, so it cannot close a cycle (Theorem 6.6).
+		return Cycle{}, false
+	}
 	in := func(q int32, rel Relation, k KeyID) bool {
 		if q == p2 || comp[q] != c {
 			return false

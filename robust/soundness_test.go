@@ -102,7 +102,7 @@ func withLevels(txs []otx, levels []history.Level) []otx {
 // execution with a cyclic dependency graph, as the oracle finds by brute
 // force.
 func TestRobustSoundAgainstOracle(t *testing.T) {
-	n := cases(t, 3000)
+	n := cases(t, 20000)
 	r := rand.New(rand.NewPCG(1, 2))
 	var robust, oracleBadN, falseAlarm, allocWeak int
 	for c := range n {
@@ -140,6 +140,7 @@ func TestRobustSoundAgainstOracle(t *testing.T) {
 func TestOracleSanity(t *testing.T) {
 	const x, y = 1, 2
 	at := func(l history.Level, txs ...otx) []otx {
+		txs = append([]otx(nil), txs...)
 		for i := range txs {
 			txs[i].level, txs[i].sess = l, -1
 		}

@@ -81,6 +81,24 @@ func (w *Workload) soBefore(a, b int32) bool {
 	return pa.Session >= 0 && pa.Session == pb.Session && pa.Index < pb.Index
 }
 
+// next returns the instance right after i in its session, or -1.
+func (w *Workload) next(i int32) int32 {
+	p := &w.Instances[i]
+	if p.Session < 0 || int(p.Index)+1 >= len(w.Sessions[p.Session]) {
+		return -1
+	}
+	return w.Sessions[p.Session][p.Index+1]
+}
+
+// prev returns the instance right before i in its session, or -1.
+func (w *Workload) prev(i int32) int32 {
+	p := &w.Instances[i]
+	if p.Session < 0 || p.Index == 0 {
+		return -1
+	}
+	return w.Sessions[p.Session][p.Index-1]
+}
+
 // builder assembles a Workload, interning keys.
 type builder struct {
 	w     *Workload
