@@ -76,9 +76,9 @@ func newIndex(w *Workload) *index {
 	}
 	rb, wb := make([]int32, 0, tr), make([]int32, 0, tw)
 	for k := range nr {
-		x.readers[k] = rb[len(rb):len(rb):len(rb)+int(nr[k])]
+		x.readers[k] = rb[len(rb) : len(rb) : len(rb)+int(nr[k])]
 		rb = rb[:len(rb)+int(nr[k])]
-		x.writers[k] = wb[len(wb):len(wb):len(wb)+int(nw[k])]
+		x.writers[k] = wb[len(wb) : len(wb) : len(wb)+int(nw[k])]
 		wb = wb[:len(wb)+int(nw[k])]
 	}
 	for i := range w.Instances {
