@@ -253,8 +253,16 @@ func (x *index) sccs() []int32 {
 }
 
 // path returns a shortest path of static edges from instance a to
-// instance b (a != b), all of whose nodes lie in component c, or nil.
-func (x *index) path(a, b int32, comp []int32) []Edge {
+// instance b that stays in their component and avoids instance avoid
+// when it can (so that a reported cycle passes its middle once), or nil.
+func (x *index) path(a, b, avoid int32, comp []int32) []Edge {
+	if p := x.bfs(a, b, avoid, comp); p != nil {
+		return p
+	}
+	return x.bfs(a, b, -1, comp)
+}
+
+func (x *index) bfs(a, b, avoid int32, comp []int32) []Edge {
 	n := int32(len(x.w.Instances))
 	if a == b {
 		return nil
@@ -267,7 +275,7 @@ func (x *index) path(a, b int32, comp []int32) []Edge {
 		v := queue[0]
 		queue = queue[1:]
 		x.succ(v, func(s int32) bool {
-			if comp[s] != c {
+			if comp[s] != c || s == avoid {
 				return true
 			}
 			if _, seen := parent[s]; seen {
@@ -317,3 +325,7 @@ type Edge struct {
 	Rel      Relation
 	Key      KeyID
 }
+
+// StaticEdges counts w's static dependency graph's edges, one per (pair,
+// relation, key), without listing them.
+func StaticEdges(w *Workload) int64 { return newIndex(w).edges() }

@@ -132,7 +132,7 @@ func Check(w *Workload, opt CheckOptions) (*Report, error) {
 		rep.Robust = false
 		rep.Culprits = append(rep.Culprits, p2)
 		if len(rep.Cycles) < maxCycles {
-			c.Edges = append(c.Edges, x.path(c.Edges[1].To, c.Edges[0].From, comp)...)
+			c.Edges = append(c.Edges, x.path(c.Edges[1].To, c.Edges[0].From, p2, comp)...)
 			rep.Cycles = append(rep.Cycles, c)
 		}
 	}

@@ -1,0 +1,286 @@
+package robust
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/hyperiso/hyperiso/history"
+)
+
+// The reports of the robust and allocate commands: JSON-ready structs and
+// their text. Levels are written as the level table names them, in upper
+// case in prose ("WC_1 at SI reads …").
+
+// LevelCount is one level's share of an allocation.
+type LevelCount struct {
+	Level   string  `json:"level"`
+	Count   int     `json:"count"`
+	Percent float64 `json:"percent"`
+}
+
+// TypeShares is the allocation of one program type.
+type TypeShares struct {
+	Type   string       `json:"type"`
+	Levels []LevelCount `json:"levels"`
+}
+
+// WorkloadInfo sizes a workload.
+type WorkloadInfo struct {
+	Source    string `json:"source"`
+	Instances int    `json:"instances"`
+	Types     int    `json:"types"`
+	Keys      int    `json:"keys"`
+	Sessions  int    `json:"sessions"`
+	// Edges counts the static dependency graph's edges.
+	Edges int64 `json:"static_edges"`
+}
+
+// CycleEdge is one edge of a reported cycle.
+type CycleEdge struct {
+	From      string `json:"from"`
+	FromLevel string `json:"from_level"`
+	To        string `json:"to"`
+	ToLevel   string `json:"to_level"`
+	Relation  string `json:"relation"`
+	Key       string `json:"key,omitempty"`
+	Reason    string `json:"reason"`
+}
+
+// CycleReport is a static critical cycle in words.
+type CycleReport struct {
+	Form   string      `json:"form"`
+	Middle string      `json:"middle"`
+	Edges  []CycleEdge `json:"edges"`
+	Why    string      `json:"why"`
+}
+
+// RobustReport is what `hyperiso robust` prints.
+type RobustReport struct {
+	Schema   int          `json:"hyperiso_robust"`
+	Workload WorkloadInfo `json:"workload"`
+	// Verdict is "robust" or "not-robust".
+	Verdict   string             `json:"verdict"`
+	Levels    []LevelCount       `json:"levels"`
+	Culprits  []string           `json:"culprits"`
+	Cycles    []CycleReport      `json:"cycles"`
+	TimingsMS map[string]float64 `json:"timings_ms"`
+}
+
+// InstanceLevel is one instance's allocated level and why.
+type InstanceLevel struct {
+	Name  string `json:"name"`
+	Type  string `json:"type"`
+	Level string `json:"level"`
+	Rule  string `json:"rule"`
+	Why   string `json:"why"`
+}
+
+// PriorSISER is the allocation earlier approaches give (SI everywhere,
+// SER for the middles of SI's critical cycles), for comparison.
+type PriorSISER struct {
+	SI  int `json:"si"`
+	SER int `json:"ser"`
+}
+
+// AllocationReport is what `hyperiso allocate` prints.
+type AllocationReport struct {
+	Schema     int                `json:"hyperiso_allocation"`
+	Workload   WorkloadInfo       `json:"workload"`
+	Levels     []LevelCount       `json:"levels"`
+	ByType     []TypeShares       `json:"by_type"`
+	Prior      PriorSISER         `json:"prior_si_ser"`
+	Allocation []InstanceLevel    `json:"allocation"`
+	TimingsMS  map[string]float64 `json:"timings_ms"`
+}
+
+// Info sizes w; edges is the static graph's edge count.
+func Info(w *Workload, edges int64) WorkloadInfo {
+	types := map[string]bool{}
+	for i := range w.Instances {
+		types[w.Instances[i].Type] = true
+	}
+	return WorkloadInfo{Source: w.Source, Instances: len(w.Instances), Types: len(types), Keys: len(w.Keys), Sessions: len(w.Sessions), Edges: edges}
+}
+
+// Counts turns levels into shares, strongest first.
+func Counts(levels []history.Level) []LevelCount {
+	out := []LevelCount{}
+	for _, s := range Shares(levels) {
+		out = append(out, LevelCount{Level: s.Level.String(), Count: s.Count, Percent: pct(s.Count, len(levels))})
+	}
+	return out
+}
+
+func pct(c, n int) float64 {
+	if n == 0 {
+		return 0
+	}
+	return float64(c) * 100 / float64(n)
+}
+
+func up(l history.Level) string { return strings.ToUpper(l.String()) }
+
+// NewRobustReport renders rep for w.
+func NewRobustReport(w *Workload, rep *Report) *RobustReport {
+	out := &RobustReport{Schema: 1, Workload: Info(w, rep.Edges), Verdict: "robust", Levels: Counts(rep.Levels), Culprits: []string{}, Cycles: []CycleReport{}, TimingsMS: map[string]float64{}}
+	if !rep.Robust {
+		out.Verdict = "not-robust"
+	}
+	for _, c := range rep.Culprits {
+		out.Culprits = append(out.Culprits, w.Instances[c].Name)
+	}
+	for _, c := range rep.Cycles {
+		out.Cycles = append(out.Cycles, describeCycle(w, rep.Levels, c))
+	}
+	return out
+}
+
+// edgeReason says one static dependency in words.
+func edgeReason(w *Workload, levels []history.Level, e Edge) string {
+	a := fmt.Sprintf("%s at %s", w.Instances[e.From].Name, up(levels[e.From]))
+	b := fmt.Sprintf("%s at %s", w.Instances[e.To].Name, up(levels[e.To]))
+	switch e.Rel {
+	case WR:
+		return fmt.Sprintf("%s writes %s that %s reads", a, w.Keys[e.Key], b)
+	case WW:
+		return fmt.Sprintf("%s writes %s that %s writes too", a, w.Keys[e.Key], b)
+	case RW:
+		return fmt.Sprintf("%s reads %s that %s writes", a, w.Keys[e.Key], b)
+	}
+	return fmt.Sprintf("%s comes before %s in their session", a, b)
+}
+
+func describeCycle(w *Workload, levels []history.Level, c Cycle) CycleReport {
+	out := CycleReport{Form: c.Form.String(), Middle: w.Instances[c.Middle].Name}
+	for _, e := range c.Edges {
+		ce := CycleEdge{
+			From: w.Instances[e.From].Name, FromLevel: levels[e.From].String(),
+			To: w.Instances[e.To].Name, ToLevel: levels[e.To].String(),
+			Relation: e.Rel.String(), Reason: edgeReason(w, levels, e),
+		}
+		if e.Key >= 0 {
+			ce.Key = w.Keys[e.Key]
+		}
+		out.Edges = append(out.Edges, ce)
+	}
+	in, rw := c.Edges[0], c.Edges[1]
+	m := w.Instances[c.Middle].Name
+	p1, p3, y := w.Instances[in.From].Name, w.Instances[rw.To].Name, w.Keys[rw.Key]
+	lv := up(levels[c.Middle])
+	switch c.Form {
+	case S1:
+		out.Why = fmt.Sprintf("at %s, %s can read %s without seeing %s's write of it, although it depends on %s, which depends on %s: %s does not make what %s saw visible with it", lv, m, y, p3, p1, p3, lv, p1)
+	case S2:
+		out.Why = fmt.Sprintf("at PSI, %s can read %s without seeing %s's write of it, although it depends on %s, which depends on %s: they write no common key, so PSI does not order them", m, y, p3, p1, p3)
+	case S3:
+		out.Why = fmt.Sprintf("at PC, %s's snapshot can miss %s's write of %s while %s, which depends on %s, is ordered before %s by a write: PC does not stop a lost update", m, p3, y, p1, p3, m)
+	case S4:
+		out.Why = fmt.Sprintf("at SI, %s can read %s without seeing %s's write of it while %s reads a key %s writes: they write no common key, a write skew", m, y, p3, p1, m)
+	}
+	out.Why += fmt.Sprintf("; running %s at SER removes this cycle", m)
+	return out
+}
+
+// WriteText writes the robustness report for people.
+func (r *RobustReport) WriteText(out io.Writer) error {
+	var b strings.Builder
+	writeInfo(&b, r.Workload)
+	b.WriteString("levels:")
+	for _, l := range r.Levels {
+		fmt.Fprintf(&b, " %s %d", strings.ToUpper(l.Level), l.Count)
+	}
+	b.WriteString("\n")
+	if r.Verdict == "robust" {
+		b.WriteString("ROBUST: the static dependency graph has no critical cycle (Theorem 6.16, with session order), so every history these instances can produce at these levels is serializable\n")
+		_, err := io.WriteString(out, b.String())
+		return err
+	}
+	names := r.Culprits
+	more := ""
+	if len(names) > 10 {
+		names, more = names[:10], fmt.Sprintf(" and %d more", len(r.Culprits)-10)
+	}
+	fmt.Fprintf(&b, "NOT ROBUST: %d instance(s) can be the middle of a critical cycle: %s%s\n", len(r.Culprits), strings.Join(names, ", "), more)
+	for i, c := range r.Cycles {
+		fmt.Fprintf(&b, "cycle %d, form %s, middle %s:\n", i+1, c.Form, c.Middle)
+		for _, e := range c.Edges {
+			fmt.Fprintf(&b, "  %s (%s)\n", e.Reason, e.Relation)
+		}
+		fmt.Fprintf(&b, "  why: %s\n", c.Why)
+	}
+	_, err := io.WriteString(out, b.String())
+	return err
+}
+
+func writeInfo(b *strings.Builder, wi WorkloadInfo) {
+	fmt.Fprintf(b, "workload %s: %d instances of %d types, %d keys, %d sessions; static dependency graph %d edges\n",
+		wi.Source, wi.Instances, wi.Types, wi.Keys, wi.Sessions, wi.Edges)
+}
+
+// NewAllocationReport renders a for w; prior is the SI/SER comparison.
+func NewAllocationReport(w *Workload, a *Allocation, edges int64, prior PriorSISER) *AllocationReport {
+	out := &AllocationReport{Schema: 1, Workload: Info(w, edges), Levels: Counts(a.Levels), Prior: prior, TimingsMS: map[string]float64{}}
+	byType := map[string][]history.Level{}
+	var types []string
+	for i := range w.Instances {
+		p := &w.Instances[i]
+		if _, ok := byType[p.Type]; !ok {
+			types = append(types, p.Type)
+		}
+		byType[p.Type] = append(byType[p.Type], a.Levels[i])
+		out.Allocation = append(out.Allocation, InstanceLevel{Name: p.Name, Type: p.Type, Level: a.Levels[i].String(), Rule: a.Rules[i].String(), Why: a.Why(w, i)})
+	}
+	slices.Sort(types)
+	for _, t := range types {
+		out.ByType = append(out.ByType, TypeShares{Type: t, Levels: Counts(byType[t])})
+	}
+	return out
+}
+
+// PriorAllocation is the allocation earlier approaches give: SI for every
+// instance except the middles of the critical cycles that all-SI has,
+// which get SER (one pass suffices: whether an instance is a middle does
+// not depend on the other instances' levels).
+func PriorAllocation(w *Workload) (PriorSISER, error) {
+	si := make([]history.Level, len(w.Instances))
+	for i := range si {
+		si[i] = history.SI
+	}
+	rep, err := Check(w, CheckOptions{Levels: si})
+	if err != nil {
+		return PriorSISER{}, err
+	}
+	return PriorSISER{SI: len(si) - len(rep.Culprits), SER: len(rep.Culprits)}, nil
+}
+
+// WriteText writes the allocation for people: shares, shares per type,
+// the prior SI/SER allocation, and per instance when list is set.
+func (r *AllocationReport) WriteText(out io.Writer, list bool) error {
+	var b strings.Builder
+	writeInfo(&b, r.Workload)
+	n := r.Workload.Instances
+	b.WriteString("allocation by the rules A1–A4 (Theorem 6.18; statically robust):\n")
+	for _, l := range r.Levels {
+		fmt.Fprintf(&b, "  %-4s %7d  %5.1f%%\n", strings.ToUpper(l.Level), l.Count, l.Percent)
+	}
+	b.WriteString("by type:\n")
+	for _, t := range r.ByType {
+		var parts []string
+		for _, l := range t.Levels {
+			parts = append(parts, fmt.Sprintf("%s %d", strings.ToUpper(l.Level), l.Count))
+		}
+		fmt.Fprintf(&b, "  %-20s %s\n", t.Type, strings.Join(parts, ", "))
+	}
+	fmt.Fprintf(&b, "prior SI/SER allocation (SI except the middles of SI's critical cycles): SI %d (%.1f%%), SER %d (%.1f%%)\n",
+		r.Prior.SI, pct(r.Prior.SI, n), r.Prior.SER, pct(r.Prior.SER, n))
+	if list {
+		b.WriteString("per instance:\n")
+		for _, in := range r.Allocation {
+			fmt.Fprintf(&b, "  %-20s %-4s %s\n", in.Name, strings.ToUpper(in.Level), in.Why)
+		}
+	}
+	_, err := io.WriteString(out, b.String())
+	return err
+}
