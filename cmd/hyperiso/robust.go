@@ -191,4 +191,3 @@ instance's level and why.`,
 	c.Flags().BoolVar(&list, "list", false, "list every instance's level and why")
 	return c
 }
-
