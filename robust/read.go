@@ -68,15 +68,18 @@ type parser struct {
 	dec  *json.Decoder
 }
 
-// at returns the position of byte offset off, skipping the whitespace and
-// separators before the value that starts there.
-func (p *parser) at(off int64) Pos {
+// skip moves offset off past the whitespace and separators before the
+// value that starts there.
+func (p *parser) skip(off int64) int64 {
 	for off < int64(len(p.data)) && strings.IndexByte(" \t\r\n,:", p.data[off]) >= 0 {
 		off++
 	}
-	if off > int64(len(p.data)) {
-		off = int64(len(p.data))
-	}
+	return off
+}
+
+// at returns the position of byte offset off (after skip).
+func (p *parser) at(off int64) Pos {
+	off = min(p.skip(off), int64(len(p.data)))
 	line := 1 + bytes.Count(p.data[:off], []byte{'\n'})
 	col := int(off) - bytes.LastIndexByte(p.data[:off], '\n')
 	return Pos{File: p.name, Line: line, Col: col}
@@ -127,6 +130,7 @@ func (p *parser) parse() (*Workload, error) {
 		seen = map[string]bool{}
 		raw  []instanceJSON
 		offs []int64
+		rms  []json.RawMessage
 	)
 	for p.dec.More() {
 		off := p.dec.InputOffset()
@@ -172,7 +176,8 @@ func (p *parser) parse() (*Workload, error) {
 					return nil, p.instanceErr(ioff, rm, err)
 				}
 				raw = append(raw, in)
-				offs = append(offs, ioff)
+				offs = append(offs, p.skip(ioff))
+				rms = append(rms, rm)
 			}
 			if err := p.delim(']', "end of the instances array"); err != nil {
 				return nil, err
@@ -190,7 +195,7 @@ func (p *parser) parse() (*Workload, error) {
 	if !seen["instances"] {
 		return nil, &InputError{Pos{File: p.name}, "no \"instances\" field"}
 	}
-	if err := p.build(b, raw, offs); err != nil {
+	if err := p.build(b, raw, offs, rms); err != nil {
 		return nil, err
 	}
 	return b.w, nil
@@ -223,7 +228,23 @@ func (p *parser) instanceErr(off int64, rm json.RawMessage, err error) error {
 }
 
 // build checks the decoded instances and assembles the workload.
-func (p *parser) build(b *builder, raw []instanceJSON, offs []int64) error {
+func (p *parser) build(b *builder, raw []instanceJSON, offs []int64, rms []json.RawMessage) error {
+	// field locates instance i's field f, or the instance.
+	field := func(i int, f string) Pos {
+		rm, name := rms[i], []byte(`"`+f+`"`)
+		for from := 0; ; {
+			j := bytes.Index(rm[from:], name)
+			if j < 0 {
+				return p.at(offs[i])
+			}
+			j += from
+			// A field name is followed by a colon; a string value is not.
+			if rest := bytes.TrimLeft(rm[j+len(name):], " \t\r\n"); len(rest) > 0 && rest[0] == ':' {
+				return p.at(offs[i] + int64(j))
+			}
+			from = j + len(name)
+		}
+	}
 	byName := make(map[string]int32, len(raw))
 	for i, in := range raw {
 		pos := p.at(offs[i])
@@ -246,7 +267,7 @@ func (p *parser) build(b *builder, raw []instanceJSON, offs []int64) error {
 		if in.Level != "" {
 			l, ok := history.ParseLevel(in.Level)
 			if !ok || !Supported(l) {
-				return &InputError{pos, fmt.Sprintf("instance %q: unknown level %q (robustness knows %s)", name, in.Level, SupportedList(", "))}
+				return &InputError{field(i, "level"), fmt.Sprintf("instance %q: unknown level %q (robustness knows %s)", name, in.Level, SupportedList(", "))}
 			}
 			level = l
 		}
@@ -258,12 +279,16 @@ func (p *parser) build(b *builder, raw []instanceJSON, offs []int64) error {
 		b.w.Instances[id].Pos = pos
 		byName[name] = id
 	}
-	return p.sessions(b, raw, byName)
+	afterPos := make([]Pos, len(raw))
+	for i := range raw {
+		afterPos[i] = field(i, "after")
+	}
+	return p.sessions(b, raw, byName, afterPos)
 }
 
 // sessions turns the "after" links into sessions: each instance follows
 // at most one, is followed by at most one, and the links form no cycle.
-func (p *parser) sessions(b *builder, raw []instanceJSON, byName map[string]int32) error {
+func (p *parser) sessions(b *builder, raw []instanceJSON, byName map[string]int32, afterPos []Pos) error {
 	n := len(raw)
 	prev := make([]int32, n)
 	next := make([]int32, n)
@@ -278,11 +303,11 @@ func (p *parser) sessions(b *builder, raw []instanceJSON, byName map[string]int3
 		j, ok := byName[*in.After]
 		switch {
 		case !ok:
-			return &InputError{ins[i].Pos, fmt.Sprintf("instance %q comes after %q, which no instance is named", ins[i].Name, *in.After)}
+			return &InputError{afterPos[i], fmt.Sprintf("instance %q comes after %q, which no instance is named", ins[i].Name, *in.After)}
 		case int(j) == i:
-			return &InputError{ins[i].Pos, fmt.Sprintf("cycle in session order: instance %q comes after itself", ins[i].Name)}
+			return &InputError{afterPos[i], fmt.Sprintf("cycle in session order: instance %q comes after itself", ins[i].Name)}
 		case next[j] >= 0:
-			return &InputError{ins[i].Pos, fmt.Sprintf("session order is not a chain: both %q and %q come right after %q", ins[next[j]].Name, ins[i].Name, ins[j].Name)}
+			return &InputError{afterPos[i], fmt.Sprintf("session order is not a chain: both %q and %q come right after %q", ins[next[j]].Name, ins[i].Name, ins[j].Name)}
 		}
 		prev[i], next[j] = j, int32(i)
 	}
@@ -308,7 +333,7 @@ func (p *parser) sessions(b *builder, raw []instanceJSON, byName map[string]int3
 		for k := prev[i]; k != int32(i) && len(names) <= 10; k = prev[k] {
 			names = append(names, ins[k].Name)
 		}
-		return &InputError{ins[i].Pos, fmt.Sprintf("cycle in session order: %s", strings.Join(append(names, ins[i].Name), " comes after "))}
+		return &InputError{afterPos[i], fmt.Sprintf("cycle in session order: %s", strings.Join(append(names, ins[i].Name), " comes after "))}
 	}
 	return nil
 }

@@ -187,7 +187,7 @@ func classOf(l history.Level) class {
 
 // FromHistory derives a workload from a recorded history: every
 // transaction that committed or may have committed becomes an instance
-// named T<id>, with the keys it read before writing them as read set and
+// named T<id>, with the keys (an integer key k named "key k") it read before writing them as read set and
 // the keys it wrote or appended to as write set, its declared level, and
 // the history's session order. Aborted transactions and transactions
 // without operations are left out.
@@ -203,7 +203,10 @@ func FromHistory(h *history.History) *Workload {
 			written := map[history.KeyID]bool{}
 			var reads, writes []string
 			for _, op := range tx.Ops {
-				k := h.KeyString(op.Key)
+				k := h.KeyName(op.Key)
+				if k == "" {
+					k = fmt.Sprintf("key %d", h.Key(op.Key))
+				}
 				switch {
 				case op.Kind.IsWrite():
 					written[op.Key] = true
