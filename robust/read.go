@@ -39,11 +39,11 @@ func ReadFile(path string) (*Workload, error) {
 // instanceJSON is one element of "instances".
 type instanceJSON struct {
 	Name   *string  `json:"name"`
-	Type   string   `json:"type"`
+	Type   string   `json:"type,omitempty"`
 	Reads  []string `json:"reads"`
 	Writes []string `json:"writes"`
-	Level  string   `json:"level"`
-	After  *string  `json:"after"`
+	Level  string   `json:"level,omitempty"`
+	After  *string  `json:"after,omitempty"`
 }
 
 // Parse reads a workload in the JSON format of docs/robustness.md from r;
@@ -71,6 +71,7 @@ type parser struct {
 // skip moves offset off past the whitespace and separators before the
 // value that starts there.
 func (p *parser) skip(off int64) int64 {
+	off = max(off, 0)
 	for off < int64(len(p.data)) && strings.IndexByte(" \t\r\n,:", p.data[off]) >= 0 {
 		off++
 	}
@@ -212,14 +213,18 @@ func (p *parser) instanceErr(off int64, rm json.RawMessage, err error) error {
 		if field == "" {
 			field = "instance"
 		}
-		return &InputError{p.at(off + te.Offset - 1), fmt.Sprintf("%s: expected %s, found JSON %s", field, te.Type, te.Value)}
+		at := te.Offset - 1
+		if j := fieldIndex(rm, strings.SplitN(te.Field, ".", 2)[0]); j >= 0 {
+			at = int64(j)
+		}
+		return &InputError{p.at(off + at), fmt.Sprintf("%s: expected %s, found JSON %s", field, te.Type, te.Value)}
 	case errors.As(err, &se):
 		return &InputError{p.at(off + se.Offset - 1), "invalid JSON: " + se.Error()}
 	}
 	msg := strings.TrimPrefix(err.Error(), "json: ")
 	if f, ok := strings.CutPrefix(msg, "unknown field "); ok {
 		// Point at the field itself.
-		if i := bytes.Index(rm, []byte(f)); i >= 0 {
+		if i := fieldIndex(rm, strings.Trim(f, `"`)); i >= 0 {
 			return &InputError{p.at(off + int64(i)), fmt.Sprintf("unknown field %s in an instance (fields: name, type, reads, writes, level, after)", f)}
 		}
 		return &InputError{p.at(off), fmt.Sprintf("unknown field %s in an instance (fields: name, type, reads, writes, level, after)", f)}
@@ -227,23 +232,32 @@ func (p *parser) instanceErr(off int64, rm json.RawMessage, err error) error {
 	return &InputError{p.at(off), msg}
 }
 
+// fieldIndex returns where field f's name starts in the JSON object rm,
+// or -1: the first occurrence of "f" followed by a colon (a string value
+// equal to "f" is not).
+func fieldIndex(rm []byte, f string) int {
+	name := []byte(`"` + f + `"`)
+	for from := 0; ; {
+		j := bytes.Index(rm[from:], name)
+		if j < 0 {
+			return -1
+		}
+		j += from
+		if rest := bytes.TrimLeft(rm[j+len(name):], " \t\r\n"); len(rest) > 0 && rest[0] == ':' {
+			return j
+		}
+		from = j + len(name)
+	}
+}
+
 // build checks the decoded instances and assembles the workload.
 func (p *parser) build(b *builder, raw []instanceJSON, offs []int64, rms []json.RawMessage) error {
 	// field locates instance i's field f, or the instance.
 	field := func(i int, f string) Pos {
-		rm, name := rms[i], []byte(`"`+f+`"`)
-		for from := 0; ; {
-			j := bytes.Index(rm[from:], name)
-			if j < 0 {
-				return p.at(offs[i])
-			}
-			j += from
-			// A field name is followed by a colon; a string value is not.
-			if rest := bytes.TrimLeft(rm[j+len(name):], " \t\r\n"); len(rest) > 0 && rest[0] == ':' {
-				return p.at(offs[i] + int64(j))
-			}
-			from = j + len(name)
+		if j := fieldIndex(rms[i], f); j >= 0 {
+			return p.at(offs[i] + int64(j))
 		}
+		return p.at(offs[i])
 	}
 	byName := make(map[string]int32, len(raw))
 	for i, in := range raw {
