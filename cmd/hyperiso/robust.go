@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"strings"
 	"time"
@@ -142,6 +143,7 @@ func newAllocate(stdout io.Writer) *cobra.Command {
 		wf     workloadFlags
 		asJSON bool
 		list   bool
+		seeds  int
 	)
 	c := &cobra.Command{
 		Use:   "allocate [--json] [--list] [--history] PATH|- | --generate KIND",
@@ -163,6 +165,12 @@ SI/SER allocation for comparison, and with --list (or --json) each
 instance's level and why.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
+			if seeds != 1 {
+				if wf.generate == "" || seeds < 1 {
+					return fail(exitBadInput, "--seeds takes a positive count and goes with --generate")
+				}
+				return allocateSeeds(stdout, &wf, seeds, asJSON)
+			}
 			start := time.Now()
 			w, err := wf.load(args)
 			if err != nil {
@@ -189,5 +197,76 @@ instance's level and why.`,
 	wf.register(c)
 	c.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON (with every instance)")
 	c.Flags().BoolVar(&list, "list", false, "list every instance's level and why")
+	c.Flags().IntVar(&seeds, "seeds", 1, "--generate: allocate this many workloads (seeds --seed, --seed+1, …) and report each level's share over them")
 	return c
+}
+
+// allocateSeeds allocates the workloads of seeds consecutive seeds and
+// reports the mean, least and greatest share of each level, and of SI in
+// the prior SI/SER allocation.
+func allocateSeeds(stdout io.Writer, wf *workloadFlags, seeds int, asJSON bool) error {
+	type stat struct {
+		Level string  `json:"level"`
+		Mean  float64 `json:"mean_percent"`
+		Min   float64 `json:"min_percent"`
+		Max   float64 `json:"max_percent"`
+	}
+	// Per seed, each level's share; a level absent from a seed has 0 %.
+	var runs []map[string]float64
+	start := time.Now()
+	base := wf.gen.Seed
+	for i := range seeds {
+		wf.gen.Seed = base + uint64(i)
+		w, err := wf.load(nil)
+		if err != nil {
+			return err
+		}
+		a := robust.Allocate(w)
+		prior, err := robust.PriorAllocation(w)
+		if err != nil {
+			return fail(exitBadInput, "%v", err)
+		}
+		run := map[string]float64{}
+		for _, l := range robust.Counts(a.Levels) {
+			run[l.Level] = l.Percent
+		}
+		n := float64(len(w.Instances))
+		run["prior si"], run["prior ser"] = float64(prior.SI)*100/n, float64(prior.SER)*100/n
+		runs = append(runs, run)
+	}
+	// Levels strongest first, then the prior allocation's.
+	var order []string
+	for _, name := range history.LevelNames(nil) {
+		for _, run := range runs {
+			if _, ok := run[name]; ok {
+				order = append(order, name)
+				break
+			}
+		}
+	}
+	order = append(order, "prior si", "prior ser")
+	var stats []stat
+	for _, name := range order {
+		st := stat{Level: name, Min: 100}
+		for _, run := range runs {
+			p := run[name]
+			st.Mean += p / float64(seeds)
+			st.Min, st.Max = min(st.Min, p), max(st.Max, p)
+		}
+		stats = append(stats, st)
+	}
+	if asJSON {
+		return writeJSON(stdout, struct {
+			Generator string  `json:"generator"`
+			Seeds     int     `json:"seeds"`
+			FirstSeed uint64  `json:"first_seed"`
+			Levels    []stat  `json:"levels"`
+			Seconds   float64 `json:"seconds"`
+		}{wf.generate, seeds, base, stats, time.Since(start).Seconds()})
+	}
+	fmt.Fprintf(stdout, "%s, seeds %d to %d: share of instances per level (mean, least, greatest)\n", wf.generate, base, base+uint64(seeds)-1)
+	for _, s := range stats {
+		fmt.Fprintf(stdout, "  %-9s %5.1f%%  %5.1f%%  %5.1f%%\n", strings.ToUpper(s.Level), s.Mean, s.Min, s.Max)
+	}
+	return nil
 }
