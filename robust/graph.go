@@ -50,10 +50,6 @@ type index struct {
 	w       *Workload
 	readers [][]int32
 	writers [][]int32
-	// mark and stamp implement sets of instances cleared in O(1): an
-	// instance is in the set when mark[i] == stamp.
-	mark  []int32
-	stamp int32
 }
 
 func newIndex(w *Workload) *index {
@@ -89,23 +85,10 @@ func newIndex(w *Workload) *index {
 			x.writers[k] = append(x.writers[k], int32(i))
 		}
 	}
-	x.mark = make([]int32, len(w.Instances))
 	return x
 }
 
-// markWriters makes the current set the instances that write one of keys.
-func (x *index) markWriters(keys []KeyID) {
-	x.stamp++
-	for _, k := range keys {
-		for _, q := range x.writers[k] {
-			x.mark[q] = x.stamp
-		}
-	}
-}
-
-func (x *index) marked(q int32) bool { return x.mark[q] == x.stamp }
-
-// Edges counts the static graph's edges between distinct instances, one
+// edges counts the static graph's edges between distinct instances, one
 // per (pair, relation, key), without listing them.
 func (x *index) edges() int64 {
 	var n int64

@@ -148,13 +148,10 @@ func (x *index) critical(p2 int32, cls class, comp []int32) (Cycle, bool) {
 	// P3: an rw successor in the component, not after p2 in its session;
 	// at PSI and SI it must write no key p2 writes.
 	noConflict := cls == classPSI || cls == classSI
-	if noConflict {
-		x.markWriters(p.Writes)
-	}
 	out, found := Edge{}, false
 	for _, y := range p.Reads {
 		for _, q := range x.writers[y] {
-			if q == p2 || comp[q] != c || w.soBefore(p2, q) || (noConflict && x.marked(q)) {
+			if q == p2 || comp[q] != c || w.soBefore(p2, q) || (noConflict && intersects(w.Instances[q].Writes, p.Writes)) {
 				continue
 			}
 			out, found = Edge{From: p2, To: q, Rel: RW, Key: y}, true
