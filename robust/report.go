@@ -54,6 +54,12 @@ type CycleReport struct {
 	Middle string      `json:"middle"`
 	Edges  []CycleEdge `json:"edges"`
 	Why    string      `json:"why"`
+	// Confirmed: Confirm found a non-serializable execution of the
+	// cycle's instances (Counterexample lists them in arbitration order),
+	// so the workload is not robust for certain, not only by the static
+	// criterion.
+	Confirmed      bool     `json:"confirmed"`
+	Counterexample []string `json:"counterexample,omitempty"`
 }
 
 // RobustReport is what `hyperiso robust` prints.
@@ -65,7 +71,10 @@ type RobustReport struct {
 	Levels    []LevelCount       `json:"levels"`
 	Culprits  []string           `json:"culprits"`
 	Cycles    []CycleReport      `json:"cycles"`
-	TimingsMS map[string]float64 `json:"timings_ms"`
+	// CounterexampleFile is where the first confirmed cycle's execution
+	// was written, if anywhere.
+	CounterexampleFile string             `json:"counterexample_file,omitempty"`
+	TimingsMS          map[string]float64 `json:"timings_ms"`
 }
 
 // InstanceLevel is one instance's allocated level and why.
@@ -209,6 +218,14 @@ func (r *RobustReport) WriteText(out io.Writer) error {
 			fmt.Fprintf(&b, "  %s (%s)\n", e.Reason, e.Relation)
 		}
 		fmt.Fprintf(&b, "  why: %s\n", c.Why)
+		switch {
+		case c.Confirmed && i == 0 && r.CounterexampleFile != "":
+			fmt.Fprintf(&b, "  confirmed: this execution of %s is not serializable; written to %s (hyperiso check --level mixed accepts it, --level ser rejects it)\n", strings.Join(c.Counterexample, ", "), r.CounterexampleFile)
+		case c.Confirmed:
+			fmt.Fprintf(&b, "  confirmed: an execution of %s is not serializable (--counterexample FILE writes it)\n", strings.Join(c.Counterexample, ", "))
+		default:
+			b.WriteString("  not confirmed: no non-serializable execution of these instances was found within the search bound; the static criterion over-approximates\n")
+		}
 	}
 	_, err := io.WriteString(out, b.String())
 	return err

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"time"
 
@@ -86,6 +87,8 @@ func newRobust(stdout io.Writer, code *int) *cobra.Command {
 		asJSON   bool
 		deflevel string
 		cycles   int
+		cexFile  string
+		budget   int
 	)
 	c := &cobra.Command{
 		Use:   "robust [--json] [--default-level L] [--history] PATH|- | --generate KIND",
@@ -95,7 +98,12 @@ session order; docs/robustness.md), builds its static dependency graph and
 decides static robustness (MixIso, Theorem 6.16, with session order): when
 no static critical cycle exists, every history the instances can produce at
 their levels is serializable. Otherwise it names the instances that are the
-middle of a critical cycle and prints cycles in words.
+middle of a critical cycle and prints cycles in words. For each printed cycle
+it searches the executions of the cycle's instances (at most 6, with their
+session predecessors) for one that is not serializable; when one is found the
+workload is not robust for certain, and --counterexample FILE writes it as a
+JSONL history that "check --level mixed" accepts and "check --level ser"
+rejects.
 
 Levels: ` + robust.SupportedList(", ") + `. Exit status 0: robust; 1: not robust;
 2: bad input.`,
@@ -122,6 +130,25 @@ Levels: ` + robust.SupportedList(", ") + `. Exit status 0: robust; 1: not robust
 			}
 			out := robust.NewRobustReport(w, rep)
 			out.TimingsMS["read"], out.TimingsMS["check"] = readMS, sinceMS(start)
+			start = time.Now()
+			for i, cyc := range rep.Cycles {
+				ex, ok := robust.Confirm(w, rep.Levels, cyc, budget)
+				if !ok {
+					continue
+				}
+				cr := &out.Cycles[i]
+				cr.Confirmed = true
+				for _, m := range ex.Members {
+					cr.Counterexample = append(cr.Counterexample, w.Instances[m].Name)
+				}
+				if cexFile != "" && out.CounterexampleFile == "" && i == 0 {
+					if err := os.WriteFile(cexFile, ex.JSONL(w, rep.Levels), 0o644); err != nil {
+						return fail(exitBadInput, "--counterexample: %v", err)
+					}
+					out.CounterexampleFile = cexFile
+				}
+			}
+			out.TimingsMS["confirm"] = sinceMS(start)
 			if !rep.Robust {
 				*code = exitViolated
 			}
@@ -135,6 +162,8 @@ Levels: ` + robust.SupportedList(", ") + `. Exit status 0: robust; 1: not robust
 	c.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON")
 	c.Flags().StringVar(&deflevel, "default-level", "", "level of instances that declare none ("+robust.SupportedList("|")+")")
 	c.Flags().IntVar(&cycles, "cycles", 1, "how many critical cycles to print")
+	c.Flags().StringVar(&cexFile, "counterexample", "", "write the first cycle's non-serializable execution, when one is found, to this file as a JSONL history")
+	c.Flags().IntVar(&budget, "confirm-budget", 1_000_000, "search steps for confirming each printed cycle with an execution (0: do not)")
 	return c
 }
 

@@ -88,3 +88,16 @@ func TestRobustBadInput(t *testing.T) {
 	code, _, _ = runCLI(t, "allocate")
 	require.Equal(t, exitBadInput, code)
 }
+
+func TestRobustCounterexample(t *testing.T) {
+	for _, in := range []string{"smallbank-fig5-wc-si.json", "sessions.json"} {
+		cex := filepath.Join(t.TempDir(), "cex.jsonl")
+		code, out, errs := runCLI(t, "robust", "--counterexample", cex, "../../testdata/robust/"+in)
+		require.Equal(t, exitViolated, code, errs)
+		require.Contains(t, out, "confirmed: this execution of")
+		code, _, errs = runCLI(t, "check", "--level", "mixed", cex)
+		require.Equal(t, exitSatisfied, code, errs)
+		code, _, errs = runCLI(t, "check", "--level", "ser", cex)
+		require.Equal(t, exitViolated, code, errs)
+	}
+}
