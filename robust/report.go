@@ -67,10 +67,10 @@ type RobustReport struct {
 	Schema   int          `json:"hyperiso_robust"`
 	Workload WorkloadInfo `json:"workload"`
 	// Verdict is "robust" or "not-robust".
-	Verdict   string             `json:"verdict"`
-	Levels    []LevelCount       `json:"levels"`
-	Culprits  []string           `json:"culprits"`
-	Cycles    []CycleReport      `json:"cycles"`
+	Verdict  string        `json:"verdict"`
+	Levels   []LevelCount  `json:"levels"`
+	Culprits []string      `json:"culprits"`
+	Cycles   []CycleReport `json:"cycles"`
 	// CounterexampleFile is where the first confirmed cycle's execution
 	// was written, if anywhere.
 	CounterexampleFile string             `json:"counterexample_file,omitempty"`
