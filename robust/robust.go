@@ -2,6 +2,7 @@ package robust
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/hyperiso/hyperiso/history"
 )
@@ -223,4 +224,55 @@ func (x *index) critical(p2 int32, cls class, comp []int32) (Cycle, bool) {
 		}
 	}
 	return Cycle{}, false
+}
+
+// Refine lowers each instance of an allocation as far as the static
+// criterion allows: to the weakest level strictly below its own (in the
+// level table's order, weakest first) at which it is the middle of no
+// static critical cycle. Whether an instance is a middle depends on its
+// own level and the graph alone, never on the other instances' levels, so
+// each instance is lowered on its own and the result is robust exactly
+// when the input was. The rules of Theorem 6.18 are sufficient conditions
+// on read and write sets; this asks the graph, and so can lower an
+// instance the rules send to SER whose conflicts close no cycle. The
+// second result marks the instances lowered.
+func Refine(w *Workload, levels []history.Level) ([]history.Level, []bool, error) {
+	if _, err := LevelsOf(w, CheckOptions{Levels: levels}); err != nil {
+		return nil, nil, err
+	}
+	x := newIndex(w)
+	comp := x.sccs()
+	size := map[int32]int{}
+	for i := range w.Instances {
+		size[comp[i]]++
+	}
+	// Candidates weakest first; a level equivalent for the analysis to a
+	// weaker candidate (CC to RA) adds nothing.
+	var cands []history.Level
+	seen := map[class]bool{}
+	for i := len(history.Levels) - 1; i >= 0; i-- {
+		l := history.Levels[i].Level
+		if Supported(l) && !seen[classOf(l)] {
+			seen[classOf(l)] = true
+			cands = append(cands, l)
+		}
+	}
+	out := slices.Clone(levels)
+	lowered := make([]bool, len(levels))
+	for i := range w.Instances {
+		p2 := int32(i)
+		for _, l := range cands {
+			if l == levels[i] || !levels[i].AtLeast(l) {
+				continue
+			}
+			if size[comp[p2]] >= 2 {
+				if _, bad := x.critical(p2, classOf(l), comp); bad {
+					continue
+				}
+			}
+			out[i], lowered[i] = l, true
+			break
+		}
+	}
+	return out, lowered, nil
 }

@@ -114,7 +114,7 @@ func withLevels(txs []otx, levels []history.Level) []otx {
 func TestRobustSoundAgainstOracle(t *testing.T) {
 	n := cases(t, 20000)
 	r := rand.New(rand.NewPCG(1, 2))
-	var robust, oracleBadN, falseAlarm, allocWeak int
+	var robust, oracleBadN, falseAlarm, allocWeak, refinedN int
 	for c := range n {
 		txs, nkeys := randomWorkload(r)
 		w := workloadOf(txs, nkeys)
@@ -141,9 +141,21 @@ func TestRobustSoundAgainstOracle(t *testing.T) {
 				allocWeak++
 			}
 		}
+		refined, lowered, err := Refine(w, a.Levels)
+		require.NoError(t, err)
+		rrep, err := Check(w, CheckOptions{Levels: refined})
+		require.NoError(t, err)
+		require.True(t, rrep.Robust, "case %d: Refine's allocation %v not robust%s", c, refined, describe(txs, nkeys))
+		ex, bad = oracleBad(withLevels(txs, refined), nkeys)
+		require.False(t, bad, "case %d: Refine's allocation %v admits a non-serializable execution: %s%s", c, refined, ex, describe(txs, nkeys))
+		for _, l := range lowered {
+			if l {
+				refinedN++
+			}
+		}
 	}
-	t.Logf("%d workloads: Check robust %d, oracle non-robust %d, static false alarms %d; allocations below SER %d instances",
-		n, robust, oracleBadN, falseAlarm, allocWeak)
+	t.Logf("%d workloads: Check robust %d, oracle non-robust %d, static false alarms %d; allocations below SER %d instances; Refine lowered %d",
+		n, robust, oracleBadN, falseAlarm, allocWeak, refinedN)
 }
 
 // TestOracleSanity pins the oracle on known anomalies and on SER.
