@@ -84,6 +84,8 @@ type InstanceLevel struct {
 	Level string `json:"level"`
 	Rule  string `json:"rule"`
 	Why   string `json:"why"`
+	// Refined is the level Refine lowers it to, when it does.
+	Refined string `json:"refined,omitempty"`
 }
 
 // PriorSISER is the allocation earlier approaches give (SI everywhere,
@@ -100,6 +102,10 @@ type AllocationReport struct {
 	Levels     []LevelCount       `json:"levels"`
 	ByType     []TypeShares       `json:"by_type"`
 	Prior      PriorSISER         `json:"prior_si_ser"`
+	// Refined is the allocation after Refine, and Lowered how many
+	// instances it puts below the rules' level.
+	Refined    []LevelCount       `json:"refined_levels"`
+	Lowered    int                `json:"lowered"`
 	Allocation []InstanceLevel    `json:"allocation"`
 	TimingsMS  map[string]float64 `json:"timings_ms"`
 }
@@ -236,9 +242,10 @@ func writeInfo(b *strings.Builder, wi WorkloadInfo) {
 		wi.Source, wi.Instances, wi.Types, wi.Keys, wi.Sessions, wi.Edges)
 }
 
-// NewAllocationReport renders a for w; prior is the SI/SER comparison.
-func NewAllocationReport(w *Workload, a *Allocation, edges int64, prior PriorSISER) *AllocationReport {
-	out := &AllocationReport{Schema: 1, Workload: Info(w, edges), Levels: Counts(a.Levels), Prior: prior, TimingsMS: map[string]float64{}}
+// NewAllocationReport renders a for w; prior is the SI/SER comparison,
+// refined and lowered Refine's answer.
+func NewAllocationReport(w *Workload, a *Allocation, edges int64, prior PriorSISER, refined []history.Level, lowered []bool) *AllocationReport {
+	out := &AllocationReport{Schema: 1, Workload: Info(w, edges), Levels: Counts(a.Levels), Prior: prior, Refined: Counts(refined), TimingsMS: map[string]float64{}}
 	byType := map[string][]history.Level{}
 	var types []string
 	for i := range w.Instances {
@@ -247,7 +254,12 @@ func NewAllocationReport(w *Workload, a *Allocation, edges int64, prior PriorSIS
 			types = append(types, p.Type)
 		}
 		byType[p.Type] = append(byType[p.Type], a.Levels[i])
-		out.Allocation = append(out.Allocation, InstanceLevel{Name: p.Name, Type: p.Type, Level: a.Levels[i].String(), Rule: a.Rules[i].String(), Why: a.Why(w, i)})
+		il := InstanceLevel{Name: p.Name, Type: p.Type, Level: a.Levels[i].String(), Rule: a.Rules[i].String(), Why: a.Why(w, i)}
+		if lowered[i] {
+			il.Refined = refined[i].String()
+			out.Lowered++
+		}
+		out.Allocation = append(out.Allocation, il)
 	}
 	slices.Sort(types)
 	for _, t := range types {
@@ -292,10 +304,18 @@ func (r *AllocationReport) WriteText(out io.Writer, list bool) error {
 	}
 	fmt.Fprintf(&b, "prior SI/SER allocation (SI except the middles of SI's critical cycles): SI %d (%.1f%%), SER %d (%.1f%%)\n",
 		r.Prior.SI, pct(r.Prior.SI, n), r.Prior.SER, pct(r.Prior.SER, n))
+	fmt.Fprintf(&b, "refined by the static criterion (Theorem 6.16, each instance at the weakest level at which it is the middle of no critical cycle): %d instances lower than the rules give\n", r.Lowered)
+	for _, l := range r.Refined {
+		fmt.Fprintf(&b, "  %-4s %7d  %5.1f%%\n", strings.ToUpper(l.Level), l.Count, l.Percent)
+	}
 	if list {
 		b.WriteString("per instance:\n")
 		for _, in := range r.Allocation {
-			fmt.Fprintf(&b, "  %-20s %-4s %s\n", in.Name, strings.ToUpper(in.Level), in.Why)
+			refined := ""
+			if in.Refined != "" {
+				refined = fmt.Sprintf(" (refined: %s)", strings.ToUpper(in.Refined))
+			}
+			fmt.Fprintf(&b, "  %-20s %-4s %s%s\n", in.Name, strings.ToUpper(in.Level), in.Why, refined)
 		}
 	}
 	_, err := io.WriteString(out, b.String())

@@ -215,8 +215,14 @@ instance's level and why.`,
 				return fail(exitBadInput, "%v", err)
 			}
 			priorMS := sinceMS(start)
-			out := robust.NewAllocationReport(w, a, robust.StaticEdges(w), prior)
-			out.TimingsMS["read"], out.TimingsMS["allocate"], out.TimingsMS["prior"] = readMS, allocMS, priorMS
+			start = time.Now()
+			refined, lowered, err := robust.Refine(w, a.Levels)
+			if err != nil {
+				return fail(exitBadInput, "%v", err)
+			}
+			refineMS := sinceMS(start)
+			out := robust.NewAllocationReport(w, a, robust.StaticEdges(w), prior, refined, lowered)
+			out.TimingsMS["read"], out.TimingsMS["allocate"], out.TimingsMS["prior"], out.TimingsMS["refine"] = readMS, allocMS, priorMS, refineMS
 			if asJSON {
 				return writeJSON(stdout, out)
 			}
@@ -261,6 +267,13 @@ func allocateSeeds(stdout io.Writer, wf *workloadFlags, seeds int, asJSON bool) 
 		}
 		n := float64(len(w.Instances))
 		run["prior si"], run["prior ser"] = float64(prior.SI)*100/n, float64(prior.SER)*100/n
+		refined, _, err := robust.Refine(w, a.Levels)
+		if err != nil {
+			return fail(exitBadInput, "%v", err)
+		}
+		for _, l := range robust.Counts(refined) {
+			run["refined "+l.Level] = l.Percent
+		}
 		runs = append(runs, run)
 	}
 	// Levels strongest first, then the prior allocation's.
@@ -269,6 +282,14 @@ func allocateSeeds(stdout io.Writer, wf *workloadFlags, seeds int, asJSON bool) 
 		for _, run := range runs {
 			if _, ok := run[name]; ok {
 				order = append(order, name)
+				break
+			}
+		}
+	}
+	for _, name := range history.LevelNames(nil) {
+		for _, run := range runs {
+			if _, ok := run["refined "+name]; ok {
+				order = append(order, "refined "+name)
 				break
 			}
 		}
@@ -295,7 +316,7 @@ func allocateSeeds(stdout io.Writer, wf *workloadFlags, seeds int, asJSON bool) 
 	}
 	fmt.Fprintf(stdout, "%s, seeds %d to %d: share of instances per level (mean, least, greatest)\n", wf.generate, base, base+uint64(seeds)-1)
 	for _, s := range stats {
-		fmt.Fprintf(stdout, "  %-9s %5.1f%%  %5.1f%%  %5.1f%%\n", strings.ToUpper(s.Level), s.Mean, s.Min, s.Max)
+		fmt.Fprintf(stdout, "  %-12s %5.1f%%  %5.1f%%  %5.1f%%\n", strings.ToUpper(s.Level), s.Mean, s.Min, s.Max)
 	}
 	return nil
 }
