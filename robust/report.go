@@ -97,11 +97,11 @@ type PriorSISER struct {
 
 // AllocationReport is what `hyperiso allocate` prints.
 type AllocationReport struct {
-	Schema     int                `json:"hyperiso_allocation"`
-	Workload   WorkloadInfo       `json:"workload"`
-	Levels     []LevelCount       `json:"levels"`
-	ByType     []TypeShares       `json:"by_type"`
-	Prior      PriorSISER         `json:"prior_si_ser"`
+	Schema   int          `json:"hyperiso_allocation"`
+	Workload WorkloadInfo `json:"workload"`
+	Levels   []LevelCount `json:"levels"`
+	ByType   []TypeShares `json:"by_type"`
+	Prior    PriorSISER   `json:"prior_si_ser"`
 	// Refined is the allocation after Refine, and Lowered how many
 	// instances it puts below the rules' level.
 	Refined    []LevelCount       `json:"refined_levels"`
