@@ -194,7 +194,7 @@ func districtYTD(d int) string { return fmt.Sprintf("District[%d].ytd", d) }
 // Order, Payment and Delivery read only what they also write (next order
 // number, stock, year-to-date totals, balances, the new-order queue),
 // Order-Status reads several keys, Stock-Level one. The keys are split
-// among districts, customers and stock items; warehouse 0 holds them all.
+// among districts, customers and stock items of one warehouse.
 var tpcc = []program{
 	{"NewOrder", 45, func(r *rand.Rand, n int) ([]string, []string) {
 		d, c, _ := tpccKeys(r, n)

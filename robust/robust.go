@@ -87,9 +87,9 @@ func LevelsOf(w *Workload, opt CheckOptions) ([]history.Level, error) {
 		}
 		switch {
 		case l == history.LevelNone:
-			return nil, fmt.Errorf("%s: instance %q declares no level (give one, or a default level)", p.Pos, p.Name)
+			return nil, fmt.Errorf("%sinstance %q declares no level (give one, or a default level)", p.Pos.prefix(), p.Name)
 		case !Supported(l):
-			return nil, fmt.Errorf("%s: instance %q: level %q is outside robustness's levels (%s)", p.Pos, p.Name, l, SupportedList(", "))
+			return nil, fmt.Errorf("%sinstance %q: level %q is outside robustness's levels (%s)", p.Pos.prefix(), p.Name, l, SupportedList(", "))
 		}
 		out[i] = l
 	}

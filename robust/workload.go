@@ -28,10 +28,21 @@ type Pos struct {
 }
 
 func (p Pos) String() string {
-	if p.Line == 0 {
+	switch {
+	case p.Line == 0:
 		return p.File
+	case p.Col == 0:
+		return fmt.Sprintf("%s:%d", p.File, p.Line)
 	}
 	return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col)
+}
+
+// prefix is "pos: ", or "" for an instance that comes from no file.
+func (p Pos) prefix() string {
+	if s := p.String(); s != "" {
+		return s + ": "
+	}
+	return ""
 }
 
 // Instance is one program instance: a transactional program with its
