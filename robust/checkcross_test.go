@@ -91,7 +91,7 @@ func TestRobustOracleAgreesWithCheck(t *testing.T) {
 // RA, and after T2 in its session it reads the initial value T0
 // overwrote, though T2 saw T0's write: no serial order that keeps session
 // order explains it. hyperiso's checker agrees; Allocate gives T3 PC.
-func TestPaperRulesMissSessions(t *testing.T) {
+func TestRobustPaperRulesMissSessions(t *testing.T) {
 	const x = 1
 	txs := []otx{
 		{reads: x, writes: x, sess: -1},

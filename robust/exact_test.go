@@ -26,7 +26,7 @@ func requireCounterexample(t *testing.T, w *Workload, levels []history.Level, ex
 	require.Equal(t, check.Violated, ser.Verdict, "ser:\n%s", ex.JSONL(w, levels))
 }
 
-func TestConfirmFigure5(t *testing.T) {
+func TestRobustConfirmFigure5(t *testing.T) {
 	w, err := ReadFile("../testdata/robust/smallbank-fig5-wc-si.json")
 	require.NoError(t, err)
 	rep, err := Check(w, CheckOptions{})
@@ -49,7 +49,7 @@ func TestConfirmFigure5(t *testing.T) {
 // counterexample (the oracle finds the workload non-robust, and check
 // agrees on its history); and how often a non-robust workload's reported
 // cycles are confirmed.
-func TestConfirmAgainstOracle(t *testing.T) {
+func TestRobustConfirmAgainstOracle(t *testing.T) {
 	n := cases(t, 3000)
 	r := rand.New(rand.NewPCG(7, 8))
 	var bad, confirmed int

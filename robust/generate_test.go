@@ -25,7 +25,7 @@ func share(t *testing.T, kind string, seed uint64) map[history.Level]int {
 // TestGeneratedShares pins the shares that do not depend on the draw
 // (§7.2): SmallBank 20 % PC, Courseware 40 % RA and 20 % PC, TPC-C 92 %
 // PSI, 4 % RA, 4 % PC; the rest PSI or SER.
-func TestGeneratedShares(t *testing.T) {
+func TestRobustGeneratedShares(t *testing.T) {
 	for seed := range uint64(5) {
 		sb := share(t, "smallbank", seed)
 		require.Equal(t, 200, sb[history.PC])
@@ -41,7 +41,7 @@ func TestGeneratedShares(t *testing.T) {
 	}
 }
 
-func TestGenerateSeeded(t *testing.T) {
+func TestRobustGenerateSeeded(t *testing.T) {
 	for _, kind := range Generators {
 		a, err := Generate(kind, GenOptions{Seed: 7, Instances: 50})
 		require.NoError(t, err)

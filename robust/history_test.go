@@ -10,7 +10,7 @@ import (
 	"github.com/hyperiso/hyperiso/history"
 )
 
-func TestFromHistory(t *testing.T) {
+func TestRobustFromHistory(t *testing.T) {
 	in := `{"hyperiso":1,"init":"zero"}
 {"session":1,"id":1,"level":"si","ops":[["r",1,0],["w",1,5],["r",1,5],["w",2,6]]}
 {"session":1,"id":2,"status":"aborted","ops":[["w",3,1]]}

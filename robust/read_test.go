@@ -11,7 +11,7 @@ import (
 	"github.com/hyperiso/hyperiso/history"
 )
 
-func TestParseWorkload(t *testing.T) {
+func TestRobustParseWorkload(t *testing.T) {
 	w, err := ReadFile("../testdata/robust/smallbank-fig5.json")
 	require.NoError(t, err)
 	require.Len(t, w.Instances, 6)
@@ -31,7 +31,7 @@ func TestParseWorkload(t *testing.T) {
 	require.Equal(t, int32(-1), w.Instances[0].Session)
 }
 
-func TestParseErrors(t *testing.T) {
+func TestRobustParseErrors(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
 		{`[]`, "f:1:1: expected a JSON object"},
 		{`{"instances": [{"name": "a", "reads": ["x"], "level": "nope"}]}`, `f:1:46: instance "a": unknown level "nope" (robustness knows ` + SupportedList(", ") + ")"},
@@ -61,7 +61,7 @@ func TestParseErrors(t *testing.T) {
 	}
 }
 
-func TestWriteRoundTrip(t *testing.T) {
+func TestRobustWriteRoundTrip(t *testing.T) {
 	for _, path := range []string{"../testdata/robust/smallbank-fig5.json", "../testdata/robust/sessions.json"} {
 		w, err := ReadFile(path)
 		require.NoError(t, err)
@@ -98,7 +98,7 @@ func requireSameWorkload(t *testing.T, a, b *Workload) {
 
 // FuzzParse: Parse never panics; what it accepts has keys on every
 // instance and chains for sessions, and writes back to itself.
-func FuzzParse(f *testing.F) {
+func FuzzRobustParse(f *testing.F) {
 	f.Add(`{"workload": 1, "instances": [{"name": "a", "reads": ["x"], "writes": ["y"], "level": "psi"}, {"name": "b", "writes": ["x"], "after": "a"}]}`)
 	f.Add(`{"instances": [{"name": "a", "reads": ["x"], "after": "b"}, {"name": "b", "reads": ["x"], "after": "a"}]}`)
 	f.Add(`{"instances": [{"name": "a", "reads": ["x"], "level": "snapshot"}], "meta": {"k": "v"}}`)

@@ -159,7 +159,7 @@ func TestRobustSoundAgainstOracle(t *testing.T) {
 }
 
 // TestOracleSanity pins the oracle on known anomalies and on SER.
-func TestOracleSanity(t *testing.T) {
+func TestRobustOracleSanity(t *testing.T) {
 	const x, y = 1, 2
 	at := func(l history.Level, txs ...otx) []otx {
 		txs = append([]otx(nil), txs...)
