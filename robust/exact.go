@@ -322,3 +322,126 @@ func (ex *Execution) JSONL(w *Workload, levels []history.Level) []byte {
 func (ex *Execution) History(w *Workload, levels []history.Level) (*history.History, error) {
 	return jsonl.Parse(bytes.NewReader(ex.JSONL(w, levels)), "counterexample.jsonl", jsonl.Options{})
 }
+
+// ExactResult is the answer of Exact.
+type ExactResult struct {
+	// Decided: every component was searched to the end.
+	Decided bool
+	// Robust holds when Decided and no component has a non-serializable
+	// execution; Counterexample is one when some component has.
+	Robust         bool
+	Counterexample *Execution
+	// TooLarge lists, for an undecided answer, the components (with
+	// their session predecessors) the search could not cover: more than
+	// ConfirmMax instances, or the budget ran out.
+	TooLarge [][]int32
+}
+
+// Exact decides robustness exactly where the workload lets it: a
+// dependency cycle of an execution is a cycle of the static graph, so it
+// lies in one strongly connected component, and (see Confirm) a
+// non-serializable execution restricted to its cycle's instances and
+// their session predecessors stays one, while one of a component's
+// instances extends to the whole workload. So the workload is robust
+// exactly when no component, with its session predecessors, has a
+// non-serializable execution of its own, which Exact searches for
+// component by component. A component over ConfirmMax instances, or a
+// search over budget steps, leaves the answer undecided; the static
+// criterion's (Check) stands then.
+func Exact(w *Workload, levels []history.Level, budget int) ExactResult {
+	x := newIndex(w)
+	comp := x.sccs()
+	return x.exact(levels, comp, budget, nil)
+}
+
+// exact searches the components of comp holding two or more instances
+// (only those holding an instance of only, when only is non-nil).
+func (x *index) exact(levels []history.Level, comp []int32, budget int, only map[int32]bool) ExactResult {
+	w := x.w
+	groups := map[int32][]int32{}
+	var order []int32
+	for i := range w.Instances {
+		c := comp[i]
+		if only != nil && !only[c] {
+			continue
+		}
+		if _, ok := groups[c]; !ok {
+			order = append(order, c)
+		}
+		groups[c] = append(groups[c], int32(i))
+	}
+	res := ExactResult{Decided: true, Robust: true}
+	for _, c := range order {
+		g := groups[c]
+		if len(g) < 2 {
+			continue
+		}
+		set := map[int32]bool{}
+		for _, i := range g {
+			for q := i; q >= 0 && !set[q]; q = w.prev(q) {
+				set[q] = true
+			}
+		}
+		members := slices.Sorted(maps.Keys(set))
+		if len(members) > ConfirmMax {
+			res.Decided = false
+			res.TooLarge = append(res.TooLarge, members)
+			continue
+		}
+		s := &search{w: w, levels: levels, budget: budget}
+		if ex, ok := s.run(members); ok {
+			return ExactResult{Decided: true, Robust: false, Counterexample: ex}
+		}
+		if s.budget <= 0 {
+			res.Decided = false
+			res.TooLarge = append(res.TooLarge, members)
+		}
+	}
+	if !res.Decided {
+		res.Robust = false
+	}
+	return res
+}
+
+// RefineExact lowers instances beyond Refine where the exact search can
+// vouch for it: in order of their level, strongest first (an instance at
+// SER costs most, so it is offered the first chance), then in workload
+// order, each instance is tried at every strictly weaker level, weakest
+// first, and keeps the first at which its component still has no
+// non-serializable execution. Lowering one instance can only change its
+// own component's answer, so only that component is searched; an
+// instance whose component is too large for the search keeps its level.
+// levels must be robust (Refine's answer is); the result is, and the
+// second result marks the instances lowered.
+func RefineExact(w *Workload, levels []history.Level, budget int) ([]history.Level, []bool) {
+	x := newIndex(w)
+	comp := x.sccs()
+	out := slices.Clone(levels)
+	lowered := make([]bool, len(levels))
+	rank := map[history.Level]int{}
+	for i, r := range history.Levels {
+		rank[r.Level] = i
+	}
+	idx := make([]int32, len(levels))
+	for i := range idx {
+		idx[i] = int32(i)
+	}
+	slices.SortStableFunc(idx, func(a, b int32) int { return rank[levels[a]] - rank[levels[b]] })
+	for _, i := range idx {
+		only := map[int32]bool{comp[i]: true}
+		for j := len(history.Levels) - 1; j >= 0; j-- {
+			l := history.Levels[j].Level
+			if !Supported(l) || l == out[i] || !out[i].AtLeast(l) {
+				continue
+			}
+			old := out[i]
+			out[i] = l
+			if r := x.exact(out, comp, budget, only); r.Decided && r.Robust {
+				lowered[i] = true
+				break
+			}
+			out[i] = old
+		}
+	}
+	return out, lowered
+}

@@ -75,3 +75,40 @@ func TestRobustConfirmAgainstOracle(t *testing.T) {
 	}
 	t.Logf("%d workloads: %d not robust (oracle), %d confirmed from a reported cycle", n, bad, confirmed)
 }
+
+// TestRobustExactAgainstOracle: on workloads small enough for it, Exact
+// decides, and says what the brute-force oracle says; its counterexamples
+// are check's too. RefineExact's allocations are robust by the oracle.
+func TestRobustExactAgainstOracle(t *testing.T) {
+	n := cases(t, 3000)
+	r := rand.New(rand.NewPCG(9, 10))
+	var robust, lowered int
+	for c := range n {
+		txs, nkeys := randomWorkload(r)
+		w := workloadOf(txs, nkeys)
+		levels, err := LevelsOf(w, CheckOptions{})
+		require.NoError(t, err)
+		res := Exact(w, levels, 10_000_000)
+		require.True(t, res.Decided, "case %d", c)
+		_, bad := oracleBad(txs, nkeys)
+		require.Equal(t, !bad, res.Robust, "case %d: Exact and the oracle disagree%s", c, describe(txs, nkeys))
+		if res.Robust {
+			robust++
+		} else {
+			requireCounterexample(t, w, levels, res.Counterexample)
+		}
+
+		a := Allocate(w)
+		refined, _, err := Refine(w, a.Levels)
+		require.NoError(t, err)
+		exact, low := RefineExact(w, refined, 10_000_000)
+		_, bad = oracleBad(withLevels(txs, exact), nkeys)
+		require.False(t, bad, "case %d: RefineExact's %v is not robust%s", c, exact, describe(txs, nkeys))
+		for _, l := range low {
+			if l {
+				lowered++
+			}
+		}
+	}
+	t.Logf("%d workloads: %d robust; RefineExact lowered %d instances below Refine", n, robust, lowered)
+}
