@@ -71,10 +71,42 @@ type RobustReport struct {
 	Levels   []LevelCount  `json:"levels"`
 	Culprits []string      `json:"culprits"`
 	Cycles   []CycleReport `json:"cycles"`
+	// Exact is the exact search's answer, when asked for.
+	Exact *ExactReport `json:"exact,omitempty"`
 	// CounterexampleFile is where the first confirmed cycle's execution
-	// was written, if anywhere.
+	// (or the exact search's) was written, if anywhere.
 	CounterexampleFile string             `json:"counterexample_file,omitempty"`
 	TimingsMS          map[string]float64 `json:"timings_ms"`
+}
+
+// ExactReport is Exact's answer in words.
+type ExactReport struct {
+	// Verdict is "robust", "not-robust" or "undecided".
+	Verdict string `json:"verdict"`
+	// Counterexample lists a non-serializable execution's instances in
+	// arbitration order.
+	Counterexample []string `json:"counterexample,omitempty"`
+	// TooLarge gives the sizes of the components the search could not
+	// cover.
+	TooLarge []int `json:"too_large,omitempty"`
+}
+
+// NewExactReport renders r for w.
+func NewExactReport(w *Workload, r ExactResult) *ExactReport {
+	out := &ExactReport{Verdict: "undecided"}
+	switch {
+	case r.Counterexample != nil:
+		out.Verdict = "not-robust"
+		for _, m := range r.Counterexample.Members {
+			out.Counterexample = append(out.Counterexample, w.Instances[m].Name)
+		}
+	case r.Decided:
+		out.Verdict = "robust"
+	}
+	for _, g := range r.TooLarge {
+		out.TooLarge = append(out.TooLarge, len(g))
+	}
+	return out
 }
 
 // InstanceLevel is one instance's allocated level and why.
@@ -104,10 +136,14 @@ type AllocationReport struct {
 	Prior    PriorSISER   `json:"prior_si_ser"`
 	// Refined is the allocation after Refine, and Lowered how many
 	// instances it puts below the rules' level.
-	Refined    []LevelCount       `json:"refined_levels"`
-	Lowered    int                `json:"lowered"`
-	Allocation []InstanceLevel    `json:"allocation"`
-	TimingsMS  map[string]float64 `json:"timings_ms"`
+	Refined []LevelCount `json:"refined_levels"`
+	Lowered int          `json:"lowered"`
+	// ExactRefined and ExactLowered are RefineExact's answer, when asked
+	// for: the levels, and how many instances it puts below Refine's.
+	ExactRefined []LevelCount       `json:"exact_refined_levels,omitempty"`
+	ExactLowered int                `json:"exact_lowered,omitempty"`
+	Allocation   []InstanceLevel    `json:"allocation"`
+	TimingsMS    map[string]float64 `json:"timings_ms"`
 }
 
 // Info sizes w; edges is the static graph's edge count.
@@ -233,6 +269,16 @@ func (r *RobustReport) WriteText(out io.Writer) error {
 			b.WriteString("  not confirmed: no non-serializable execution of these instances was found within the search bound; the static criterion over-approximates\n")
 		}
 	}
+	if e := r.Exact; e != nil {
+		switch e.Verdict {
+		case "robust":
+			b.WriteString("exact search: ROBUST after all: no strongly connected component of the static graph has a non-serializable execution, so none of these cycles occurs in an execution\n")
+		case "not-robust":
+			fmt.Fprintf(&b, "exact search: NOT ROBUST, an execution of %s is not serializable\n", strings.Join(e.Counterexample, ", "))
+		default:
+			fmt.Fprintf(&b, "exact search: undecided, %d component(s) too large for it (%s instances with session predecessors; at most %d, or the budget ran out); the static answer stands\n", len(e.TooLarge), joinInts(e.TooLarge), ConfirmMax)
+		}
+	}
 	_, err := io.WriteString(out, b.String())
 	return err
 }
@@ -308,6 +354,12 @@ func (r *AllocationReport) WriteText(out io.Writer, list bool) error {
 	for _, l := range r.Refined {
 		fmt.Fprintf(&b, "  %-4s %7d  %5.1f%%\n", strings.ToUpper(l.Level), l.Count, l.Percent)
 	}
+	if r.ExactRefined != nil {
+		fmt.Fprintf(&b, "refined by the exact search (components of at most %d instances): %d instances lower still\n", ConfirmMax, r.ExactLowered)
+		for _, l := range r.ExactRefined {
+			fmt.Fprintf(&b, "  %-4s %7d  %5.1f%%\n", strings.ToUpper(l.Level), l.Count, l.Percent)
+		}
+	}
 	if list {
 		b.WriteString("per instance:\n")
 		for _, in := range r.Allocation {
@@ -320,4 +372,16 @@ func (r *AllocationReport) WriteText(out io.Writer, list bool) error {
 	}
 	_, err := io.WriteString(out, b.String())
 	return err
+}
+
+func joinInts(xs []int) string {
+	var parts []string
+	for i, x := range xs {
+		if i == 5 {
+			parts = append(parts, "…")
+			break
+		}
+		parts = append(parts, fmt.Sprint(x))
+	}
+	return strings.Join(parts, ", ")
 }

@@ -89,6 +89,7 @@ func newRobust(stdout io.Writer, code *int) *cobra.Command {
 		cycles   int
 		cexFile  string
 		budget   int
+		exact    bool
 	)
 	c := &cobra.Command{
 		Use:   "robust [--json] [--default-level L] [--history] PATH|- | --generate KIND",
@@ -149,6 +150,21 @@ Levels: ` + robust.SupportedList(", ") + `. Exit status 0: robust; 1: not robust
 				}
 			}
 			out.TimingsMS["confirm"] = sinceMS(start)
+			if exact && !rep.Robust {
+				start = time.Now()
+				res := robust.Exact(w, rep.Levels, budget)
+				out.Exact = robust.NewExactReport(w, res)
+				out.TimingsMS["exact"] = sinceMS(start)
+				switch {
+				case res.Decided && res.Robust:
+					rep.Robust = true // the exact answer overrides the static one
+				case res.Counterexample != nil && cexFile != "" && out.CounterexampleFile == "":
+					if err := os.WriteFile(cexFile, res.Counterexample.JSONL(w, rep.Levels), 0o644); err != nil {
+						return fail(exitBadInput, "--counterexample: %v", err)
+					}
+					out.CounterexampleFile = cexFile
+				}
+			}
 			if !rep.Robust {
 				*code = exitViolated
 			}
@@ -163,7 +179,8 @@ Levels: ` + robust.SupportedList(", ") + `. Exit status 0: robust; 1: not robust
 	c.Flags().StringVar(&deflevel, "default-level", "", "level of instances that declare none ("+robust.SupportedList("|")+")")
 	c.Flags().IntVar(&cycles, "cycles", 1, "how many critical cycles to print")
 	c.Flags().StringVar(&cexFile, "counterexample", "", "write the first cycle's non-serializable execution, when one is found, to this file as a JSONL history")
-	c.Flags().IntVar(&budget, "confirm-budget", 1_000_000, "search steps for confirming each printed cycle with an execution (0: do not)")
+	c.Flags().IntVar(&budget, "confirm-budget", 1_000_000, "search steps for confirming each printed cycle with an execution, and per component for --exact (0: do not)")
+	c.Flags().BoolVar(&exact, "exact", false, "when the static criterion finds critical cycles, search each strongly connected component of the static graph (up to 6 instances with session predecessors) for a non-serializable execution: robust, not robust, or undecided")
 	return c
 }
 
@@ -173,6 +190,8 @@ func newAllocate(stdout io.Writer) *cobra.Command {
 		asJSON bool
 		list   bool
 		seeds  int
+		exact  bool
+		budget int
 	)
 	c := &cobra.Command{
 		Use:   "allocate [--json] [--list] [--history] PATH|- | --generate KIND",
@@ -223,6 +242,18 @@ instance's level and why.`,
 			refineMS := sinceMS(start)
 			out := robust.NewAllocationReport(w, a, robust.StaticEdges(w), prior, refined, lowered)
 			out.TimingsMS["read"], out.TimingsMS["allocate"], out.TimingsMS["prior"], out.TimingsMS["refine"] = readMS, allocMS, priorMS, refineMS
+			if exact {
+				start = time.Now()
+				levels, low := robust.RefineExact(w, refined, budget)
+				out.ExactRefined = robust.Counts(levels)
+				for i, l := range low {
+					if l {
+						out.ExactLowered++
+						out.Allocation[i].Refined = levels[i].String()
+					}
+				}
+				out.TimingsMS["exact"] = sinceMS(start)
+			}
 			if asJSON {
 				return writeJSON(stdout, out)
 			}
@@ -232,6 +263,8 @@ instance's level and why.`,
 	wf.register(c)
 	c.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON (with every instance)")
 	c.Flags().BoolVar(&list, "list", false, "list every instance's level and why")
+	c.Flags().BoolVar(&exact, "exact", false, "lower the refined allocation further where an exact search of the instance's strongly connected component (up to 6 instances) shows it stays robust")
+	c.Flags().IntVar(&budget, "exact-budget", 1_000_000, "--exact: search steps per component and level tried")
 	c.Flags().IntVar(&seeds, "seeds", 1, "--generate: allocate this many workloads (seeds --seed, --seed+1, …) and report each level's share over them")
 	return c
 }

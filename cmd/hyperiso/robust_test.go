@@ -101,3 +101,22 @@ func TestRobustCounterexample(t *testing.T) {
 		require.Equal(t, exitViolated, code, errs)
 	}
 }
+
+func TestRobustExactCommand(t *testing.T) {
+	in := "../../testdata/robust/static-false-alarm.json"
+	code, out, errs := runCLI(t, "robust", in)
+	require.Equal(t, exitViolated, code, errs)
+	require.Contains(t, out, "not confirmed")
+	code, out, errs = runCLI(t, "robust", "--exact", in)
+	require.Equal(t, exitSatisfied, code, errs)
+	require.Contains(t, out, "exact search: ROBUST after all")
+
+	cex := filepath.Join(t.TempDir(), "cex.jsonl")
+	code, out, errs = runCLI(t, "robust", "--exact", "--counterexample", cex, "../../testdata/robust/sessions.json")
+	require.Equal(t, exitViolated, code, errs)
+	require.Contains(t, out, "exact search: NOT ROBUST")
+
+	code, out, errs = runCLI(t, "allocate", "--exact", "--list", "../../testdata/robust/sessions.json")
+	require.Equal(t, exitSatisfied, code, errs)
+	require.Contains(t, out, "(refined: CC)")
+}
