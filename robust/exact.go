@@ -351,56 +351,69 @@ type ExactResult struct {
 func Exact(w *Workload, levels []history.Level, budget int) ExactResult {
 	x := newIndex(w)
 	comp := x.sccs()
-	return x.exact(levels, comp, budget, nil)
+	return x.exact(levels, comp, budget)
 }
 
-// exact searches the components of comp holding two or more instances
-// (only those holding an instance of only, when only is non-nil).
-func (x *index) exact(levels []history.Level, comp []int32, budget int, only map[int32]bool) ExactResult {
-	w := x.w
-	groups := map[int32][]int32{}
-	var order []int32
-	for i := range w.Instances {
+// groups lists each component's instances, in component order of first
+// appearance.
+func (x *index) groups(comp []int32) [][]int32 {
+	at := map[int32]int{}
+	var out [][]int32
+	for i := range x.w.Instances {
 		c := comp[i]
-		if only != nil && !only[c] {
-			continue
+		j, ok := at[c]
+		if !ok {
+			j = len(out)
+			at[c] = j
+			out = append(out, nil)
 		}
-		if _, ok := groups[c]; !ok {
-			order = append(order, c)
-		}
-		groups[c] = append(groups[c], int32(i))
+		out[j] = append(out[j], int32(i))
 	}
+	return out
+}
+
+// withPreds closes a component's instances under session predecessors.
+func (x *index) withPreds(g []int32) []int32 {
+	set := map[int32]bool{}
+	for _, i := range g {
+		for q := i; q >= 0 && !set[q]; q = x.w.prev(q) {
+			set[q] = true
+		}
+	}
+	return slices.Sorted(maps.Keys(set))
+}
+
+// exact searches the components of comp that hold two or more instances.
+func (x *index) exact(levels []history.Level, comp []int32, budget int) ExactResult {
 	res := ExactResult{Decided: true, Robust: true}
-	for _, c := range order {
-		g := groups[c]
+	for _, g := range x.groups(comp) {
 		if len(g) < 2 {
 			continue
 		}
-		set := map[int32]bool{}
-		for _, i := range g {
-			for q := i; q >= 0 && !set[q]; q = w.prev(q) {
-				set[q] = true
-			}
+		members := x.withPreds(g)
+		found, decided := x.searchGroup(levels, members, budget)
+		if found != nil {
+			return ExactResult{Decided: true, Robust: false, Counterexample: found}
 		}
-		members := slices.Sorted(maps.Keys(set))
-		if len(members) > ConfirmMax {
-			res.Decided = false
-			res.TooLarge = append(res.TooLarge, members)
-			continue
-		}
-		s := &search{w: w, levels: levels, budget: budget}
-		if ex, ok := s.run(members); ok {
-			return ExactResult{Decided: true, Robust: false, Counterexample: ex}
-		}
-		if s.budget <= 0 {
-			res.Decided = false
+		if !decided {
+			res.Decided, res.Robust = false, false
 			res.TooLarge = append(res.TooLarge, members)
 		}
-	}
-	if !res.Decided {
-		res.Robust = false
 	}
 	return res
+}
+
+// searchGroup searches one component's executions: a counterexample, or
+// whether the search covered them all.
+func (x *index) searchGroup(levels []history.Level, members []int32, budget int) (*Execution, bool) {
+	if len(members) > ConfirmMax {
+		return nil, false
+	}
+	s := &search{w: x.w, levels: levels, budget: budget}
+	if ex, ok := s.run(members); ok {
+		return ex, true
+	}
+	return nil, s.budget > 0
 }
 
 // RefineExact lowers instances beyond Refine where the exact search can
@@ -418,6 +431,19 @@ func RefineExact(w *Workload, levels []history.Level, budget int) ([]history.Lev
 	comp := x.sccs()
 	out := slices.Clone(levels)
 	lowered := make([]bool, len(levels))
+	// Each instance's component, closed under session predecessors, when
+	// it is small enough to search and holds a cycle at all.
+	members := make([][]int32, len(levels))
+	for _, g := range x.groups(comp) {
+		if len(g) < 2 {
+			continue
+		}
+		if m := x.withPreds(g); len(m) <= ConfirmMax {
+			for _, i := range g {
+				members[i] = m
+			}
+		}
+	}
 	rank := map[history.Level]int{}
 	for i, r := range history.Levels {
 		rank[r.Level] = i
@@ -428,7 +454,9 @@ func RefineExact(w *Workload, levels []history.Level, budget int) ([]history.Lev
 	}
 	slices.SortStableFunc(idx, func(a, b int32) int { return rank[levels[a]] - rank[levels[b]] })
 	for _, i := range idx {
-		only := map[int32]bool{comp[i]: true}
+		if members[i] == nil {
+			continue // alone in its component (Refine did it) or too large
+		}
 		for j := len(history.Levels) - 1; j >= 0; j-- {
 			l := history.Levels[j].Level
 			if !Supported(l) || l == out[i] || !out[i].AtLeast(l) {
@@ -436,7 +464,7 @@ func RefineExact(w *Workload, levels []history.Level, budget int) ([]history.Lev
 			}
 			old := out[i]
 			out[i] = l
-			if r := x.exact(out, comp, budget, only); r.Decided && r.Robust {
+			if ex, decided := x.searchGroup(out, members[i], budget); ex == nil && decided {
 				lowered[i] = true
 				break
 			}
