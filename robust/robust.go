@@ -12,9 +12,10 @@ import (
 type Form uint8
 
 const (
-	// S1: P2 at RA or CC, any edge into it.
+	// S1: P2 at RA or CC, any edge into it, session order included.
 	S1 Form = iota + 1
-	// S2: P2 at PSI, and P3 writes no key P2 writes.
+	// S2: P2 at PSI, any edge into it, session order included, and P3
+	// writes no key P2 writes.
 	S2
 	// S3: P2 at PC, a ww or rw edge into it from outside its session past.
 	S3

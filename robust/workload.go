@@ -1,8 +1,15 @@
-// Package robust owns static robustness checking and safe isolation-level
+// Package robust owns robustness checking and safe isolation-level
 // allocation for workloads of program instances (MixIso, §5–6): the
-// workload model and its JSON reader, the workload generators of the
-// paper's evaluation, the static dependency graph, the static robustness
-// criterion (Theorem 6.16) and the allocation rules (Theorem 6.18).
+// workload model, its JSON reader and writer, the workload generators of
+// the paper's evaluation, the static dependency graph, the static
+// robustness criterion (Theorem 6.16, with session order), the allocation
+// rules (Theorem 6.18) and their refinement, and the exact search for
+// non-serializable executions that confirms a critical cycle or, where
+// the graph's components are small, decides robustness outright.
+//
+// MixIso's graph leaves session order out, yet its SER, like hyperiso's,
+// keeps it; the analysis here puts it in (see Check and docs/robustness.md),
+// which the differential test against a brute-force oracle showed needed.
 //
 // A workload names, for each program instance, the keys it reads before
 // writing them (its read set) and the keys it writes (its write set); it
