@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/hyperiso/hyperiso/formats/jsonl"
 	"github.com/hyperiso/hyperiso/history"
@@ -27,6 +28,18 @@ import (
 // exponential in them.
 const ConfirmMax = 6
 
+// Limits bound a search: Steps per search (one cycle, one component, one
+// level tried), and a Deadline for all of them (zero: none). A search cut
+// short answers nothing, and the static answer stands.
+type Limits struct {
+	Steps    int
+	Deadline time.Time
+}
+
+func (l Limits) search(w *Workload, levels []history.Level) *search {
+	return &search{w: w, levels: levels, budget: l.Steps, deadline: l.Deadline}
+}
+
 // Execution is an abstract execution of some instances of a workload.
 type Execution struct {
 	// Members are the instances, in arbitration order.
@@ -40,8 +53,8 @@ type Execution struct {
 
 // Confirm looks for a non-serializable execution of the cycle's instances
 // and their session predecessors at the given levels. It gives up (false)
-// beyond ConfirmMax instances or budget steps of search.
-func Confirm(w *Workload, levels []history.Level, c Cycle, budget int) (*Execution, bool) {
+// beyond ConfirmMax instances or past lim.
+func Confirm(w *Workload, levels []history.Level, c Cycle, lim Limits) (*Execution, bool) {
 	set := map[int32]bool{}
 	for _, e := range c.Edges {
 		for _, i := range []int32{e.From, e.To} {
@@ -58,14 +71,14 @@ func Confirm(w *Workload, levels []history.Level, c Cycle, budget int) (*Executi
 		members = append(members, i)
 	}
 	slices.Sort(members)
-	s := &search{w: w, levels: levels, budget: budget}
-	return s.run(members)
+	return lim.search(w, levels).run(members)
 }
 
 type search struct {
-	w      *Workload
-	levels []history.Level
-	budget int
+	w        *Workload
+	levels   []history.Level
+	budget   int
+	deadline time.Time
 	// order is the arbitration order being built; vis[i] the visible set
 	// of order[i] as positions.
 	order []int32
@@ -120,6 +133,9 @@ func (s *search) chooseVis(members []int32, used []bool) bool {
 	ax := axiomsFor(s.levels[t])
 	for mask := 0; mask < 1<<k; mask++ {
 		s.budget--
+		if s.budget&0xfff == 0 && !s.deadline.IsZero() && time.Now().After(s.deadline) {
+			s.budget = 0
+		}
 		if s.budget <= 0 {
 			return false
 		}
@@ -348,10 +364,10 @@ type ExactResult struct {
 // component by component. A component over ConfirmMax instances, or a
 // search over budget steps, leaves the answer undecided; the static
 // criterion's (Check) stands then.
-func Exact(w *Workload, levels []history.Level, budget int) ExactResult {
+func Exact(w *Workload, levels []history.Level, lim Limits) ExactResult {
 	x := newIndex(w)
 	comp := x.sccs()
-	return x.exact(levels, comp, budget)
+	return x.exact(levels, comp, lim)
 }
 
 // groups lists each component's instances, in component order of first
@@ -384,14 +400,14 @@ func (x *index) withPreds(g []int32) []int32 {
 }
 
 // exact searches the components of comp that hold two or more instances.
-func (x *index) exact(levels []history.Level, comp []int32, budget int) ExactResult {
+func (x *index) exact(levels []history.Level, comp []int32, lim Limits) ExactResult {
 	res := ExactResult{Decided: true, Robust: true}
 	for _, g := range x.groups(comp) {
 		if len(g) < 2 {
 			continue
 		}
 		members := x.withPreds(g)
-		found, decided := x.searchGroup(levels, members, budget)
+		found, decided := x.searchGroup(levels, members, lim)
 		if found != nil {
 			return ExactResult{Decided: true, Robust: false, Counterexample: found}
 		}
@@ -405,11 +421,11 @@ func (x *index) exact(levels []history.Level, comp []int32, budget int) ExactRes
 
 // searchGroup searches one component's executions: a counterexample, or
 // whether the search covered them all.
-func (x *index) searchGroup(levels []history.Level, members []int32, budget int) (*Execution, bool) {
+func (x *index) searchGroup(levels []history.Level, members []int32, lim Limits) (*Execution, bool) {
 	if len(members) > ConfirmMax {
 		return nil, false
 	}
-	s := &search{w: x.w, levels: levels, budget: budget}
+	s := lim.search(x.w, levels)
 	if ex, ok := s.run(members); ok {
 		return ex, true
 	}
@@ -426,7 +442,7 @@ func (x *index) searchGroup(levels []history.Level, members []int32, budget int)
 // instance whose component is too large for the search keeps its level.
 // levels must be robust (Refine's answer is); the result is, and the
 // second result marks the instances lowered.
-func RefineExact(w *Workload, levels []history.Level, budget int) ([]history.Level, []bool) {
+func RefineExact(w *Workload, levels []history.Level, lim Limits) ([]history.Level, []bool) {
 	x := newIndex(w)
 	comp := x.sccs()
 	out := slices.Clone(levels)
@@ -464,7 +480,7 @@ func RefineExact(w *Workload, levels []history.Level, budget int) ([]history.Lev
 			}
 			old := out[i]
 			out[i] = l
-			if ex, decided := x.searchGroup(out, members[i], budget); ex == nil && decided {
+			if ex, decided := x.searchGroup(out, members[i], lim); ex == nil && decided {
 				lowered[i] = true
 				break
 			}

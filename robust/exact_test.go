@@ -32,7 +32,7 @@ func TestRobustConfirmFigure5(t *testing.T) {
 	rep, err := Check(w, CheckOptions{})
 	require.NoError(t, err)
 	require.False(t, rep.Robust)
-	ex, ok := Confirm(w, rep.Levels, rep.Cycles[0], 1_000_000)
+	ex, ok := Confirm(w, rep.Levels, rep.Cycles[0], Limits{Steps: 1_000_000})
 	require.True(t, ok)
 	requireCounterexample(t, w, rep.Levels, ex)
 
@@ -40,7 +40,7 @@ func TestRobustConfirmFigure5(t *testing.T) {
 	require.NoError(t, err)
 	rep, err = Check(w, CheckOptions{})
 	require.NoError(t, err)
-	ex, ok = Confirm(w, rep.Levels, rep.Cycles[0], 1_000_000)
+	ex, ok = Confirm(w, rep.Levels, rep.Cycles[0], Limits{Steps: 1_000_000})
 	require.True(t, ok)
 	requireCounterexample(t, w, rep.Levels, ex)
 }
@@ -63,7 +63,7 @@ func TestRobustConfirmAgainstOracle(t *testing.T) {
 			bad++
 		}
 		for _, c := range rep.Cycles {
-			ex, ok := Confirm(w, rep.Levels, c, 1_000_000)
+			ex, ok := Confirm(w, rep.Levels, c, Limits{Steps: 1_000_000})
 			if !ok {
 				continue
 			}
@@ -88,7 +88,7 @@ func TestRobustExactAgainstOracle(t *testing.T) {
 		w := workloadOf(txs, nkeys)
 		levels, err := LevelsOf(w, CheckOptions{})
 		require.NoError(t, err)
-		res := Exact(w, levels, 10_000_000)
+		res := Exact(w, levels, Limits{Steps: 10_000_000})
 		require.True(t, res.Decided, "case %d", c)
 		_, bad := oracleBad(txs, nkeys)
 		require.Equal(t, !bad, res.Robust, "case %d: Exact and the oracle disagree%s", c, describe(txs, nkeys))
@@ -101,7 +101,7 @@ func TestRobustExactAgainstOracle(t *testing.T) {
 		a := Allocate(w)
 		refined, _, err := Refine(w, a.Levels)
 		require.NoError(t, err)
-		exact, low := RefineExact(w, refined, 10_000_000)
+		exact, low := RefineExact(w, refined, Limits{Steps: 10_000_000})
 		_, bad = oracleBad(withLevels(txs, exact), nkeys)
 		require.False(t, bad, "case %d: RefineExact's %v is not robust%s", c, exact, describe(txs, nkeys))
 		for _, l := range low {

@@ -90,6 +90,7 @@ func newRobust(stdout io.Writer, code *int) *cobra.Command {
 		cexFile  string
 		budget   int
 		exact    bool
+		timeout  time.Duration
 	)
 	c := &cobra.Command{
 		Use:   "robust [--json] [--default-level L] [--history] PATH|- | --generate KIND",
@@ -132,8 +133,12 @@ Levels: ` + robust.SupportedList(", ") + `. Exit status 0: robust; 1: not robust
 			out := robust.NewRobustReport(w, rep)
 			out.TimingsMS["read"], out.TimingsMS["check"] = readMS, sinceMS(start)
 			start = time.Now()
+			lim := robust.Limits{Steps: budget}
+			if timeout > 0 {
+				lim.Deadline = start.Add(timeout)
+			}
 			for i, cyc := range rep.Cycles {
-				ex, ok := robust.Confirm(w, rep.Levels, cyc, budget)
+				ex, ok := robust.Confirm(w, rep.Levels, cyc, lim)
 				if !ok {
 					continue
 				}
@@ -152,7 +157,7 @@ Levels: ` + robust.SupportedList(", ") + `. Exit status 0: robust; 1: not robust
 			out.TimingsMS["confirm"] = sinceMS(start)
 			if exact && !rep.Robust {
 				start = time.Now()
-				res := robust.Exact(w, rep.Levels, budget)
+				res := robust.Exact(w, rep.Levels, lim)
 				out.Exact = robust.NewExactReport(w, res)
 				out.TimingsMS["exact"] = sinceMS(start)
 				switch {
@@ -180,18 +185,20 @@ Levels: ` + robust.SupportedList(", ") + `. Exit status 0: robust; 1: not robust
 	c.Flags().IntVar(&cycles, "cycles", 1, "how many critical cycles to print")
 	c.Flags().StringVar(&cexFile, "counterexample", "", "write the first cycle's non-serializable execution, when one is found, to this file as a JSONL history")
 	c.Flags().IntVar(&budget, "confirm-budget", 1_000_000, "search steps for confirming each printed cycle with an execution, and per component for --exact (0: do not)")
+	c.Flags().DurationVar(&timeout, "timeout", 0, "bound the time of confirming cycles and of --exact (0: none); past it the static answer stands")
 	c.Flags().BoolVar(&exact, "exact", false, "when the static criterion finds critical cycles, search each strongly connected component of the static graph (up to 6 instances with session predecessors) for a non-serializable execution: robust, not robust, or undecided")
 	return c
 }
 
 func newAllocate(stdout io.Writer) *cobra.Command {
 	var (
-		wf     workloadFlags
-		asJSON bool
-		list   bool
-		seeds  int
-		exact  bool
-		budget int
+		wf      workloadFlags
+		asJSON  bool
+		list    bool
+		seeds   int
+		exact   bool
+		budget  int
+		timeout time.Duration
 	)
 	c := &cobra.Command{
 		Use:   "allocate [--json] [--list] [--history] PATH|- | --generate KIND",
@@ -244,7 +251,11 @@ instance's level and why.`,
 			out.TimingsMS["read"], out.TimingsMS["allocate"], out.TimingsMS["prior"], out.TimingsMS["refine"] = readMS, allocMS, priorMS, refineMS
 			if exact {
 				start = time.Now()
-				levels, low := robust.RefineExact(w, refined, budget)
+				lim := robust.Limits{Steps: budget}
+				if timeout > 0 {
+					lim.Deadline = start.Add(timeout)
+				}
+				levels, low := robust.RefineExact(w, refined, lim)
 				out.ExactRefined = robust.Counts(levels)
 				for i, l := range low {
 					if l {
@@ -265,6 +276,7 @@ instance's level and why.`,
 	c.Flags().BoolVar(&list, "list", false, "list every instance's level and why")
 	c.Flags().BoolVar(&exact, "exact", false, "lower the refined allocation further where an exact search of the instance's strongly connected component (up to 6 instances) shows it stays robust")
 	c.Flags().IntVar(&budget, "exact-budget", 1_000_000, "--exact: search steps per component and level tried")
+	c.Flags().DurationVar(&timeout, "timeout", 0, "--exact: bound its time (0: none); past it, instances not yet lowered keep the refined level")
 	c.Flags().IntVar(&seeds, "seeds", 1, "--generate: allocate this many workloads (seeds --seed, --seed+1, …) and report each level's share over them")
 	return c
 }
