@@ -27,7 +27,7 @@ func requireCounterexample(t *testing.T, w *Workload, levels []history.Level, ex
 }
 
 func TestRobustConfirmFigure5(t *testing.T) {
-	w, err := ReadFile("../testdata/robust/smallbank-fig5-wc-si.json")
+	w, err := ReadFile("testdata/smallbank-fig5-wc-si.json")
 	require.NoError(t, err)
 	rep, err := Check(w, CheckOptions{})
 	require.NoError(t, err)
@@ -36,7 +36,7 @@ func TestRobustConfirmFigure5(t *testing.T) {
 	require.True(t, ok)
 	requireCounterexample(t, w, rep.Levels, ex)
 
-	w, err = ReadFile("../testdata/robust/sessions.json")
+	w, err = ReadFile("testdata/sessions.json")
 	require.NoError(t, err)
 	rep, err = Check(w, CheckOptions{})
 	require.NoError(t, err)

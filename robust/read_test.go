@@ -12,7 +12,7 @@ import (
 )
 
 func TestRobustParseWorkload(t *testing.T) {
-	w, err := ReadFile("../testdata/robust/smallbank-fig5.json")
+	w, err := ReadFile("testdata/smallbank-fig5.json")
 	require.NoError(t, err)
 	require.Len(t, w.Instances, 6)
 	wc := w.Instances[5]
@@ -21,9 +21,9 @@ func TestRobustParseWorkload(t *testing.T) {
 	require.Equal(t, history.SER, wc.Level)
 	require.Len(t, wc.Reads, 3)
 	require.Len(t, wc.Writes, 1)
-	require.Equal(t, Pos{File: "../testdata/robust/smallbank-fig5.json", Line: 16, Col: 5}, wc.Pos)
+	require.Equal(t, Pos{File: "testdata/smallbank-fig5.json", Line: 16, Col: 5}, wc.Pos)
 
-	w, err = ReadFile("../testdata/robust/sessions.json")
+	w, err = ReadFile("testdata/sessions.json")
 	require.NoError(t, err)
 	require.Equal(t, [][]int32{{2, 3}}, w.Sessions)
 	require.True(t, w.soBefore(2, 3))
@@ -62,7 +62,7 @@ func TestRobustParseErrors(t *testing.T) {
 }
 
 func TestRobustWriteRoundTrip(t *testing.T) {
-	for _, path := range []string{"../testdata/robust/smallbank-fig5.json", "../testdata/robust/sessions.json"} {
+	for _, path := range []string{"testdata/smallbank-fig5.json", "testdata/sessions.json"} {
 		w, err := ReadFile(path)
 		require.NoError(t, err)
 		var buf bytes.Buffer

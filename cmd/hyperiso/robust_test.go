@@ -13,18 +13,18 @@ import (
 )
 
 func TestRobustCommandFigure5(t *testing.T) {
-	code, out, errs := runCLI(t, "robust", "../../testdata/robust/smallbank-fig5.json")
+	code, out, errs := runCLI(t, "robust", "../../robust/testdata/smallbank-fig5.json")
 	require.Equal(t, exitSatisfied, code, errs)
 	require.Contains(t, out, "ROBUST")
 
-	code, out, errs = runCLI(t, "robust", "../../testdata/robust/smallbank-fig5-wc-si.json")
+	code, out, errs = runCLI(t, "robust", "../../robust/testdata/smallbank-fig5-wc-si.json")
 	require.Equal(t, exitViolated, code, errs)
 	require.Contains(t, out, "NOT ROBUST: 1 instance(s)")
 	require.Contains(t, out, "form S4, middle WC(N1,V1)")
 	require.Contains(t, out, "Bal(N1) at PC reads Checking[C1].balance that WC(N1,V1) at SI writes (rw)")
 	require.Contains(t, out, "WC(N1,V1) at SI reads Savings[C1].balance that TS(N1,V1) at PSI writes (rw)")
 
-	code, out, errs = runCLI(t, "robust", "--json", "../../testdata/robust/smallbank-fig5-wc-si.json")
+	code, out, errs = runCLI(t, "robust", "--json", "../../robust/testdata/smallbank-fig5-wc-si.json")
 	require.Equal(t, exitViolated, code, errs)
 	var rep robust.RobustReport
 	require.NoError(t, json.Unmarshal([]byte(out), &rep))
@@ -39,7 +39,7 @@ func TestRobustCommandFigure5(t *testing.T) {
 }
 
 func TestRobustAllocateCommand(t *testing.T) {
-	code, out, errs := runCLI(t, "allocate", "--list", "../../testdata/robust/smallbank-fig5.json")
+	code, out, errs := runCLI(t, "allocate", "--list", "../../robust/testdata/smallbank-fig5.json")
 	require.Equal(t, exitSatisfied, code, errs)
 	require.Contains(t, out, "WC(N1,V1)            SER  A4: reads Savings[C1].balance that TS(N1,V1) writes")
 	require.Contains(t, out, "Bal(N1)              PC   A2")
@@ -92,7 +92,7 @@ func TestRobustBadInput(t *testing.T) {
 func TestRobustCounterexample(t *testing.T) {
 	for _, in := range []string{"smallbank-fig5-wc-si.json", "sessions.json"} {
 		cex := filepath.Join(t.TempDir(), "cex.jsonl")
-		code, out, errs := runCLI(t, "robust", "--counterexample", cex, "../../testdata/robust/"+in)
+		code, out, errs := runCLI(t, "robust", "--counterexample", cex, "../../robust/testdata/"+in)
 		require.Equal(t, exitViolated, code, errs)
 		require.Contains(t, out, "confirmed: this execution of")
 		code, _, errs = runCLI(t, "check", "--level", "mixed", cex)
@@ -103,7 +103,7 @@ func TestRobustCounterexample(t *testing.T) {
 }
 
 func TestRobustExactCommand(t *testing.T) {
-	in := "../../testdata/robust/static-false-alarm.json"
+	in := "../../robust/testdata/static-false-alarm.json"
 	code, out, errs := runCLI(t, "robust", in)
 	require.Equal(t, exitViolated, code, errs)
 	require.Contains(t, out, "not confirmed")
@@ -112,11 +112,11 @@ func TestRobustExactCommand(t *testing.T) {
 	require.Contains(t, out, "exact search: ROBUST after all")
 
 	cex := filepath.Join(t.TempDir(), "cex.jsonl")
-	code, out, errs = runCLI(t, "robust", "--exact", "--counterexample", cex, "../../testdata/robust/sessions.json")
+	code, out, errs = runCLI(t, "robust", "--exact", "--counterexample", cex, "../../robust/testdata/sessions.json")
 	require.Equal(t, exitViolated, code, errs)
 	require.Contains(t, out, "exact search: NOT ROBUST")
 
-	code, out, errs = runCLI(t, "allocate", "--exact", "--list", "../../testdata/robust/sessions.json")
+	code, out, errs = runCLI(t, "allocate", "--exact", "--list", "../../robust/testdata/sessions.json")
 	require.Equal(t, exitSatisfied, code, errs)
 	require.Contains(t, out, "(refined: CC)")
 }

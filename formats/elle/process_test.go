@@ -74,5 +74,5 @@ func TestCompletionsOnly(t *testing.T) {
 	for _, l := range []history.Level{history.SER, history.SI, history.RC} {
 		require.Equal(t, verdictOf(t, hf, l).Verdict, verdictOf(t, hc, l).Verdict, "%v", l)
 	}
-	require.Equal(t, "violated", string(verdictOf(t, hc, history.SER).Verdict))
+	require.Equal(t, "violated", verdictOf(t, hc, history.SER).Verdict.String())
 }
