@@ -1,6 +1,7 @@
 package anomaly
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -187,3 +188,33 @@ func TestBestCyclePrefersSpecificClasses(t *testing.T) {
 	require.Len(t, idx, 2)
 	require.Equal(t, history.RW, []hp.Edge{e[0], e[1], {From: 2, To: 1, Rel: history.WR, Key: 5}}[idx[0]].Rel, "G-single: one rw edge")
 }
+
+// TestPathWithinBudget: the certain graph behind Path asks the budget; a
+// refusal leaves Path without chains rather than the caller without an
+// answer, and at SI the path runs over the doubled graph's states.
+func TestPathWithinBudget(t *testing.T) {
+	h := parse(t,
+		`{"hyperiso":1}`,
+		`{"session":1,"id":1,"ops":[["w",1,1]]}`,
+		`{"session":1,"id":2,"ops":[["w",2,1]]}`,
+		`{"session":2,"id":3,"ops":[["r",2,1],["w",3,1]]}`)
+	t1, t3 := txn(h, 1), txn(h, 3)
+	for _, level := range []history.Level{history.SER, history.SI, history.StrictSER} {
+		r := NewReasoner(h, level)
+		path := r.Path(t1, t3)
+		require.Len(t, path, 2, "%s: so then wr", level)
+		require.Equal(t, history.SO, path[0].Rel)
+		require.Equal(t, history.WR, path[1].Rel)
+
+		refused := NewReasoner(h, level)
+		asked := false
+		refused.Fit = func(need int64, what string) error {
+			asked = true
+			return errNoRoom
+		}
+		require.Nil(t, refused.Path(t1, t3), "%s", level)
+		require.True(t, asked, "%s: the budget was not asked", level)
+	}
+}
+
+var errNoRoom = errors.New("no room")

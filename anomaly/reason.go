@@ -26,6 +26,10 @@ type Reasoner struct {
 	// graph: 2).
 	layers int
 	built  bool
+	// Fit, when set, is asked before the certain graph is built
+	// (memlimit.Budget.Fit); a refusal leaves the reasons without chains
+	// of certain dependencies, never the check without its verdict.
+	Fit func(need int64, what string) error
 }
 
 // NewReasoner returns a Reasoner for h checked at level.
@@ -314,7 +318,7 @@ func (r *Reasoner) build() {
 	// Only the known edges are searched, so the version-order pairs stay
 	// unlisted (LazyPairs): a history pruning refuted at a million
 	// transactions has about a billion of them.
-	g, _, err := hyperpolygraph.BuildContext(context.Background(), r.h, r.level, nil, hyperpolygraph.BuildOptions{LazyPairs: true})
+	g, _, err := hyperpolygraph.BuildContext(context.Background(), r.h, r.level, nil, hyperpolygraph.BuildOptions{LazyPairs: true, Fit: r.Fit})
 	if err != nil {
 		return // no chains to show; the reasons say what the edges alone say
 	}

@@ -48,7 +48,7 @@ func strongLevel(ctx context.Context, h *history.History, level history.Level, o
 		}
 	case verdict.Violated:
 		res.Verdict = Violated
-		a := violationAnomaly(h, level, out.Violation)
+		a := violationAnomaly(h, level, out.Violation, opt.fit())
 		if b := out.Violation.Blame; b != nil {
 			levels, _ := strong.Levels(h, opt.DefaultLevel) // resolved once before, without error
 			a.Axiom = b.Axiom
@@ -64,7 +64,7 @@ func strongLevel(ctx context.Context, h *history.History, level history.Level, o
 }
 
 // violationAnomaly words the engine's refutation for the report.
-func violationAnomaly(h *history.History, level history.Level, v *strong.Violation) Anomaly {
+func violationAnomaly(h *history.History, level history.Level, v *strong.Violation, fit func(int64, string) error) Anomaly {
 	switch v.Kind {
 	case strong.UnwrittenRead:
 		return Anomaly{
@@ -73,14 +73,14 @@ func violationAnomaly(h *history.History, level history.Level, v *strong.Violati
 			Txns:        []TxnRef{Ref(h, v.Reader)},
 		}
 	}
-	return cycleAnomaly(h, level, v.Cycle, v.Note)
+	return cycleAnomaly(h, level, v.Cycle, v.Note, fit)
 }
 
 // cycleAnomaly reports a dependency cycle with its Adya/Elle class (package
 // anomaly) and a plain-words reason per edge. A cycle among whose
 // transactions two read the same version of a key and both overwrote it is
 // reported as the lost update it contains.
-func cycleAnomaly(h *history.History, level history.Level, cyc []hyperpolygraph.Edge, note string) Anomaly {
+func cycleAnomaly(h *history.History, level history.Level, cyc []hyperpolygraph.Edge, note string, fit func(int64, string) error) Anomaly {
 	a := Anomaly{Type: history.CommitCycle, Description: fmt.Sprintf("%s violation: %s", strings.ToUpper(level.String()), note)}
 	c := anomaly.Classify(h, level, cyc)
 	if c.Class != "" {
@@ -88,7 +88,9 @@ func cycleAnomaly(h *history.History, level history.Level, cyc []hyperpolygraph.
 		a.Description = fmt.Sprintf("%s violation: %s; %s", strings.ToUpper(level.String()), c.Describe(h, level), note)
 		cyc = c.Edges
 	}
-	reasons := anomaly.NewReasoner(h, level).Reasons(c)
+	r := anomaly.NewReasoner(h, level)
+	r.Fit = fit
+	reasons := r.Reasons(c)
 	seen := map[history.TxnID]bool{}
 	for i, e := range cyc {
 		if !seen[e.From] {
