@@ -71,7 +71,7 @@ func (p *prover) prove(g *hyperpolygraph.Graph, choices []choice, depth int) {
 		p.complete = false
 		return
 	}
-	g = cloneGraph(g)
+	g = g.Clone()
 	conf, err := strong.Refute(p.ctx, g)
 	if err != nil {
 		p.complete = false
@@ -192,75 +192,25 @@ func (p *prover) leafCycle(choices []choice, cyc []hyperpolygraph.Edge) {
 	p.cases = append(p.cases, caseOut{choices: choices, cycle: anomaly.Classify(p.h, p.level, cyc)})
 }
 
-// fixWW resolves g.WW[i] (A→B when fwd) into the known graph, with the rw
-// edges it derives from the known read-from edges of A's version.
+// fixWW settles g.WW[i] (A→B when fwd) on a copy of g, with the words
+// of the choice.
 func (p *prover) fixWW(g *hyperpolygraph.Graph, i int, fwd bool) (*hyperpolygraph.Graph, choice) {
-	g = cloneGraph(g)
-	pr := g.WW[i]
-	a, b := pr.A, pr.B
-	if !fwd {
-		a, b = b, a
-	}
-	g.WW = slices.Delete(g.WW, i, i+1)
-	e := hyperpolygraph.Edge{From: a, To: b, Rel: history.WW, Key: pr.Key}
-	var add []hyperpolygraph.Edge
-	for _, k := range g.Known {
-		if k.Rel == history.WR && k.Key == pr.Key && k.From == a && k.To != b {
-			add = append(add, hyperpolygraph.Edge{From: k.To, To: b, Rel: history.RW, Key: pr.Key})
-		}
-	}
-	g.Known = append(append(g.Known, e), add...)
+	g = g.Clone()
+	e := g.DecideWW(i, fwd)
 	h := p.h
-	text := fmt.Sprintf("%s's version of key %s precedes %s's", anomaly.Name(h, a), h.KeyString(pr.Key), anomaly.Name(h, b))
+	text := fmt.Sprintf("%s's version of key %s precedes %s's", anomaly.Name(h, e.From), h.KeyString(e.Key), anomaly.Name(h, e.To))
 	return g, choice{text: text, edge: e}
 }
 
-// fixWR resolves g.WR[i] to its candidate j, with the rw edges the read
-// derives from the known successors of that writer's version.
+// fixWR settles g.WR[i] on its candidate j on a copy of g, with the words
+// of the choice.
 func (p *prover) fixWR(g *hyperpolygraph.Graph, i, j int) (*hyperpolygraph.Graph, choice) {
-	g = cloneGraph(g)
+	g = g.Clone()
 	s := g.WR[i]
-	w := s.Cands[j]
-	g.WR = slices.Delete(g.WR, i, i+1)
-	for k := range g.Reads {
-		for m := range g.Reads[k] {
-			rd := &g.Reads[k][m]
-			switch {
-			case rd.Set == int32(i):
-				rd.Set, rd.Writer = -1, w
-			case rd.Set > int32(i):
-				rd.Set--
-			}
-		}
-	}
-	e := hyperpolygraph.Edge{From: w, To: s.Reader, Rel: history.WR, Key: s.Key}
-	var add []hyperpolygraph.Edge
-	for _, k := range g.Known {
-		if k.Rel == history.WW && k.Key == s.Key && k.From == w && k.To != s.Reader {
-			add = append(add, hyperpolygraph.Edge{From: s.Reader, To: k.To, Rel: history.RW, Key: s.Key})
-		}
-	}
-	g.Known = append(append(g.Known, e), add...)
+	e := g.DecideWR(i, j)
 	h := p.h
-	text := fmt.Sprintf("%s read key %s = %s from %s", anomaly.Name(h, s.Reader), h.KeyString(s.Key), anomaly.Value(h, s.Key, s.Value), anomaly.Name(h, w))
+	text := fmt.Sprintf("%s read key %s = %s from %s", anomaly.Name(h, s.Reader), h.KeyString(s.Key), anomaly.Value(h, s.Key, s.Value), anomaly.Name(h, e.From))
 	return g, choice{text: text, edge: e}
-}
-
-// cloneGraph copies everything Prune and the fix functions mutate.
-func cloneGraph(g *hyperpolygraph.Graph) *hyperpolygraph.Graph {
-	c := *g
-	c.Known = slices.Clone(g.Known)
-	c.WW = slices.Clone(g.WW)
-	c.WR = make([]hyperpolygraph.WRSet, len(g.WR))
-	for i, s := range g.WR {
-		s.Cands = slices.Clone(s.Cands)
-		c.WR[i] = s
-	}
-	c.Reads = make([][]hyperpolygraph.Read, len(g.Reads))
-	for k, rs := range g.Reads {
-		c.Reads[k] = slices.Clone(rs)
-	}
-	return &c
 }
 
 // render turns a case's cycle into report edges; an edge that is the
