@@ -111,16 +111,7 @@ func (g *gen) build() {
 	g.inC = make([]bool, n)
 	for i := range n {
 		t := &g.h.Txns[i]
-		t.Session = 1 + rng.Intn(ns)
-		switch r := rng.Float64(); {
-		case r < o.PAborted:
-			t.Status = Aborted
-		case r < o.PAborted+o.PUnknown:
-			t.Status = Unknown
-			g.inC[i] = rng.Intn(2) == 0
-		default:
-			g.inC[i] = true
-		}
+		g.fate(i, ns)
 		if o.Level == Mixed && rng.Intn(5) != 0 {
 			t.Level = Level(int(RC) + rng.Intn(int(SER-RC)+1))
 		}
@@ -153,6 +144,22 @@ func (g *gen) build() {
 }
 
 // othersValues lists the values other transactions put in k (not in mine).
+// fate draws transaction i's session and status, and whether the
+// simulation takes it as committed.
+func (g *gen) fate(i, sessions int) {
+	o, rng, t := g.opt, g.rng, &g.h.Txns[i]
+	t.Session = 1 + rng.Intn(sessions)
+	switch r := rng.Float64(); {
+	case r < o.PAborted:
+		t.Status = Aborted
+	case r < o.PAborted+o.PUnknown:
+		t.Status = Unknown
+		g.inC[i] = rng.Intn(2) == 0
+	default:
+		g.inC[i] = true
+	}
+}
+
 func (g *gen) othersValues(k int64, mine []int64) []int64 {
 	var out []int64
 	for _, v := range g.vals[k] {

@@ -24,16 +24,7 @@ func (g *gen) buildRows() {
 	levels := []Level{RC, RA, CC, RR, PC, PSI, SI, SER}
 	for i := range n {
 		t := &g.h.Txns[i]
-		t.Session = 1 + rng.Intn(ns)
-		switch r := rng.Float64(); {
-		case r < o.PAborted:
-			t.Status = Aborted
-		case r < o.PAborted+o.PUnknown:
-			t.Status = Unknown
-			g.inC[i] = rng.Intn(2) == 0
-		default:
-			g.inC[i] = true
-		}
+		g.fate(i, ns)
 		if o.Level == Mixed && rng.Intn(5) != 0 {
 			t.Level = levels[rng.Intn(len(levels))]
 		}
