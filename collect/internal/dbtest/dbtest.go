@@ -414,3 +414,41 @@ func SweepsOrphanedTables(t *testing.T, create func(name string) error, open fun
 	require.True(t, ok)
 	require.Equal(t, "kept (--keep-table)", l.Note)
 }
+
+// Append runs a small append workload (Jepsen's list-append: 6 sessions ×
+// 20 transactions of 1…4 appends and list reads on 5 keys) on the store
+// open returns, at iso, twice: once built in memory, once streamed as
+// JSONL by a Recorder and read back, as "hyperiso collect -o FILE
+// --workload append" records it. It checks that both hold lists and
+// agree, and returns the history read back.
+func Append(t *testing.T, open func() collect.Store, iso collect.Isolation) *history.History {
+	t.Helper()
+	w := Workload(t, "append", func(c *workload.Config) { c.Sessions, c.Txns, c.Keys = 6, 20, 5 })
+	built, sum := Run(t, open(), w, iso)
+	t.Logf("%s", sum)
+	require.True(t, built.HasLists())
+	require.Positive(t, sum.Committed)
+
+	var out bytes.Buffer
+	rec := collect.NewRecorder(&out)
+	_, sum, err := collect.Run(context.Background(), open(), w, collect.Options{Isolation: iso, Sink: rec})
+	require.NoError(t, err)
+	require.NoError(t, rec.Close())
+	h, err := jsonl.Parse(bytes.NewReader(out.Bytes()), "append.jsonl", jsonl.Options{})
+	require.NoError(t, err)
+	require.True(t, h.HasLists())
+	require.Equal(t, "append", h.Meta["workload"])
+	require.Equal(t, sum.Transactions, h.Stats().Transactions)
+	require.Equal(t, sum.Operations, h.Stats().Operations)
+	longest := 0
+	for _, tx := range h.Txns[1:] {
+		for _, op := range tx.Ops {
+			require.True(t, op.Kind == history.OpAppend || op.Kind == history.OpReadList, "only appends and list reads")
+			if op.Kind == history.OpReadList {
+				longest = max(longest, len(h.List(op)))
+			}
+		}
+	}
+	require.Positive(t, longest, "some list read shows appends")
+	return h
+}
