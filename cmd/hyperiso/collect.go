@@ -81,6 +81,11 @@ Workloads (--workload) and their defaults:
                BL (50%), WH (30%), HD (BL with θ 1.5)
   blindw-rw    Cobra's: half read-only, half write-only transactions of
                8 operations, 20 sessions × 100 txns, 1000 keys
+  append       Jepsen's list-append: 1 to 4 operations, each an append of
+               a unique value or (50%) a read of the whole list, 10
+               sessions × 100 txns, 10 keys holding lists (PostgreSQL
+               BIGINT[], MariaDB text, the memory store's own; etcd
+               refuses it)
   write-skew   read both keys of a pair, write one: 8 sessions × 50 txns,
                2 keys; finds SI-but-not-SER behaviour
   lost-update  read a key, write it: 8 sessions × 50 txns, 2 keys;
@@ -148,8 +153,8 @@ func (f *collectFlags) register(c *cobra.Command) {
 	fs := c.Flags()
 	fs.IntVar(&f.sessions, "sessions", 0, "concurrent client sessions (default: the workload's)")
 	fs.IntVar(&f.txns, "txns", 0, "transactions per session (default: the workload's)")
-	fs.IntVar(&f.ops, "ops", 0, "operations per transaction (lost-update: read-write pairs)")
-	fs.Float64Var(&f.reads, "reads", 0, "proportion of reads (blindw-rw: of read-only transactions)")
+	fs.IntVar(&f.ops, "ops", 0, "operations per transaction (append: at most; lost-update: read-write pairs)")
+	fs.Float64Var(&f.reads, "reads", 0, "proportion of reads (append: of list reads; blindw-rw: of read-only transactions)")
 	fs.Int64Var(&f.keys, "keys", 0, "number of keys")
 	fs.Float64Var(&f.dupKeys, "dup-keys", 0, "proportion of keys whose written values repeat")
 	fs.Float64Var(&f.theta, "theta", 0, "Zipf degree of the repeated values (default 0.5)")
