@@ -59,7 +59,7 @@ func (w *Workload) WriteSerial(ctx context.Context, out io.Writer, meta map[stri
 	var lists [][]int64      // append: the committed lists, by key
 	ownList := map[int64][]int64{}
 	if w.Lists() {
-		lists = make([][]int64, c.Keys+1)
+		lists = make([][]int64, w.Keys()+1)
 	}
 	for id := int64(1); len(live) > 0; id++ {
 		if id&1023 == 0 {

@@ -110,6 +110,13 @@ type Config struct {
 	// Think is a pause between the reads and the writes of a bait
 	// transaction.
 	Think time.Duration
+	// MaxList retires keys (append): with MaxList > 0 each session's
+	// transactions come in generations of ListGeneration transactions,
+	// as many as make a key expect about MaxList appends over all
+	// sessions, and generation g appends to and reads keys g·Keys+1 …
+	// (g+1)·Keys, so that lists stay about MaxList long (Jepsen's
+	// max-writes-per-key). 0 keeps keys 1…Keys all along.
+	MaxList int
 	// Seed makes the workload reproducible.
 	Seed int64
 	// Preset names the general preset applied, for the record.
@@ -128,9 +135,9 @@ func Defaults(name string) (Config, error) {
 		c.Sessions, c.Txns, c.Ops, c.Reads, c.Keys = 20, 100, 8, 0.5, 1000
 	case "append":
 		// Jepsen's list-append: 1 to 4 operations, half of them list
-		// reads, over a few keys, so that lists stay short and
-		// transactions meet.
-		c.Sessions, c.Txns, c.Ops, c.Reads, c.Keys = 10, 100, 4, 0.5, 10
+		// reads, over a few keys at a time, which retire at about 32
+		// appends, so that lists stay short and transactions meet.
+		c.Sessions, c.Txns, c.Ops, c.Reads, c.Keys, c.MaxList = 10, 100, 4, 0.5, 10, 32
 	case "write-skew":
 		c.Sessions, c.Txns, c.Keys = 8, 50, 2
 	case "lost-update":
@@ -227,6 +234,8 @@ func (w *Workload) validate() error {
 		return fmt.Errorf("value space must be in [1,%d] (got %d)", maxValueSpace, c.ValueSpace)
 	case c.Think < 0:
 		return fmt.Errorf("think time must not be negative (got %s)", c.Think)
+	case c.MaxList < 0:
+		return fmt.Errorf("the maximum list length must not be negative (got %d)", c.MaxList)
 	case int64(c.Sessions) >= (1<<63-1)/UniqueBase-1:
 		return fmt.Errorf("too many sessions (%d)", c.Sessions)
 	}
@@ -258,8 +267,27 @@ func (w *Workload) Sessions() int { return w.cfg.Sessions }
 func (w *Workload) TxnsPerSession() int { return w.cfg.Txns }
 
 // Keys returns the number of keys (1…Keys) the store must seed with 0 (or
-// with the empty list, if Lists).
-func (w *Workload) Keys() int64 { return w.cfg.Keys }
+// with the empty list, if Lists): Config.Keys, times the generations of
+// keys when append retires them (Config.MaxList).
+func (w *Workload) Keys() int64 {
+	if g := w.ListGeneration(); g > 0 {
+		return w.cfg.Keys * int64((w.cfg.Txns+g-1)/g)
+	}
+	return w.cfg.Keys
+}
+
+// ListGeneration returns how many transactions of a session use one
+// generation of keys before they retire (append with MaxList > 0: as many
+// as make each key expect about MaxList appends over all sessions, at
+// least 1), or 0 if keys never retire.
+func (w *Workload) ListGeneration() int {
+	c := &w.cfg
+	if w.name != "append" || c.MaxList == 0 || c.Reads >= 1 {
+		return 0
+	}
+	appends := float64(c.Sessions) * float64(1+c.Ops) / 2 * (1 - c.Reads) // per transaction of every session
+	return max(1, min(c.Txns, int(float64(c.MaxList)*float64(c.Keys)/appends)))
+}
 
 // Lists reports whether the workload appends to and reads lists (Append
 // and ReadList operations) rather than registers: its store must hold
@@ -288,6 +316,9 @@ func (w *Workload) Describe() string {
 		add("reads", f(c.Reads))
 	}
 	add("keys", strconv.FormatInt(c.Keys, 10))
+	if w.name == "append" && c.MaxList > 0 {
+		add("max-list", strconv.Itoa(c.MaxList))
+	}
 	add("dup-keys", f(c.DupKeys))
 	if c.DupKeys > 0 {
 		add("theta", f(c.Theta))
@@ -312,6 +343,7 @@ type Session struct {
 	ops    *rand.Rand // operation kinds and keys
 	vals   *rand.Rand // repeated values only
 	seq    int64      // values written so far
+	txn    int        // transactions generated so far
 	buf    []Op
 }
 
@@ -331,6 +363,7 @@ func (w *Workload) Session(i int) *Session {
 func (g *Session) Next() Txn {
 	g.buf = g.buf[:0]
 	t := g.w.next(g)
+	g.txn++
 	t.Ops = slices.Clone(g.buf)
 	if g.w.cfg.RollbackRate > 0 && g.ops.Float64() < g.w.cfg.RollbackRate {
 		t.Rollback = true
@@ -431,14 +464,19 @@ func nextLostUpdate(g *Session) Txn {
 
 // nextAppend: Jepsen's list-append. 1 to Ops operations (uniformly), each
 // a read of a whole list with probability Reads, else an append of a
-// unique value, on uniformly chosen keys. Values are unique across the
+// unique value, on keys chosen uniformly among the generation's (all of
+// them, unless MaxList retires keys). Values are unique across the
 // run, so that every element of a list read names the transaction that
 // appended it.
 func nextAppend(g *Session) Txn {
 	n := 1 + g.ops.IntN(g.w.cfg.Ops)
+	var base int64 // the first key of the generation, less one
+	if gen := g.w.ListGeneration(); gen > 0 {
+		base = int64(g.txn/gen) * g.w.cfg.Keys
+	}
 	for range n {
 		isRead := g.ops.Float64() < g.w.cfg.Reads
-		k := g.key()
+		k := base + g.key()
 		if isRead {
 			g.readList(k)
 		} else {
