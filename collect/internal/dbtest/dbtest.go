@@ -360,11 +360,29 @@ func KillConns(t *testing.T, st interface {
 }) {
 	t.Helper()
 	require.ErrorContains(t, st.CheckFault(collect.Fault{Kind: "restart", Target: "leader"}), "fault restart not supported (want kill-conns)")
+	killConns(t, st, Workload(t, "general", func(c *workload.Config) {
+		c.Sessions, c.Txns, c.Ops, c.Keys, c.DupKeys = 6, 40, 6, 100, 0
+	}))
+}
+
+// KillConnsAppend is KillConns on the append workload: appenders whose
+// commit's answer was lost are unknown, and the lists read say which of
+// them committed.
+func KillConnsAppend(t *testing.T, st interface {
+	collect.Store
+	collect.Faulter
+}) {
+	t.Helper()
+	killConns(t, st, Workload(t, "append", func(c *workload.Config) { c.Sessions, c.Txns, c.Keys = 6, 40, 5 }))
+}
+
+func killConns(t *testing.T, st interface {
+	collect.Store
+	collect.Faulter
+}, w *workload.Workload) {
+	t.Helper()
 	faults, err := collect.ParseFaults("kill-conns@10ms/50ms")
 	require.NoError(t, err)
-	w := Workload(t, "general", func(c *workload.Config) {
-		c.Sessions, c.Txns, c.Ops, c.Keys, c.DupKeys = 6, 40, 6, 100, 0
-	})
 	h, sum, err := collect.Run(context.Background(), st, w, collect.Options{Isolation: collect.Serializable, Faults: faults, Times: true})
 	require.NoError(t, err)
 	t.Logf("%s", sum)
