@@ -1,6 +1,7 @@
 // Package collect records histories from real stores. It defines the small
 // interface a store implements (connect a session; begin a transaction at
-// an isolation level; read a key; write a key; commit; abort) and Run, the
+// an isolation level; read a key; write a key; commit; abort; and, for the
+// append workload, append to a list and read a whole list) and Run, the
 // recorder: one goroutine per client session runs a workload's
 // transactions, logs every operation with its result and every
 // transaction's outcome, and assembles a history ready for jsonl.Write.
@@ -170,7 +171,7 @@ type NoListsError struct {
 }
 
 func (e *NoListsError) Error() string {
-	return fmt.Sprintf("the %s store cannot run the %s workload: it has no lists (appends and list reads); the memory, postgres and mariadb stores do", e.Store, e.Workload)
+	return fmt.Sprintf("the %s store cannot run the %s workload: it has no lists (appends and whole-list reads)", e.Store, e.Workload)
 }
 
 // AbortError says that the store definitely aborted the transaction (a
