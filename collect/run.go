@@ -488,14 +488,14 @@ func (r *runner) txn(ctx context.Context, conn Conn, plan workload.Txn, iso Isol
 				break
 			}
 			octx, cancel := r.opCtx(ctx)
+			var (
+				l   []int64
+				err error
+			)
 			if op.Kind == workload.Append {
 				err = lt.Append(octx, op.Key, op.Value)
 			} else {
-				var l []int64
 				l, err = lt.ReadList(octx, op.Key)
-				if err == nil {
-					rec.ops = append(rec.ops, opRecord{kind: history.OpReadList, key: op.Key, list: l})
-				}
 			}
 			cancel()
 			if err != nil {
@@ -504,6 +504,8 @@ func (r *runner) txn(ctx context.Context, conn Conn, plan workload.Txn, iso Isol
 			}
 			if op.Kind == workload.Append {
 				rec.ops = append(rec.ops, opRecord{kind: history.OpAppend, key: op.Key, val: op.Value})
+			} else {
+				rec.ops = append(rec.ops, opRecord{kind: history.OpReadList, key: op.Key, list: l})
 			}
 		case workload.Write:
 			octx, cancel := r.opCtx(ctx)
