@@ -1,6 +1,6 @@
 // Package dbtest helps the collect tests: it finds the test databases
-// (skipping, or failing under HYPERISO_REQUIRE_DB=1, when one cannot be
-// reached), runs a workload and judges the history with check.Check
+// (skipping, or failing under HYPERISO_REQUIRE_DB=1 or CI, when one cannot
+// be reached), runs a workload and judges the history with check.Check
 // (skipping with a reason when a level's checker does not exist yet).
 package dbtest
 
@@ -37,7 +37,8 @@ const (
 	DefaultMariaDB  = "mariadb://root@127.0.0.1:3306/test"
 )
 
-// RequireEnv, set to 1, turns "database unreachable → skip" into a failure.
+// RequireEnv, set to 1, turns "database unreachable → skip" into a failure,
+// as CI (set to anything) does.
 const RequireEnv = "HYPERISO_REQUIRE_DB"
 
 func url(env, def string) string {
@@ -53,7 +54,10 @@ func unreachable(t testing.TB, what string, err error) {
 	if os.Getenv(RequireEnv) == "1" {
 		t.Fatalf("%s unreachable and %s=1: %v", what, RequireEnv, err)
 	}
-	t.Skipf("%s unreachable (set %s=1 to make this a failure): %v", what, RequireEnv, err)
+	if os.Getenv("CI") != "" {
+		t.Fatalf("%s unreachable under CI: %v", what, err)
+	}
+	t.Skipf("%s unreachable (set %s=1 or CI=1 to make this a failure): %v", what, RequireEnv, err)
 }
 
 // PostgresURL returns the test PostgreSQL URL after checking that it
