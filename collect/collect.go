@@ -1,6 +1,7 @@
 // Package collect records histories from real stores. It defines the small
 // interface a store implements (connect a session; begin a transaction at
-// an isolation level; read a key; write a key; commit; abort) and Run, the
+// an isolation level; read a key; write a key; commit; abort; and, for the
+// append workload, append to a list and read a whole list) and Run, the
 // recorder: one goroutine per client session runs a workload's
 // transactions, logs every operation with its result and every
 // transaction's outcome, and assembles a history ready for jsonl.Write.
@@ -139,6 +140,38 @@ type Tx interface {
 	Commit(ctx context.Context) error
 	// Abort rolls back.
 	Abort(ctx context.Context) error
+}
+
+// ListStore is a store that also holds lists, for the append workload
+// (Jepsen's list-append): its transactions are ListTxs. A store that is no
+// ListStore refuses that workload.
+type ListStore interface {
+	Store
+	// SetupLists creates the store's table, as Setup does, with keys
+	// 1…keys holding the empty list instead of 0. Run calls it instead of
+	// Setup for a workload of lists.
+	SetupLists(ctx context.Context, keys int64) error
+}
+
+// ListTx is the list part of a ListStore's transactions. After an error
+// the recorder calls Abort, as after Read or Write.
+type ListTx interface {
+	// Append appends val to the list at key, in one statement (the
+	// store reads nothing back).
+	Append(ctx context.Context, key, val int64) error
+	// ReadList returns the whole list at key, oldest element first
+	// (empty, not an error, for the empty list).
+	ReadList(ctx context.Context, key int64) ([]int64, error)
+}
+
+// NoListsError is the refusal of a store that is no ListStore to run a
+// workload of lists.
+type NoListsError struct {
+	Store, Workload string
+}
+
+func (e *NoListsError) Error() string {
+	return fmt.Sprintf("the %s store cannot run the %s workload: it has no lists (appends and whole-list reads)", e.Store, e.Workload)
 }
 
 // AbortError says that the store definitely aborted the transaction (a

@@ -95,8 +95,9 @@ type record struct {
 }
 
 type opRecord struct {
-	write    bool
+	kind     history.OpKind // OpRead, OpWrite, OpAppend or OpReadList
 	key, val int64
+	list     []int64 // OpReadList: the list read
 }
 
 // Run sets up st for w, runs w's sessions concurrently at opt.Isolation
@@ -178,7 +179,15 @@ func Run(ctx context.Context, st Store, w *workload.Workload, opt Options) (*his
 			sum.Swept = append(sum.Swept, "looking for leftovers of killed runs: "+short(err))
 		}
 	}
-	if err := st.Setup(ctx, w.Keys()); err != nil {
+	setup := st.Setup
+	if w.Lists() {
+		ls, ok := st.(ListStore)
+		if !ok {
+			return nil, nil, errors.Join(&NoListsError{Store: st.Name(), Workload: w.Name()}, teardown())
+		}
+		setup = ls.SetupLists
+	}
+	if err := setup(ctx, w.Keys()); err != nil {
 		return nil, nil, errors.Join(fmt.Errorf("setting up %s: %w", st.Name(), err), teardown())
 	}
 	// Open every session before any starts, so that a store that cannot
@@ -471,7 +480,33 @@ func (r *runner) txn(ctx context.Context, conn Conn, plan workload.Txn, iso Isol
 			if !found {
 				v = history.EmptyList
 			}
-			rec.ops = append(rec.ops, opRecord{key: op.Key, val: v})
+			rec.ops = append(rec.ops, opRecord{kind: history.OpRead, key: op.Key, val: v})
+		case workload.Append, workload.ReadList:
+			lt, ok := tx.(ListTx)
+			if !ok {
+				opErr = fmt.Errorf("%s: transactions have no lists", r.st.Name())
+				break
+			}
+			octx, cancel := r.opCtx(ctx)
+			var (
+				l   []int64
+				err error
+			)
+			if op.Kind == workload.Append {
+				err = lt.Append(octx, op.Key, op.Value)
+			} else {
+				l, err = lt.ReadList(octx, op.Key)
+			}
+			cancel()
+			if err != nil {
+				opErr = err
+				break
+			}
+			if op.Kind == workload.Append {
+				rec.ops = append(rec.ops, opRecord{kind: history.OpAppend, key: op.Key, val: op.Value})
+			} else {
+				rec.ops = append(rec.ops, opRecord{kind: history.OpReadList, key: op.Key, list: l})
+			}
 		case workload.Write:
 			octx, cancel := r.opCtx(ctx)
 			err := tx.Write(octx, op.Key, op.Value)
@@ -480,7 +515,7 @@ func (r *runner) txn(ctx context.Context, conn Conn, plan workload.Txn, iso Isol
 				opErr = err
 				break
 			}
-			rec.ops = append(rec.ops, opRecord{write: true, key: op.Key, val: op.Value})
+			rec.ops = append(rec.ops, opRecord{kind: history.OpWrite, key: op.Key, val: op.Value})
 		}
 		if opErr != nil {
 			break
@@ -640,7 +675,8 @@ func (r *runner) streamTxn(rec record, id int64) jsonl.StreamTxn {
 	t := jsonl.StreamTxn{Session: rec.session, ID: id, Status: rec.status, Level: r.level(rec),
 		Timed: r.opt.Times, Start: rec.start, End: rec.end, Ops: make([]jsonl.StreamOp, len(rec.ops))}
 	for i, op := range rec.ops {
-		t.Ops[i] = jsonl.StreamOp{Write: op.write, Key: op.key, Val: op.val}
+		t.Ops[i] = jsonl.StreamOp{Write: op.kind == history.OpWrite, Key: op.key, Val: op.val,
+			Append: op.kind == history.OpAppend, ReadList: op.kind == history.OpReadList, List: op.list}
 	}
 	return t
 }
@@ -668,6 +704,15 @@ func meta(st Store, w *workload.Workload, opt Options) map[string]string {
 func (r *runner) build(w *workload.Workload) *history.History {
 	b := history.NewBuilder(r.opt.Source, "collect")
 	b.SetInit(history.InitImplicit, -1)
+	// T⊥ holds the empty list on every key used as a list, as a JSONL
+	// file's init "zero" says, and 0 on every other key.
+	for _, rec := range r.records {
+		for _, op := range rec.ops {
+			if op.kind == history.OpAppend || op.kind == history.OpReadList {
+				b.InitWrite(op.key, history.EmptyList)
+			}
+		}
+	}
 	b.InitAllKeys(0)
 	all := r.records
 	// Stable: a session's records keep their order.
@@ -681,9 +726,14 @@ func (r *runner) build(w *workload.Workload) *history.History {
 			b.SetInterval(t, rec.start, rec.end)
 		}
 		for _, op := range rec.ops {
-			if op.write {
+			switch op.kind {
+			case history.OpWrite:
 				b.Write(t, op.key, op.val)
-			} else {
+			case history.OpAppend:
+				b.Append(t, op.key, op.val)
+			case history.OpReadList:
+				b.ReadList(t, op.key, op.list, history.EmptyList)
+			default:
 				b.Read(t, op.key, op.val)
 			}
 		}

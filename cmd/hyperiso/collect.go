@@ -81,6 +81,12 @@ Workloads (--workload) and their defaults:
                BL (50%), WH (30%), HD (BL with θ 1.5)
   blindw-rw    Cobra's: half read-only, half write-only transactions of
                8 operations, 20 sessions × 100 txns, 1000 keys
+  append       Jepsen's list-append: 1 to 4 operations, each an append of
+               a unique value or (50%) a read of the whole list, 10
+               sessions × 100 txns, 10 keys at a time holding lists
+               (PostgreSQL BIGINT[], MariaDB text, the memory store's
+               own; etcd refuses it); keys retire for fresh ones at about
+               32 appends (--max-list, 0 for never)
   write-skew   read both keys of a pair, write one: 8 sessions × 50 txns,
                2 keys; finds SI-but-not-SER behaviour
   lost-update  read a key, write it: 8 sessions × 50 txns, 2 keys;
@@ -142,15 +148,17 @@ type collectFlags struct {
 	seed                int64
 	preset              string
 	unique              bool
+	maxList             int
 }
 
 func (f *collectFlags) register(c *cobra.Command) {
 	fs := c.Flags()
 	fs.IntVar(&f.sessions, "sessions", 0, "concurrent client sessions (default: the workload's)")
 	fs.IntVar(&f.txns, "txns", 0, "transactions per session (default: the workload's)")
-	fs.IntVar(&f.ops, "ops", 0, "operations per transaction (lost-update: read-write pairs)")
-	fs.Float64Var(&f.reads, "reads", 0, "proportion of reads (blindw-rw: of read-only transactions)")
-	fs.Int64Var(&f.keys, "keys", 0, "number of keys")
+	fs.IntVar(&f.ops, "ops", 0, "operations per transaction (append: at most; lost-update: read-write pairs)")
+	fs.Float64Var(&f.reads, "reads", 0, "proportion of reads (append: of list reads; blindw-rw: of read-only transactions)")
+	fs.Int64Var(&f.keys, "keys", 0, "number of keys (append: at a time)")
+	fs.IntVar(&f.maxList, "max-list", 0, "append: retire keys at about this many appends, for fresh ones (default 32; 0: never)")
 	fs.Float64Var(&f.dupKeys, "dup-keys", 0, "proportion of keys whose written values repeat")
 	fs.Float64Var(&f.theta, "theta", 0, "Zipf degree of the repeated values (default 0.5)")
 	fs.Int64Var(&f.valueSpace, "value-space", 0, "number N of distinct repeated values (default 100)")
@@ -190,6 +198,15 @@ func (f *collectFlags) workload(c *cobra.Command, name string) (*workload.Worklo
 	set("value-space", func() { cfg.ValueSpace = f.valueSpace })
 	set("rollback-rate", func() { cfg.RollbackRate = f.rollback })
 	set("think", func() { cfg.Think = f.think })
+	set("max-list", func() {
+		if name != "append" {
+			err = fmt.Errorf("--max-list applies to the append workload only")
+		}
+		cfg.MaxList = f.maxList
+	})
+	if err != nil {
+		return nil, err
+	}
 	cfg.Seed = f.seed
 	if f.unique {
 		if c.Flags().Changed("dup-keys") && f.dupKeys != 0 {

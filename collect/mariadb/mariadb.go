@@ -2,7 +2,10 @@
 // go-sql-driver/mysql: one pinned connection per session, SERIALIZABLE,
 // REPEATABLE READ (InnoDB's, which is not snapshot isolation), READ
 // COMMITTED and READ UNCOMMITTED, and an InnoDB table of its own per run —
-// created and seeded by Setup, dropped by Teardown.
+// created and seeded by Setup, dropped by Teardown. For the append
+// workload (SetupLists) the table holds a text per key, the list's elements
+// in decimal separated by spaces, appended to with CONCAT in one statement
+// and read back whole.
 package mariadb
 
 import (
@@ -13,6 +16,7 @@ import (
 	"io"
 	"log"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -21,8 +25,8 @@ import (
 	"github.com/hyperiso/hyperiso/collect"
 )
 
-// Store is a MariaDB or MySQL database. It implements collect.Store and
-// collect.Faulter (kill-conns).
+// Store is a MariaDB or MySQL database. It implements collect.Store,
+// collect.ListStore and collect.Faulter (kill-conns).
 type Store struct {
 	db      *sql.DB
 	mu      sync.Mutex
@@ -32,6 +36,9 @@ type Store struct {
 	version string
 	read    string
 	write   string
+	// The list table's statements.
+	readList   string
+	appendList string
 }
 
 // ParseURL turns mariadb://user:password@host:port/database?param=value
@@ -114,6 +121,8 @@ func (s *Store) setName(name string) {
 	s.table = "`" + s.name + "`"
 	s.read = "SELECT v FROM " + s.table + " WHERE k = ?"
 	s.write = "UPDATE " + s.table + " SET v = ? WHERE k = ?"
+	s.readList = "SELECT l FROM " + s.table + " WHERE k = ?"
+	s.appendList = "UPDATE " + s.table + " SET l = CONCAT(l, ' ', ?) WHERE k = ?"
 }
 
 // KeepTable implements collect.Keeper: the table gets a name no sweep
@@ -187,18 +196,31 @@ func level(iso collect.Isolation) (string, error) {
 // Setup implements collect.Store: it creates the run's table and inserts
 // keys 1…keys with value 0.
 func (s *Store) Setup(ctx context.Context, keys int64) error {
-	if _, err := s.db.ExecContext(ctx, "CREATE TABLE "+s.table+" (k BIGINT PRIMARY KEY, v BIGINT NOT NULL) ENGINE=InnoDB"); err != nil {
+	return s.setup(ctx, keys, "v BIGINT NOT NULL", "v", "0")
+}
+
+// SetupLists implements collect.ListStore: it creates the run's table with
+// a text per key and inserts keys 1…keys with the empty list (the empty
+// text).
+func (s *Store) SetupLists(ctx context.Context, keys int64) error {
+	return s.setup(ctx, keys, "l LONGTEXT NOT NULL", "l", "''")
+}
+
+// setup creates the run's table with column col (named name) beside the
+// key and inserts keys 1…keys with the SQL value zero.
+func (s *Store) setup(ctx context.Context, keys int64, col, name, zero string) error {
+	if _, err := s.db.ExecContext(ctx, "CREATE TABLE "+s.table+" (k BIGINT PRIMARY KEY, "+col+") ENGINE=InnoDB"); err != nil {
 		return fmt.Errorf("mariadb: creating table %s: %w", s.name, err)
 	}
 	const batch = 1000
 	for lo := int64(1); lo <= keys; lo += batch {
 		var q strings.Builder
-		q.WriteString("INSERT INTO " + s.table + " (k, v) VALUES ")
+		q.WriteString("INSERT INTO " + s.table + " (k, " + name + ") VALUES ")
 		for k := lo; k < lo+batch && k <= keys; k++ {
 			if k > lo {
 				q.WriteByte(',')
 			}
-			fmt.Fprintf(&q, "(%d,0)", k)
+			fmt.Fprintf(&q, "(%d,%s)", k, zero)
 		}
 		if _, err := s.db.ExecContext(ctx, q.String()); err != nil {
 			return fmt.Errorf("mariadb: seeding table %s: %w", s.name, err)
@@ -287,6 +309,46 @@ func (t *tx) Read(ctx context.Context, key int64) (int64, bool, error) {
 
 func (t *tx) Write(ctx context.Context, key, val int64) error {
 	res, err := t.c.c.ExecContext(ctx, t.c.s.write, val, key)
+	if err != nil {
+		return t.c.s.classify(err)
+	}
+	if n, err := res.RowsAffected(); err != nil || n != 1 {
+		return fmt.Errorf("mariadb: key %d is not in table %s", key, t.c.s.name)
+	}
+	return nil
+}
+
+// ReadList implements collect.ListTx.
+func (t *tx) ReadList(ctx context.Context, key int64) ([]int64, error) {
+	var text string
+	err := t.c.c.QueryRowContext(ctx, t.c.s.readList, key).Scan(&text)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("mariadb: key %d is not in table %s", key, t.c.s.name)
+	}
+	if err != nil {
+		return nil, t.c.s.classify(err)
+	}
+	return parseList(text)
+}
+
+// parseList reads a list's text: its elements in decimal, separated by
+// spaces.
+func parseList(text string) ([]int64, error) {
+	fields := strings.Fields(text)
+	l := make([]int64, len(fields))
+	for i, f := range fields {
+		v, err := strconv.ParseInt(f, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("mariadb: a list holds %q, not an integer", f)
+		}
+		l[i] = v
+	}
+	return l, nil
+}
+
+// Append implements collect.ListTx.
+func (t *tx) Append(ctx context.Context, key, val int64) error {
+	res, err := t.c.c.ExecContext(ctx, t.c.s.appendList, val, key)
 	if err != nil {
 		return t.c.s.classify(err)
 	}

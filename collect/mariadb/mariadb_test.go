@@ -169,3 +169,11 @@ func TestParseURL(t *testing.T) {
 	_, err = mariadb.Open(context.Background(), "mariadb://root@127.0.0.1:1/test?timeout=2s")
 	require.ErrorContains(t, err, "mariadb: connecting to 127.0.0.1:1")
 }
+
+// TestAppend: the append workload at SERIALIZABLE satisfies SER.
+func TestAppend(t *testing.T) {
+	h := dbtest.Append(t, func() collect.Store { return open(t) }, collect.Serializable)
+	res := dbtest.Verdict(t, h, history.SER)
+	t.Logf("SER %s", dbtest.Describe(res))
+	require.Equal(t, check.Satisfied, res.Verdict, dbtest.Describe(res))
+}

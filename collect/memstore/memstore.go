@@ -2,7 +2,10 @@
 // key-value store with selectable isolation — serializable (optimistic:
 // snapshot reads, validated at commit), snapshot isolation with
 // first-committer-wins, read committed — and bugs to inject on purpose, so
-// that tests get histories whose truth is known.
+// that tests get histories whose truth is known. Keys hold integers or,
+// for the append workload, lists (collect.ListStore): a list is versioned
+// like an integer, and a commit installs, on each key it appended to, the
+// latest list followed by its appends.
 //
 // Sessions are interleaved by a seeded scheduler: every operation waits
 // until all open sessions are waiting, and then one of them, chosen by the
@@ -17,6 +20,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -30,13 +34,16 @@ type Bug uint8
 const (
 	// LostUpdate drops the write-conflict check: snapshot isolation
 	// without first-committer-wins (serializable still validates reads).
+	// An append then installs the list of its snapshot followed by its
+	// own appends, losing those committed meanwhile.
 	LostUpdate Bug = 1 << iota
 	// FracturedReads makes commits non-atomic: a commit installs its
 	// writes one key at a time, letting other sessions run in between,
 	// so a snapshot may hold some of a transaction's writes but not all.
 	FracturedReads
 	// AbortedReads lets reads see the latest uncommitted write of another
-	// transaction, which may abort later (dirty reads).
+	// transaction, which may abort later (dirty reads); a list read, its
+	// appends after the list the read would see.
 	AbortedReads
 	// StaleReads serves reads from a snapshot up to MaxLag commits older
 	// than the one the transaction was given (a lagging replica), while
@@ -114,13 +121,15 @@ type Store struct {
 }
 
 type version struct {
-	ts  uint64
-	val int64
+	ts   uint64
+	val  int64
+	list []int64 // a list key's list; never changed once installed
 }
 
 type dirtyWrite struct {
-	tx  uint64
-	val int64
+	tx   uint64
+	val  int64
+	list []int64 // a list key: the transaction's appends
 }
 
 // New returns an empty store.
@@ -162,10 +171,14 @@ func (s *Store) Setup(_ context.Context, keys int64) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for k := int64(1); k <= keys; k++ {
-		s.data[k] = []version{{0, 0}}
+		s.data[k] = []version{{}}
 	}
 	return nil
 }
+
+// SetupLists implements collect.ListStore: keys 1…keys hold the empty
+// list.
+func (s *Store) SetupLists(ctx context.Context, keys int64) error { return s.Setup(ctx, keys) }
 
 // Teardown implements collect.Store.
 func (s *Store) Teardown(context.Context, bool) error {
@@ -248,7 +261,7 @@ func (c *conn) Begin(_ context.Context, iso collect.Isolation) (collect.Tx, erro
 		iso = collect.Snapshot
 	}
 	s.nextTx++
-	t := &tx{c: c, iso: iso, id: s.nextTx, snap: s.clock, readSnap: s.clock, writes: map[int64]int64{}, reads: map[int64]bool{}}
+	t := &tx{c: c, iso: iso, id: s.nextTx, snap: s.clock, readSnap: s.clock, writes: map[int64]int64{}, appends: map[int64][]int64{}, reads: map[int64]bool{}}
 	if s.opt.Bugs&StaleReads != 0 {
 		t.readSnap -= min(t.readSnap, uint64(s.rng.IntN(s.opt.MaxLag+1)))
 	}
@@ -263,20 +276,27 @@ type tx struct {
 	// readSnap is the one reads use (older under StaleReads).
 	snap, readSnap uint64
 	writes         map[int64]int64
-	order          []int64 // written keys, first write first
+	appends        map[int64][]int64 // list keys appended to: the appends
+	order          []int64           // written keys, first write first
 	reads          map[int64]bool
 	done           bool
 }
 
 // at returns the value of key at timestamp ts.
 func (s *Store) at(key int64, ts uint64) (int64, bool) {
+	v, ok := s.versionAt(key, ts)
+	return v.val, ok
+}
+
+// versionAt returns the version of key at timestamp ts.
+func (s *Store) versionAt(key int64, ts uint64) (version, bool) {
 	vs := s.data[key]
 	for i := len(vs) - 1; i >= 0; i-- {
 		if vs[i].ts <= ts {
-			return vs[i].val, true
+			return vs[i], true
 		}
 	}
-	return 0, false
+	return version{}, false
 }
 
 // Read implements collect.Tx.
@@ -300,6 +320,15 @@ func (t *tx) Read(_ context.Context, key int64) (int64, bool, error) {
 			}
 		}
 	}
+	v, ok := s.at(key, t.readTS())
+	return v, ok, nil
+}
+
+// readTS is the timestamp a read of t reads at: its snapshot's, or at
+// read committed the latest commit's (older under StaleReads). Called
+// with s.mu held.
+func (t *tx) readTS() uint64 {
+	s := t.c.s
 	ts := t.readSnap
 	if t.iso == collect.ReadCommitted {
 		ts = s.clock
@@ -307,8 +336,63 @@ func (t *tx) Read(_ context.Context, key int64) (int64, bool, error) {
 			ts -= min(ts, uint64(s.rng.IntN(s.opt.MaxLag+1)))
 		}
 	}
-	v, ok := s.at(key, ts)
-	return v, ok, nil
+	return ts
+}
+
+// ReadList implements collect.ListTx: the list at the read's timestamp
+// (readTS), or under AbortedReads with another transaction's uncommitted
+// appends after it, followed by t's own appends.
+func (t *tx) ReadList(_ context.Context, key int64) ([]int64, error) {
+	t.c.acquire()
+	s := t.c.s
+	defer s.mu.Unlock()
+	if t.done {
+		return nil, errDone
+	}
+	t.reads[key] = true
+	v, _ := s.versionAt(key, t.readTS())
+	var dirty []int64
+	if s.opt.Bugs&AbortedReads != 0 {
+		ds := s.dirty[key]
+		for i := len(ds) - 1; i >= 0; i-- {
+			if ds[i].tx != t.id {
+				dirty = ds[i].list
+				break
+			}
+		}
+	}
+	return slices.Concat([]int64{}, v.list, dirty, t.appends[key]), nil
+}
+
+// Append implements collect.ListTx.
+func (t *tx) Append(_ context.Context, key, val int64) error {
+	t.c.acquire()
+	s := t.c.s
+	defer s.mu.Unlock()
+	if t.done {
+		return errDone
+	}
+	if _, ok := t.appends[key]; !ok {
+		t.order = append(t.order, key)
+	}
+	t.appends[key] = append(t.appends[key], val)
+	if s.opt.Bugs&AbortedReads != 0 {
+		t.dirty(key, dirtyWrite{tx: t.id, list: slices.Clone(t.appends[key])})
+	}
+	return nil
+}
+
+// dirty makes d t's uncommitted write of key. Called with s.mu held.
+func (t *tx) dirty(key int64, d dirtyWrite) {
+	s := t.c.s
+	ds := s.dirty[key]
+	for i := range ds {
+		if ds[i].tx == t.id {
+			ds = append(ds[:i], ds[i+1:]...)
+			break
+		}
+	}
+	s.dirty[key] = append(ds, d)
 }
 
 // Write implements collect.Tx.
@@ -324,14 +408,7 @@ func (t *tx) Write(_ context.Context, key, val int64) error {
 	}
 	t.writes[key] = val
 	if s.opt.Bugs&AbortedReads != 0 {
-		ds := s.dirty[key]
-		for i := range ds {
-			if ds[i].tx == t.id {
-				ds = append(ds[:i], ds[i+1:]...)
-				break
-			}
-		}
-		s.dirty[key] = append(ds, dirtyWrite{t.id, val})
+		t.dirty(key, dirtyWrite{tx: t.id, val: val})
 	}
 	return nil
 }
@@ -379,7 +456,19 @@ func (t *tx) Commit(context.Context) error {
 			t.c.acquire()
 		}
 		s.clock++
-		s.data[k] = append(s.data[k], version{s.clock, t.writes[k]})
+		if l, ok := t.appends[k]; ok {
+			// The latest list, which first-committer-wins makes the
+			// snapshot's; without the check (LostUpdate), the snapshot's
+			// list all the same, as a store that appended to its own
+			// copy would. Read committed appends to the latest.
+			base, _ := s.versionAt(k, s.clock)
+			if s.opt.Bugs&LostUpdate != 0 && t.iso != collect.ReadCommitted {
+				base, _ = s.versionAt(k, t.snap)
+			}
+			s.data[k] = append(s.data[k], version{ts: s.clock, list: slices.Concat(base.list, l)})
+			continue
+		}
+		s.data[k] = append(s.data[k], version{ts: s.clock, val: t.writes[k]})
 	}
 	return nil
 }

@@ -8,3 +8,6 @@ import (
 
 // TestKillConns: dbtest.KillConns against this server.
 func TestKillConns(t *testing.T) { dbtest.KillConns(t, open(t)) }
+
+// TestKillConnsAppend: dbtest.KillConnsAppend against this server.
+func TestKillConnsAppend(t *testing.T) { dbtest.KillConnsAppend(t, open(t)) }

@@ -2,6 +2,8 @@
 // the pgx driver: one connection per session, SERIALIZABLE, REPEATABLE
 // READ (PostgreSQL's snapshot isolation) and READ COMMITTED, and a table
 // of its own per run — created and seeded by Setup, dropped by Teardown.
+// For the append workload (SetupLists) the table holds a BIGINT[] per key,
+// appended to with array_append in one statement and read back whole.
 package postgres
 
 import (
@@ -18,8 +20,8 @@ import (
 	"github.com/hyperiso/hyperiso/collect"
 )
 
-// Store is a PostgreSQL database. It implements collect.Store and
-// collect.Faulter (kill-conns).
+// Store is a PostgreSQL database. It implements collect.Store,
+// collect.ListStore and collect.Faulter (kill-conns).
 type Store struct {
 	cfg     *pgx.ConnConfig
 	mu      sync.Mutex
@@ -30,6 +32,9 @@ type Store struct {
 	version string
 	read    string
 	write   string
+	// The list table's statements.
+	readList   string
+	appendList string
 }
 
 // Open connects to the database named by url (postgres://user@host:port/db?…,
@@ -57,6 +62,8 @@ func (s *Store) setName(name string) {
 	s.table = pgx.Identifier{s.name}.Sanitize()
 	s.read = "SELECT v FROM " + s.table + " WHERE k = $1"
 	s.write = "UPDATE " + s.table + " SET v = $1 WHERE k = $2"
+	s.readList = "SELECT l FROM " + s.table + " WHERE k = $1"
+	s.appendList = "UPDATE " + s.table + " SET l = array_append(l, $1::bigint) WHERE k = $2"
 }
 
 // KeepTable implements collect.Keeper: the table gets a name no sweep
@@ -114,7 +121,19 @@ func level(iso collect.Isolation) (pgx.TxIsoLevel, error) {
 // Setup implements collect.Store: it creates the run's table and copies in
 // keys 1…keys with value 0.
 func (s *Store) Setup(ctx context.Context, keys int64) error {
-	if _, err := s.admin.Exec(ctx, "CREATE TABLE "+s.table+" (k BIGINT PRIMARY KEY, v BIGINT NOT NULL)"); err != nil {
+	return s.setup(ctx, keys, "v BIGINT NOT NULL", "v", int64(0))
+}
+
+// SetupLists implements collect.ListStore: it creates the run's table with
+// a BIGINT[] per key and copies in keys 1…keys with the empty array.
+func (s *Store) SetupLists(ctx context.Context, keys int64) error {
+	return s.setup(ctx, keys, "l BIGINT[] NOT NULL", "l", []int64{})
+}
+
+// setup creates the run's table with column col (named name) beside the
+// key and copies in keys 1…keys with value zero.
+func (s *Store) setup(ctx context.Context, keys int64, col, name string, zero any) error {
+	if _, err := s.admin.Exec(ctx, "CREATE TABLE "+s.table+" (k BIGINT PRIMARY KEY, "+col+")"); err != nil {
 		return fmt.Errorf("postgres: creating table %s: %w", s.name, err)
 	}
 	k := int64(0)
@@ -123,9 +142,9 @@ func (s *Store) Setup(ctx context.Context, keys int64) error {
 			return nil, nil
 		}
 		k++
-		return []any{k, int64(0)}, nil
+		return []any{k, zero}, nil
 	})
-	if _, err := s.admin.CopyFrom(ctx, pgx.Identifier{s.name}, []string{"k", "v"}, src); err != nil {
+	if _, err := s.admin.CopyFrom(ctx, pgx.Identifier{s.name}, []string{"k", name}, src); err != nil {
 		return fmt.Errorf("postgres: seeding table %s: %w", s.name, err)
 	}
 	if _, err := s.admin.Exec(ctx, "ANALYZE "+s.table); err != nil {
@@ -217,6 +236,34 @@ func (t *tx) Read(ctx context.Context, key int64) (int64, bool, error) {
 
 func (t *tx) Write(ctx context.Context, key, val int64) error {
 	tag, err := t.t.Exec(ctx, t.c.s.write, val, key)
+	if err != nil {
+		return t.c.s.classify(err)
+	}
+	if tag.RowsAffected() != 1 {
+		return fmt.Errorf("postgres: key %d is not in table %s", key, t.c.s.name)
+	}
+	return nil
+}
+
+// ReadList implements collect.ListTx.
+func (t *tx) ReadList(ctx context.Context, key int64) ([]int64, error) {
+	var l []int64
+	err := t.t.QueryRow(ctx, t.c.s.readList, key).Scan(&l)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, fmt.Errorf("postgres: key %d is not in table %s", key, t.c.s.name)
+	}
+	if err != nil {
+		return nil, t.c.s.classify(err)
+	}
+	if l == nil {
+		l = []int64{}
+	}
+	return l, nil
+}
+
+// Append implements collect.ListTx.
+func (t *tx) Append(ctx context.Context, key, val int64) error {
+	tag, err := t.t.Exec(ctx, t.c.s.appendList, val, key)
 	if err != nil {
 		return t.c.s.classify(err)
 	}

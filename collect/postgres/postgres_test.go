@@ -256,3 +256,18 @@ func TestMeasureBL10k(t *testing.T) {
 	t.Logf("SER %s in %s", res.Verdict, time.Since(start).Round(time.Millisecond))
 	require.Equal(t, check.Satisfied, res.Verdict)
 }
+
+// TestAppend: the append workload at SERIALIZABLE satisfies SER, and at
+// REPEATABLE READ (snapshot isolation) satisfies SI.
+func TestAppend(t *testing.T) {
+	store := func() collect.Store { return open(t) }
+	h := dbtest.Append(t, store, collect.Serializable)
+	res := dbtest.Verdict(t, h, history.SER)
+	t.Logf("SER %s", dbtest.Describe(res))
+	require.Equal(t, check.Satisfied, res.Verdict, dbtest.Describe(res))
+
+	h = dbtest.Append(t, store, collect.RepeatableRead)
+	res = dbtest.Verdict(t, h, history.SI)
+	t.Logf("repeatable read: SI %s", dbtest.Describe(res))
+	require.Equal(t, check.Satisfied, res.Verdict, dbtest.Describe(res))
+}

@@ -15,11 +15,13 @@ import (
 // among those with transactions left, and streams the history to out as
 // hyperiso's JSON Lines (init "zero": every key starts at 0). Each read
 // returns the latest committed value, or the transaction's own earlier
-// write. Rollbacks are written as aborted transactions. The history is
+// write; a list read (append) returns the latest committed list followed
+// by the transaction's own earlier appends to it. Rollbacks are written as
+// aborted transactions. The history is
 // serializable, so it satisfies every level, and it is a pure function of
 // the Config: no goroutines, no clock. Memory is O(Keys + Sessions)
-// whatever the number of transactions, so that the scale bench can write
-// millions of them. meta is added to the header's metadata.
+// whatever the number of transactions (plus the lists' elements, for
+// append), so that the scale bench can write millions of them. meta is added to the header's metadata.
 func (w *Workload) WriteSerial(ctx context.Context, out io.Writer, meta map[string]string) error {
 	c := &w.cfg
 	bw := bufio.NewWriterSize(out, 1<<20)
@@ -54,6 +56,11 @@ func (w *Workload) WriteSerial(ctx context.Context, out io.Writer, meta map[stri
 	}
 	sched := rand.New(rand.NewPCG(uint64(c.Seed), 0x5e71a1))
 	own := map[int64]int64{} // the running transaction's writes
+	var lists [][]int64      // append: the committed lists, by key
+	ownList := map[int64][]int64{}
+	if w.Lists() {
+		lists = make([][]int64, w.Keys()+1)
+	}
 	for id := int64(1); len(live) > 0; id++ {
 		if id&1023 == 0 {
 			if err := ctx.Err(); err != nil {
@@ -76,6 +83,7 @@ func (w *Workload) WriteSerial(ctx context.Context, out io.Writer, meta map[stri
 		}
 		buf = append(buf, `,"ops":[`...)
 		clear(own)
+		clear(ownList)
 		n := 0
 		for _, op := range t.Ops {
 			if op.Kind == Pause {
@@ -86,6 +94,28 @@ func (w *Workload) WriteSerial(ctx context.Context, out io.Writer, meta map[stri
 			}
 			n++
 			v := op.Value
+			switch op.Kind {
+			case Append:
+				buf = append(buf, `["append",`...)
+				ownList[op.Key] = append(ownList[op.Key], v)
+				buf = strconv.AppendInt(buf, op.Key, 10)
+				buf = append(buf, ',')
+				buf = strconv.AppendInt(buf, v, 10)
+				buf = append(buf, ']')
+				continue
+			case ReadList:
+				buf = append(buf, `["r",`...)
+				buf = strconv.AppendInt(buf, op.Key, 10)
+				buf = append(buf, ",["...)
+				for i, e := range slices.Concat(lists[op.Key], ownList[op.Key]) {
+					if i > 0 {
+						buf = append(buf, ',')
+					}
+					buf = strconv.AppendInt(buf, e, 10)
+				}
+				buf = append(buf, "]]"...)
+				continue
+			}
 			if op.Kind == Read {
 				buf = append(buf, `["r",`...)
 				var ok bool
@@ -105,6 +135,9 @@ func (w *Workload) WriteSerial(ctx context.Context, out io.Writer, meta map[stri
 		if !t.Rollback {
 			for k, v := range own {
 				store[k] = v
+			}
+			for k, l := range ownList {
+				lists[k] = append(lists[k], l...)
 			}
 		}
 		if len(buf) > 1<<16 {

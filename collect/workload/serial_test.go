@@ -70,3 +70,33 @@ func TestWriteSerialStops(t *testing.T) {
 	var out bytes.Buffer
 	require.ErrorIs(t, w.WriteSerial(ctx, &out, nil), context.Canceled)
 }
+
+// TestWriteSerialAppend: the append workload's serial history holds its
+// appends and whole-list reads, and satisfies every level.
+func TestWriteSerialAppend(t *testing.T) {
+	c, err := workload.Defaults("append")
+	require.NoError(t, err)
+	c.Sessions, c.Txns, c.Keys, c.RollbackRate = 5, 30, 4, 0.1
+	w, err := workload.New("append", c)
+	require.NoError(t, err)
+	require.True(t, w.Lists())
+	var out bytes.Buffer
+	require.NoError(t, w.WriteSerial(context.Background(), &out, nil))
+	h, err := jsonl.Parse(bytes.NewReader(out.Bytes()), "serial", jsonl.Options{})
+	require.NoError(t, err)
+	require.True(t, h.HasLists())
+	longest := 0
+	for t := range h.Txns {
+		for _, op := range h.Txns[t].Ops {
+			if op.Kind == history.OpReadList {
+				longest = max(longest, len(h.List(op)))
+			}
+		}
+	}
+	require.Greater(t, longest, 3, "lists grow")
+	for _, lv := range []history.Level{history.SER, history.SI, history.RC} {
+		res, err := check.Check(context.Background(), h, lv, check.Options{})
+		require.NoError(t, err)
+		require.Equal(t, check.Satisfied, res.Verdict, "%s: %s", lv, res.Reason)
+	}
+}

@@ -1,6 +1,6 @@
 // Package workload generates the transactions that hyperiso collect runs
 // against a store: the VeriStrong general generator with its RH, BL, WH and
-// HD presets, Cobra's blindw-rw, and two baits (write-skew, lost-update)
+// HD presets, Cobra's blindw-rw, Jepsen's list-append (append), and two baits (write-skew, lost-update)
 // that expose weak isolation quickly. A workload is a pure function of its
 // Config: the same seed gives the same transactions in every session, and
 // the choice of keys and operations never depends on the values written, so
@@ -27,6 +27,10 @@ const (
 	// Pause makes the client wait for Pause before the next operation (the
 	// think time of the baits, which widens the window for a conflict).
 	Pause
+	// Append appends Value to the list at a key.
+	Append
+	// ReadList reads the whole list at a key.
+	ReadList
 )
 
 func (k OpKind) String() string {
@@ -37,6 +41,10 @@ func (k OpKind) String() string {
 		return "w"
 	case Pause:
 		return "pause"
+	case Append:
+		return "append"
+	case ReadList:
+		return "r-list"
 	}
 	return fmt.Sprintf("OpKind(%d)", k)
 }
@@ -57,7 +65,7 @@ type Txn struct {
 }
 
 // Names lists the workloads, the default first.
-var Names = []string{"general", "blindw-rw", "write-skew", "lost-update"}
+var Names = []string{"general", "blindw-rw", "append", "write-skew", "lost-update"}
 
 // Presets lists the presets of the general workload (VeriStrong §7.1).
 var Presets = []string{"RH", "BL", "WH", "HD"}
@@ -79,14 +87,14 @@ type Config struct {
 	// Txns is the number of transactions each session runs.
 	Txns int
 	// Ops is the number of operations per transaction (general,
-	// blindw-rw), or of read-modify-write pairs per transaction
-	// (lost-update).
+	// blindw-rw), their maximum (append: 1…Ops, uniformly), or the number
+	// of read-modify-write pairs per transaction (lost-update).
 	Ops int
-	// Reads is the proportion of reads among operations (general) or of
-	// read-only transactions (blindw-rw).
+	// Reads is the proportion of reads among operations (general; list
+	// reads in append) or of read-only transactions (blindw-rw).
 	Reads float64
-	// Keys is the number of keys, 1…Keys, all seeded with 0. write-skew
-	// uses them in pairs (1,2), (3,4), ….
+	// Keys is the number of keys, 1…Keys, all seeded with 0 (with the
+	// empty list for append). write-skew uses them in pairs (1,2), (3,4), ….
 	Keys int64
 	// DupKeys is the proportion of keys whose written values repeat: a
 	// write to such a key writes a value in 1…ValueSpace drawn from a
@@ -102,6 +110,13 @@ type Config struct {
 	// Think is a pause between the reads and the writes of a bait
 	// transaction.
 	Think time.Duration
+	// MaxList retires keys (append): with MaxList > 0 each session's
+	// transactions come in generations of ListGeneration transactions,
+	// as many as make a key expect about MaxList appends over all
+	// sessions, and generation g appends to and reads keys g·Keys+1 …
+	// (g+1)·Keys, so that lists stay about MaxList long (Jepsen's
+	// max-writes-per-key). 0 keeps keys 1…Keys all along.
+	MaxList int
 	// Seed makes the workload reproducible.
 	Seed int64
 	// Preset names the general preset applied, for the record.
@@ -118,6 +133,11 @@ func Defaults(name string) (Config, error) {
 	case "blindw-rw":
 		// Cobra's BlindW-RW: half read-only, half write-only, 8 operations.
 		c.Sessions, c.Txns, c.Ops, c.Reads, c.Keys = 20, 100, 8, 0.5, 1000
+	case "append":
+		// Jepsen's list-append: 1 to 4 operations, half of them list
+		// reads, over a few keys at a time, which retire at about 32
+		// appends, so that lists stay short and transactions meet.
+		c.Sessions, c.Txns, c.Ops, c.Reads, c.Keys, c.MaxList = 10, 100, 4, 0.5, 10, 32
 	case "write-skew":
 		c.Sessions, c.Txns, c.Keys = 8, 50, 2
 	case "lost-update":
@@ -166,6 +186,8 @@ func New(name string, c Config) (*Workload, error) {
 		w.next = nextGeneral
 	case "blindw-rw":
 		w.next = nextBlindWRW
+	case "append":
+		w.next = nextAppend
 	case "write-skew":
 		w.next = nextWriteSkew
 	case "lost-update":
@@ -212,11 +234,16 @@ func (w *Workload) validate() error {
 		return fmt.Errorf("value space must be in [1,%d] (got %d)", maxValueSpace, c.ValueSpace)
 	case c.Think < 0:
 		return fmt.Errorf("think time must not be negative (got %s)", c.Think)
+	case c.MaxList < 0:
+		return fmt.Errorf("the maximum list length must not be negative (got %d)", c.MaxList)
 	case int64(c.Sessions) >= (1<<63-1)/UniqueBase-1:
 		return fmt.Errorf("too many sessions (%d)", c.Sessions)
 	}
 	if w.name != "write-skew" && c.Ops < 1 {
 		return fmt.Errorf("operations per transaction must be at least 1 (got %d)", c.Ops)
+	}
+	if w.name == "append" && c.DupKeys > 0 {
+		return fmt.Errorf("appended values are unique, so that a list read names its appenders: dup-keys must be 0 (got %g)", c.DupKeys)
 	}
 	if w.name == "write-skew" && c.Keys%2 != 0 {
 		return fmt.Errorf("write-skew uses keys in pairs: keys must be even (got %d)", c.Keys)
@@ -239,8 +266,33 @@ func (w *Workload) Sessions() int { return w.cfg.Sessions }
 // TxnsPerSession returns the number of transactions each session runs.
 func (w *Workload) TxnsPerSession() int { return w.cfg.Txns }
 
-// Keys returns the number of keys (1…Keys) the store must seed with 0.
-func (w *Workload) Keys() int64 { return w.cfg.Keys }
+// Keys returns the number of keys (1…Keys) the store must seed with 0 (or
+// with the empty list, if Lists): Config.Keys, times the generations of
+// keys when append retires them (Config.MaxList).
+func (w *Workload) Keys() int64 {
+	if g := w.ListGeneration(); g > 0 {
+		return w.cfg.Keys * int64((w.cfg.Txns+g-1)/g)
+	}
+	return w.cfg.Keys
+}
+
+// ListGeneration returns how many transactions of a session use one
+// generation of keys before they retire (append with MaxList > 0: as many
+// as make each key expect about MaxList appends over all sessions, at
+// least 1), or 0 if keys never retire.
+func (w *Workload) ListGeneration() int {
+	c := &w.cfg
+	if w.name != "append" || c.MaxList == 0 || c.Reads >= 1 {
+		return 0
+	}
+	appends := float64(c.Sessions) * float64(1+c.Ops) / 2 * (1 - c.Reads) // per transaction of every session
+	return max(1, min(c.Txns, int(float64(c.MaxList)*float64(c.Keys)/appends)))
+}
+
+// Lists reports whether the workload appends to and reads lists (Append
+// and ReadList operations) rather than registers: its store must hold
+// lists (collect.ListStore), each key seeded with the empty list.
+func (w *Workload) Lists() bool { return w.name == "append" }
 
 // DupKey reports whether writes to key k draw from the repeated values.
 func (w *Workload) DupKey(k int64) bool { return w.dupKey(k) }
@@ -260,10 +312,13 @@ func (w *Workload) Describe() string {
 	if w.name != "write-skew" {
 		add("ops", strconv.Itoa(c.Ops))
 	}
-	if w.name == "general" || w.name == "blindw-rw" {
+	if w.name == "general" || w.name == "blindw-rw" || w.name == "append" {
 		add("reads", f(c.Reads))
 	}
 	add("keys", strconv.FormatInt(c.Keys, 10))
+	if w.name == "append" && c.MaxList > 0 {
+		add("max-list", strconv.Itoa(c.MaxList))
+	}
 	add("dup-keys", f(c.DupKeys))
 	if c.DupKeys > 0 {
 		add("theta", f(c.Theta))
@@ -288,6 +343,7 @@ type Session struct {
 	ops    *rand.Rand // operation kinds and keys
 	vals   *rand.Rand // repeated values only
 	seq    int64      // values written so far
+	txn    int        // transactions generated so far
 	buf    []Op
 }
 
@@ -307,6 +363,7 @@ func (w *Workload) Session(i int) *Session {
 func (g *Session) Next() Txn {
 	g.buf = g.buf[:0]
 	t := g.w.next(g)
+	g.txn++
 	t.Ops = slices.Clone(g.buf)
 	if g.w.cfg.RollbackRate > 0 && g.ops.Float64() < g.w.cfg.RollbackRate {
 		t.Rollback = true
@@ -329,6 +386,10 @@ func (g *Session) key() int64 { return 1 + g.ops.Int64N(g.w.cfg.Keys) }
 
 func (g *Session) read(k int64)  { g.buf = append(g.buf, Op{Kind: Read, Key: k}) }
 func (g *Session) write(k int64) { g.buf = append(g.buf, Op{Kind: Write, Key: k, Value: g.value(k)}) }
+func (g *Session) appendTo(k int64) {
+	g.buf = append(g.buf, Op{Kind: Append, Key: k, Value: g.value(k)})
+}
+func (g *Session) readList(k int64) { g.buf = append(g.buf, Op{Kind: ReadList, Key: k}) }
 func (g *Session) think() {
 	if g.w.cfg.Think > 0 {
 		g.buf = append(g.buf, Op{Kind: Pause, Pause: g.w.cfg.Think})
@@ -397,6 +458,30 @@ func nextLostUpdate(g *Session) Txn {
 	g.think()
 	for _, k := range keys {
 		g.write(k)
+	}
+	return Txn{}
+}
+
+// nextAppend: Jepsen's list-append. 1 to Ops operations (uniformly), each
+// a read of a whole list with probability Reads, else an append of a
+// unique value, on keys chosen uniformly among the generation's (all of
+// them, unless MaxList retires keys). Values are unique across the
+// run, so that every element of a list read names the transaction that
+// appended it.
+func nextAppend(g *Session) Txn {
+	n := 1 + g.ops.IntN(g.w.cfg.Ops)
+	var base int64 // the first key of the generation, less one
+	if gen := g.w.ListGeneration(); gen > 0 {
+		base = int64(g.txn/gen) * g.w.cfg.Keys
+	}
+	for range n {
+		isRead := g.ops.Float64() < g.w.cfg.Reads
+		k := base + g.key()
+		if isRead {
+			g.readList(k)
+		} else {
+			g.appendTo(k)
+		}
 	}
 	return Txn{}
 }

@@ -270,3 +270,59 @@ func (z *zipf) prob(v int64) float64 {
 	}
 	return (z.cdf[v-1] - prev) / z.cdf[len(z.cdf)-1]
 }
+
+// TestAppendShape: append's transactions hold 1…Ops appends of unique
+// values and list reads, in the proportion asked, on the generation's
+// keys; keys retire at about MaxList appends, or never.
+func TestAppendShape(t *testing.T) {
+	w := mustNew(t, "append", func(c *Config) { c.Sessions, c.Txns, c.Keys, c.MaxList = 10, 200, 10, 32 })
+	require.True(t, w.Lists())
+	gen := w.ListGeneration()
+	// 10 sessions × 2.5 ops × half appends: 12.5 appends per round, 10
+	// keys of about 32 appends each: 25 transactions per generation.
+	require.Equal(t, 25, gen)
+	require.EqualValues(t, 80, w.Keys())
+	require.Contains(t, w.Describe(), "keys=10 max-list=32")
+	seen := map[int64]bool{}
+	perKey := map[int64]int{}
+	reads, appends := 0, 0
+	sizes := map[int]int{}
+	for _, txns := range all(w) {
+		for j, tx := range txns {
+			require.NotEmpty(t, tx.Ops)
+			require.LessOrEqual(t, len(tx.Ops), 4)
+			sizes[len(tx.Ops)]++
+			lo := int64(j/gen)*10 + 1
+			for _, op := range tx.Ops {
+				require.GreaterOrEqual(t, op.Key, lo)
+				require.Less(t, op.Key, lo+10)
+				switch op.Kind {
+				case ReadList:
+					reads++
+				case Append:
+					appends++
+					perKey[op.Key]++
+					require.False(t, seen[op.Value], "unique values")
+					seen[op.Value] = true
+				default:
+					t.Fatalf("append plans %s", op.Kind)
+				}
+			}
+		}
+	}
+	require.Len(t, sizes, 4, "1 to 4 operations")
+	require.InDelta(t, 0.5, float64(reads)/float64(reads+appends), 0.05)
+	for k, n := range perKey {
+		require.Less(t, n, 2*32, "key %d", k)
+	}
+
+	w = mustNew(t, "append", func(c *Config) { c.MaxList = 0 })
+	require.Zero(t, w.ListGeneration())
+	require.EqualValues(t, 10, w.Keys())
+	require.NotContains(t, w.Describe(), "max-list")
+
+	_, err := New("append", Config{Sessions: 1, Txns: 1, Ops: 1, Keys: 1, DupKeys: 0.5, ValueSpace: 10})
+	require.ErrorContains(t, err, "dup-keys must be 0")
+	_, err = New("append", Config{Sessions: 1, Txns: 1, Ops: 1, Keys: 1, MaxList: -1})
+	require.ErrorContains(t, err, "maximum list length")
+}

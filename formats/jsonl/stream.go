@@ -16,14 +16,23 @@ import (
 // not write), and its transactions are only those recorded so far.
 const IncompleteField = "incomplete"
 
-// StreamOp is one operation of a StreamTxn on integer keys and values.
+// StreamOp is one operation of a StreamTxn on integer keys and values: a
+// register read or write, or (for list-append) an append or a whole-list
+// read.
 type StreamOp struct {
 	Write    bool
 	Key, Val int64
+	// Append makes the operation an append of Val to the list at Key.
+	Append bool
+	// ReadList makes the operation a read of the whole list at Key, List
+	// (oldest element first; empty for the empty list).
+	ReadList bool
+	List     []int64
 }
 
 // StreamTxn is one transaction as a recorder streams it: integer keys and
-// values, read or written (a read of history.EmptyList is written as null).
+// values, read or written (a read of history.EmptyList is written as null),
+// or lists appended to and read.
 type StreamTxn struct {
 	Session, ID int64
 	Status      history.Status
@@ -156,9 +165,29 @@ func appendStreamTxn(buf []byte, t *StreamTxn) []byte {
 		if i > 0 {
 			buf = append(buf, ',')
 		}
-		if op.Write {
+		switch {
+		case op.ReadList:
+			buf = append(buf, `["r",`...)
+			buf = strconv.AppendInt(buf, op.Key, 10)
+			buf = append(buf, ",["...)
+			for j, e := range op.List {
+				if j > 0 {
+					buf = append(buf, ',')
+				}
+				buf = strconv.AppendInt(buf, e, 10)
+			}
+			buf = append(buf, "]]"...)
+			continue
+		case op.Append:
+			buf = append(buf, `["append",`...)
+			buf = strconv.AppendInt(buf, op.Key, 10)
+			buf = append(buf, ',')
+			buf = strconv.AppendInt(buf, op.Val, 10)
+			buf = append(buf, ']')
+			continue
+		case op.Write:
 			buf = append(buf, `["w",`...)
-		} else {
+		default:
 			buf = append(buf, `["r",`...)
 		}
 		buf = strconv.AppendInt(buf, op.Key, 10)

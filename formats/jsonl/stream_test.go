@@ -172,3 +172,30 @@ func TestIncompleteField(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, history.Dropped{Other: 2}, h.Dropped, "incomplete, and the end line does not match")
 }
+
+// TestStreamLists: a recorder's appends and whole-list reads stream as
+// ["append",k,v] and ["r",k,[…]], and read back as list operations, the
+// keys appended to starting as the empty list.
+func TestStreamLists(t *testing.T) {
+	var out bytes.Buffer
+	s, err := NewStream(&out, nil, false)
+	require.NoError(t, err)
+	require.NoError(t, s.Txn(StreamTxn{Session: 1, ID: 1, Status: history.Committed,
+		Ops: []StreamOp{{ReadList: true, Key: 1, List: []int64{}}, {Append: true, Key: 1, Val: 7}, {Append: true, Key: 1, Val: 8}}}))
+	require.NoError(t, s.Txn(StreamTxn{Session: 2, ID: 2, Status: history.Committed,
+		Ops: []StreamOp{{ReadList: true, Key: 1, List: []int64{7, 8}}}}))
+	require.NoError(t, s.Trailer())
+	require.Contains(t, out.String(), `"ops":[["r",1,[]],["append",1,7],["append",1,8]]`)
+	require.Contains(t, out.String(), `"ops":[["r",1,[7,8]]]`)
+	h, err := Parse(bytes.NewReader(out.Bytes()), "h.jsonl", Options{})
+	require.NoError(t, err)
+	require.True(t, h.HasLists())
+	ops := h.Txns[1].Ops
+	require.Equal(t, history.OpReadList, ops[0].Kind)
+	require.Empty(t, h.List(ops[0]))
+	require.Equal(t, history.OpAppend, ops[1].Kind)
+	read := h.Txns[2].Ops[0]
+	require.Equal(t, history.OpReadList, read.Kind)
+	require.Len(t, h.List(read), 2)
+	require.Equal(t, history.EmptyList, h.Value(h.Txns[history.InitTxn].Ops[0].Key, h.Txns[history.InitTxn].Ops[0].Value))
+}
