@@ -14,7 +14,7 @@ import (
 const WithEtcd = false
 
 // ErrNoEtcd is Open's answer for etcd in a build without it.
-var ErrNoEtcd = errors.New("this hyperiso was built without etcd (-tags noetcd); to collect from etcd, build it without that tag: go build -trimpath -o hyperiso ./cmd/hyperiso (or go install github.com/hyperiso/hyperiso/cmd/hyperiso@latest)")
+var ErrNoEtcd = errors.New(`this hyperiso was built without etcd (-tags noetcd): to collect from etcd, use the full build, made without that tag: go build -trimpath -o hyperiso ./cmd/hyperiso (README, "Building a release")`)
 
 func openEtcd(context.Context, string) (collect.Store, error) {
 	return nil, ErrNoEtcd
