@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -13,11 +14,13 @@ import (
 )
 
 // addVersion gives root a version command and a --version flag, which
-// print the same text: versionText of this binary's build information.
+// print the same text: versionText of this binary's build information, read
+// only when asked for.
 func addVersion(root *cobra.Command, stdout io.Writer) {
-	text := versionText(debug.ReadBuildInfo())
-	root.Version = text
-	root.SetVersionTemplate("{{.Version}}")
+	registerVersionFunc()
+	// Non-empty, for cobra to honour --version; the template prints the text.
+	root.Version = "see the template"
+	root.SetVersionTemplate("{{hyperisoVersion}}")
 	// Declared here so that cobra does not also take -v for it.
 	root.Flags().Bool("version", false, "print the version and build information")
 	root.AddCommand(&cobra.Command{
@@ -26,11 +29,20 @@ func addVersion(root *cobra.Command, stdout io.Writer) {
 		Long:  "Print the version and build information: the module version, the commit built and whether the tree had changes, the Go release, and whether collect --db etcd is in this build.",
 		Args:  cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			_, err := io.WriteString(stdout, text)
+			_, err := io.WriteString(stdout, buildVersion())
 			return err
 		},
 	})
 }
+
+// buildVersion is versionText of this binary, computed once, on demand
+// (reading the build information takes some 20µs, which every command would
+// otherwise pay).
+var buildVersion = sync.OnceValue(func() string { return versionText(debug.ReadBuildInfo()) })
+
+// registerVersionFunc gives cobra's templates the function that prints
+// buildVersion (cobra keeps them in one map for the process).
+var registerVersionFunc = sync.OnceFunc(func() { cobra.AddTemplateFunc("hyperisoVersion", buildVersion) })
 
 // versionText describes a build from its build information (ok false: none,
 // as in a binary built without module support), one fact a line:
