@@ -15,6 +15,7 @@ import (
 
 	"github.com/hyperiso/hyperiso/collect/mariadb"
 	"github.com/hyperiso/hyperiso/collect/postgres"
+	"github.com/hyperiso/hyperiso/collect/stores"
 	"github.com/hyperiso/hyperiso/formats/jsonl"
 	"github.com/hyperiso/hyperiso/history"
 )
@@ -257,6 +258,9 @@ func TestCollectMixed(t *testing.T) {
 }
 
 func TestCollectEtcdUnderFaults(t *testing.T) {
+	if !stores.WithEtcd {
+		t.Skip("built with -tags noetcd (TestCollectEtcdWithoutEtcd tests the message)")
+	}
 	// hyperiso collect --db etcd --faults … --times -o h.jsonl && hyperiso check --level strict-ser h.jsonl
 	h := filepath.Join(t.TempDir(), "etcd.jsonl")
 	// The fault starts at once: a quiet machine runs the whole workload in

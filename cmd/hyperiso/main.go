@@ -202,6 +202,7 @@ func newRoot(stdout io.Writer, code *int) *cobra.Command {
 	})
 	root.AddCommand(stoppable(limitMemory(newCheck(stdout, code), true), true), stoppable(newConvert(stdout), false), stoppable(newStats(stdout), false), newCollect(stdout), limitMemory(newBench(stdout), false), stoppable(limitMemory(newExplain(stdout), true), true))
 	root.AddCommand(newRobust(stdout, code), newAllocate(stdout))
+	addVersion(root, stdout)
 	// A CPU profile of any command, for whoever tunes the solver (go tool pprof).
 	var cpuProfile string
 	root.PersistentFlags().StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the command to this file")

@@ -7,7 +7,6 @@ import (
 	"net"
 	"net/url"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -16,6 +15,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/hyperiso/hyperiso/collect"
+	"github.com/hyperiso/hyperiso/collect/etcd/etcddirs"
 )
 
 // Cluster is an etcd cluster running inside this process: members on
@@ -39,38 +39,12 @@ type member struct {
 
 // DirPrefix begins the name of an embedded cluster's data directory, in
 // the temporary directory: DirPrefix + "p" + PID + "-" + random digits.
-const DirPrefix = "hyperiso-etcd-"
+const DirPrefix = etcddirs.Prefix
 
 // SweepDirs lists the data directories of embedded clusters in the
 // temporary directory and removes, if remove, those whose process is gone
 // (a killed run's: a few hundred megabytes each).
-func SweepDirs(remove bool) ([]collect.Leftover, error) {
-	tmp := os.TempDir()
-	entries, err := os.ReadDir(tmp)
-	if err != nil {
-		return nil, fmt.Errorf("etcd: %w", err)
-	}
-	var left []collect.Leftover
-	for _, e := range entries {
-		if !e.IsDir() || !strings.HasPrefix(e.Name(), DirPrefix) {
-			continue
-		}
-		l, ok := collect.ClassifyDir(DirPrefix, e.Name())
-		if !ok {
-			continue
-		}
-		l.Name = filepath.Join(tmp, e.Name())
-		if l.Orphan && remove {
-			if err := os.RemoveAll(l.Name); err != nil {
-				l.Note = "removing it: " + err.Error()
-			} else {
-				l.Removed = true
-			}
-		}
-		left = append(left, l)
-	}
-	return left, nil
-}
+func SweepDirs(remove bool) ([]collect.Leftover, error) { return etcddirs.Sweep(remove) }
 
 // startTimeout bounds the wait for a member to be ready.
 const startTimeout = 60 * time.Second

@@ -1,6 +1,10 @@
 // Package stores opens the store a --db string names: "memory" (the
 // default), postgres://… or postgresql://…, mariadb://… or mysql://…,
 // etcd (an embedded cluster), etcd?members=N or etcd://host:port,….
+//
+// Built with -tags noetcd, the package leaves out the etcd store and with
+// it etcd's server, gRPC, OpenTelemetry and Prometheus; Open then refuses
+// etcd with ErrNoEtcd.
 package stores
 
 import (
@@ -9,7 +13,7 @@ import (
 	"strings"
 
 	"github.com/hyperiso/hyperiso/collect"
-	"github.com/hyperiso/hyperiso/collect/etcd"
+	"github.com/hyperiso/hyperiso/collect/etcd/etcddirs"
 	"github.com/hyperiso/hyperiso/collect/mariadb"
 	"github.com/hyperiso/hyperiso/collect/memstore"
 	"github.com/hyperiso/hyperiso/collect/postgres"
@@ -36,7 +40,7 @@ func Open(ctx context.Context, db string, opt Options) (collect.Store, error) {
 	case scheme == "mariadb" || scheme == "mysql":
 		return mariadb.Open(ctx, db)
 	case db == "etcd" || strings.HasPrefix(db, "etcd?") || scheme == "etcd":
-		return etcd.Open(ctx, db)
+		return openEtcd(ctx, db)
 	}
 	return nil, fmt.Errorf("unknown database %q: want memory, postgres://user@host:port/db, mariadb://user:password@host:port/db, etcd or etcd://host:port,…", redact(db))
 }
@@ -46,7 +50,7 @@ func Open(ctx context.Context, db string, opt Options) (collect.Store, error) {
 // directories on this host, whatever db is, and the tables in the database
 // a postgres:// or mariadb:// db names.
 func Sweep(ctx context.Context, db string, remove bool) ([]collect.Leftover, error) {
-	left, err := etcd.SweepDirs(remove)
+	left, err := etcddirs.Sweep(remove)
 	if err != nil {
 		return left, err
 	}

@@ -2,6 +2,10 @@ package stores
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -38,4 +42,25 @@ func TestOpenServers(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "mariadb", s.Name())
 	require.NoError(t, s.Teardown(ctx, false))
+}
+
+// Sweep finds the embedded etcd clusters' directories in every build, the
+// one without etcd included: a full build's killed run may have left them.
+func TestSweepEtcdDirs(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	cmd := exec.Command("true")
+	require.NoError(t, cmd.Run())
+	dead := filepath.Join(tmp, fmt.Sprintf("hyperiso-etcd-p%d-123", cmd.Process.Pid))
+	alive := filepath.Join(tmp, fmt.Sprintf("hyperiso-etcd-p%d-456", os.Getpid()))
+	require.NoError(t, os.Mkdir(dead, 0o700))
+	require.NoError(t, os.Mkdir(alive, 0o700))
+	left, err := Sweep(context.Background(), "memory", true)
+	require.NoError(t, err)
+	require.Len(t, left, 2)
+	for _, l := range left {
+		require.Equal(t, l.Name == dead, l.Removed, l.Name)
+	}
+	require.NoDirExists(t, dead)
+	require.DirExists(t, alive)
 }
