@@ -324,6 +324,9 @@ func (cr *checkRun) levels(in *checkInput, path, timeout string) (*levelsReport,
 		if e, over := memoryCause(in.ctx); over {
 			return e.Error()
 		}
+		if errors.Is(in.ctx.Err(), context.Canceled) {
+			return "interrupted during " + stateOf(in.ctx).get()
+		}
 		return fmt.Sprintf("timeout after %s during %s", timeout, stateOf(in.ctx).get())
 	}
 	for _, l := range plan {
