@@ -318,3 +318,17 @@ func TestWorseExitStatus(t *testing.T) {
 	rep.Levels = append(rep.Levels, levelEntry{Result: &check.Result{Level: history.RC.String(), Verdict: check.Violated}})
 	require.Equal(t, exitViolated, rep.exitCode())
 }
+
+// A deadline leaves the levels not yet decided unknown: exit status 3
+// when none is violated.
+func TestCheckAllTimeout(t *testing.T) {
+	code, out, errs := runCLI(t, "check", "--timeout", "1ns", "../../testdata/bank.jsonl")
+	require.Equal(t, exitUnknown, code, out+errs)
+	require.Regexp(t, `(?m)^`+up(history.SER)+`:\s+UNKNOWN\s+\(timeout after 1ns during read\)$`, out)
+	code, out, errs = runCLI(t, "check", "--timeout", "1ns", "--edn", "../../testdata/bank.jsonl")
+	require.Equal(t, exitUnknown, code, errs)
+	var res map[edn.Keyword]any
+	require.NoError(t, edn.Unmarshal([]byte(out), &res), out)
+	require.Equal(t, edn.Keyword("unknown"), res["valid?"])
+	require.Contains(t, res["error"], "timeout after 1ns")
+}
