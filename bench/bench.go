@@ -294,7 +294,7 @@ func Run(ctx context.Context, targets []Target, cfg Config) (*Report, error) {
 
 	rep := &Report{
 		Started:    time.Now(),
-		Strategies: usedStrategies(cfg.Levels, cfg.Strategies),
+		Strategies: UsedStrategies(cfg.Levels, cfg.Strategies),
 		Levels:     slices.Clone(cfg.Levels),
 		Repeat:     cfg.Repeat,
 		Timeout:    cfg.Timeout,
@@ -378,9 +378,9 @@ func PlannedRuns(levels, chosen []string) int {
 	return n
 }
 
-// usedStrategies lists the strategies levels run with chosen, each once,
+// UsedStrategies lists the strategies levels run with chosen, each once,
 // in order.
-func usedStrategies(levels, chosen []string) []string {
+func UsedStrategies(levels, chosen []string) []string {
 	out := []string{}
 	for _, l := range levels {
 		for _, s := range LevelStrategies(l, chosen) {

@@ -468,7 +468,7 @@ func TestLevelStrategies(t *testing.T) {
 	assert.Equal(t, []string{"lazy-gini"}, LevelStrategies(ser, chosen))
 	assert.Equal(t, chosen[1:], LevelStrategies(psi, chosen))
 	assert.Equal(t, 3, PlannedRuns([]string{ser, psi, rc}, chosen))
-	assert.Equal(t, chosen, usedStrategies([]string{ser, psi, rc}, chosen))
+	assert.Equal(t, chosen, UsedStrategies([]string{ser, psi, rc}, chosen))
 	require.NoError(t, CheckStrategies([]string{ser, psi, rc}, chosen))
 	require.NoError(t, CheckStrategies([]string{psi, pc, rc}, nil))
 	require.ErrorContains(t, CheckStrategies([]string{ser, pc}, chosen), "decides pc")

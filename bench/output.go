@@ -319,7 +319,11 @@ func Ablation(r *Report, base string, ablations []string, counter string) []Abla
 				}
 				row.Cells = append(row.Cells, c)
 			}
-			rows = append(rows, row)
+			// A level none of these strategies decides (RC, RA, CC,
+			// mixed; PSI against SER's) has no row.
+			if slices.ContainsFunc(row.Cells, func(c AblationCell) bool { return c.Verdict != "" }) {
+				rows = append(rows, row)
+			}
 		}
 	}
 	return rows

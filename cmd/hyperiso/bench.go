@@ -143,6 +143,10 @@ func newBench(stdout io.Writer) *cobra.Command {
 				if err := bench.CheckStrategies(levels, strategies); err != nil {
 					return fail(exitBadInput, "--strategy: %s", strings.TrimPrefix(err.Error(), "bench: "))
 				}
+				if len(strategies) == 0 {
+					// The levels' whole tables, named for --ablation.
+					strategies = bench.UsedStrategies(levels, nil)
+				}
 				if repeat < 1 {
 					return fail(exitBadInput, "--repeat must be at least 1 (got %d)", repeat)
 				}

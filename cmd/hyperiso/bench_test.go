@@ -257,4 +257,13 @@ func TestBenchLevelStrategies(t *testing.T) {
 	code, _, errs = runWithBench(t, "bench", "--level", psi, "--strategy", check.StrategyNames(history.SER)[0], "../../testdata/bank.jsonl")
 	assert.Equal(t, exitBadInput, code)
 	assert.Contains(t, errs, "decides psi")
+
+	// --ablation without --strategy: the levels' whole tables; a level
+	// that takes no strategy has no ablation row.
+	base := check.StrategyNames(history.SER)[0]
+	code, out, errs = runWithBench(t, "bench", "--level", history.SER.String()+","+rc, "--ablation", base, "../../testdata/bank.jsonl")
+	require.Equal(t, 0, code, out+errs)
+	assert.Contains(t, out, base+" (base) conflicts")
+	assert.Regexp(t, `(?m)^bank\.jsonl\s+rc\s+-\s+satisfied\s`, out)
+	assert.NotRegexp(t, `(?m)^bank\.jsonl\s+rc\s+-\s+-\s`, out)
 }
