@@ -329,6 +329,7 @@ func (cr *checkRun) levels(in *checkInput, path, timeout string) (*levelsReport,
 		}
 		return fmt.Sprintf("timeout after %s during %s", timeout, stateOf(in.ctx).get())
 	}
+	shared := &check.Shared{} // the validation, done once
 	for _, l := range plan {
 		if _, done := got[l]; done {
 			continue
@@ -348,6 +349,7 @@ func (cr *checkRun) levels(in *checkInput, path, timeout string) (*levelsReport,
 		} else {
 			opt := cr.opt
 			opt.Strategy = strategyFor(l, opt.Strategy)
+			opt.Shared = shared
 			var err error
 			res, err = in.check(path, opt)
 			if err := cr.settle(in, path, res, err, timeout); err != nil {
