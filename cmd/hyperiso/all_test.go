@@ -194,6 +194,12 @@ func TestCheckAllImplications(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(out), &rep), out)
 	require.Equal(t, []string{history.PSI.String()}, rep.StrongestSatisfied)
 	require.Equal(t, []string{history.PC.String()}, rep.WeakestViolated)
+	// The same cycle found at SI and PC (from another transaction) is
+	// named once, under PC.
+	code, out, errs = runCLI(t, "check", "../../testdata/strong/long-fork.jsonl")
+	require.Equal(t, exitViolated, code, errs)
+	require.Regexp(t, `(?m)^`+up(history.SI)+`:\s+VIOLATED\s+anomalies as `+up(history.PC)+`$`, out)
+	require.Equal(t, 1, strings.Count(out, "G2-item"), out)
 	code, out, errs = runCLI(t, "check", "--edn", "../../testdata/strong/long-fork.jsonl")
 	require.Equal(t, exitViolated, code, errs)
 	var res map[edn.Keyword]any

@@ -126,7 +126,7 @@ func writeLevelsEDN(w io.Writer, rep *levelsReport, source string) error {
 	}
 	out.StrongestSatisfied = ellesSet(strongest)
 	out.Not, out.AlsoNot = ellesSet(weakest), ellesSet(alsoNot(weakest))
-	own := rep.ownAnomalies()
+	own, _ := rep.ownAnomalies()
 	for i := len(rep.Levels) - 1; i >= 0; i-- {
 		out.addAnomalies(own[rep.Levels[i].Level])
 	}

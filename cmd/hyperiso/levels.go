@@ -463,44 +463,57 @@ func alsoNot(not []history.Level) []history.Level {
 }
 
 // anomalyKey identifies an anomaly across levels, whose descriptions name
-// the level: its type and what it is about.
+// the level and whose cycles may start anywhere: its type, transactions
+// and edges as sets, and the read it is about.
 func anomalyKey(a check.Anomaly) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s|%s|", a.Type, a.Class)
+	var txns, edges []string
 	for _, t := range a.Txns {
-		fmt.Fprintf(&b, "%d,", t.ID)
+		txns = append(txns, fmt.Sprint(t.ID))
 	}
 	for _, e := range a.Edges {
-		fmt.Fprintf(&b, "|%d-%s-%d", e.From, e.Relation, e.To)
+		k := fmt.Sprintf("%d-%s-%d", e.From, e.Relation, e.To)
 		if e.Key != nil {
-			fmt.Fprintf(&b, ":%d", *e.Key)
+			k += fmt.Sprintf(":%d", *e.Key)
 		}
+		edges = append(edges, k)
 	}
+	slices.Sort(txns)
+	slices.Sort(edges)
+	k := fmt.Sprintf("%s|%s|%s|%s", a.Type, a.Class, strings.Join(txns, ","), strings.Join(edges, ","))
 	if a.Key != nil && a.Value != nil && a.Op != nil {
-		fmt.Fprintf(&b, "|%d=%d@%d", *a.Key, *a.Value, *a.Op)
+		k += fmt.Sprintf("|%d=%d@%d", *a.Key, *a.Value, *a.Op)
 	}
-	return b.String()
+	return k
 }
 
 // ownAnomalies gives each checked violated level the anomalies no weaker
-// checked level showed: each anomaly is named once, at the weakest level
-// it was found at.
-func (r *levelsReport) ownAnomalies() map[string][]check.Anomaly {
-	out := map[string][]check.Anomaly{}
-	seen := map[string]bool{}
+// level showed: each anomaly is named once, at the weakest level it was
+// found at. shownAt names, for a checked violated level none of whose
+// anomalies is its own, the level they are shown under.
+func (r *levelsReport) ownAnomalies() (own map[string][]check.Anomaly, shownAt map[string]string) {
+	own, shownAt = map[string][]check.Anomaly{}, map[string]string{}
+	seen := map[string]string{}
 	for i := len(r.Levels) - 1; i >= 0; i-- { // the table lists stronger levels first
 		e := r.Levels[i]
 		if e.ImpliedBy != "" || e.Verdict != check.Violated {
 			continue
 		}
 		for _, a := range e.Anomalies {
-			if k := anomalyKey(a); !seen[k] {
-				seen[k] = true
-				out[e.Level] = append(out[e.Level], a)
+			k := anomalyKey(a)
+			if at, ok := seen[k]; ok {
+				if shownAt[e.Level] == "" {
+					shownAt[e.Level] = at
+				}
+				continue
 			}
+			seen[k] = e.Level
+			own[e.Level] = append(own[e.Level], a)
 		}
 	}
-	return out
+	for l := range own {
+		delete(shownAt, l)
+	}
+	return own, shownAt
 }
 
 // printLevels writes the text report of several levels: the history, one
@@ -511,7 +524,7 @@ func printLevels(w io.Writer, rep *levelsReport, verbose bool) error {
 	if len(rep.Levels) > 0 {
 		printHistoryLine(w, rep.Levels[0].Result)
 	}
-	own := rep.ownAnomalies()
+	own, shownAt := rep.ownAnomalies()
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, r := range history.Levels {
 		name := strings.ToUpper(r.Name) + ":"
@@ -520,8 +533,8 @@ func printLevels(w io.Writer, rep *levelsReport, verbose bool) error {
 			switch {
 			case e.ImpliedBy != "":
 				note = "implied by " + strings.ToUpper(e.ImpliedBy)
-			case e.Verdict == check.Violated && len(own[e.Level]) == 0 && len(e.Anomalies) > 0:
-				note = "the anomalies below"
+			case shownAt[e.Level] != "":
+				note = "anomalies as " + strings.ToUpper(shownAt[e.Level])
 			}
 			fmt.Fprintf(tw, "%s\t%s%s\n", name, strings.ToUpper(e.Verdict.String()), cell(note))
 			continue
