@@ -42,6 +42,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hyperiso/hyperiso/check"
 	"github.com/hyperiso/hyperiso/formats/jsonl"
 	"github.com/hyperiso/hyperiso/history"
 )
@@ -58,7 +59,9 @@ const (
 // Config says what to run and how.
 type Config struct {
 	// Strategies are the solver strategies to compare, by name
-	// (check.StrategyNames); at least one.
+	// (check.StrategyNames). Each level runs those of them that decide it
+	// (LevelStrategies): empty, its whole table; a level decided one way
+	// (RC, RA, CC, mixed) runs once, without a strategy.
 	Strategies []string
 	// Levels are the isolation levels to check ("ser", "si", …); default
 	// ser.
@@ -257,11 +260,11 @@ func Run(ctx context.Context, targets []Target, cfg Config) (*Report, error) {
 	if len(targets) == 0 {
 		return nil, errors.New("bench: no histories")
 	}
-	if len(cfg.Strategies) == 0 {
-		return nil, errors.New("bench: no strategies")
-	}
 	if len(cfg.Levels) == 0 {
 		cfg.Levels = []string{history.SER.String()}
+	}
+	if err := CheckStrategies(cfg.Levels, cfg.Strategies); err != nil {
+		return nil, err
 	}
 	if cfg.Repeat <= 0 {
 		cfg.Repeat = 1
@@ -291,7 +294,7 @@ func Run(ctx context.Context, targets []Target, cfg Config) (*Report, error) {
 
 	rep := &Report{
 		Started:    time.Now(),
-		Strategies: slices.Clone(cfg.Strategies),
+		Strategies: UsedStrategies(cfg.Levels, cfg.Strategies),
 		Levels:     slices.Clone(cfg.Levels),
 		Repeat:     cfg.Repeat,
 		Timeout:    cfg.Timeout,
@@ -301,11 +304,11 @@ func Run(ctx context.Context, targets []Target, cfg Config) (*Report, error) {
 	for _, t := range targets {
 		rep.Histories = append(rep.Histories, t.Name)
 	}
-	total := len(targets) * len(cfg.Levels) * len(cfg.Strategies) * cfg.Repeat
+	total := len(targets) * PlannedRuns(cfg.Levels, cfg.Strategies) * cfg.Repeat
 	done := 0
 	for _, t := range targets {
 		for _, level := range cfg.Levels {
-			for _, strat := range cfg.Strategies {
+			for _, strat := range LevelStrategies(level, cfg.Strategies) {
 				m := Measurement{History: t.Name, Path: t.Path, Level: level, Strategy: strat}
 				job := Job{
 					Path: t.Path, Format: cfg.Format, CobraFlavour: cfg.CobraFlavour, Lenient: cfg.Lenient,
@@ -341,6 +344,94 @@ func Run(ctx context.Context, targets []Target, cfg Config) (*Report, error) {
 	}
 	rep.Duration, rep.LoadEnd = time.Since(rep.Started), loadAvg()
 	return rep, nil
+}
+
+// LevelStrategies returns the strategies level runs when chosen are asked
+// for: those of chosen that decide it (check.StrategyNames), its whole
+// table when chosen is empty, and one run without a strategy ("") for a
+// level decided one way.
+func LevelStrategies(level string, chosen []string) []string {
+	l, _ := history.ParseLevel(level)
+	table := check.StrategyNames(l)
+	if len(table) == 0 {
+		return []string{""}
+	}
+	if len(chosen) == 0 {
+		return table
+	}
+	var out []string
+	for _, s := range chosen {
+		if slices.Contains(table, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// PlannedRuns counts the runs of one history at levels with chosen, one
+// repeat each.
+func PlannedRuns(levels, chosen []string) int {
+	n := 0
+	for _, l := range levels {
+		n += len(LevelStrategies(l, chosen))
+	}
+	return n
+}
+
+// UsedStrategies lists the strategies levels run with chosen, each once,
+// in order.
+func UsedStrategies(levels, chosen []string) []string {
+	out := []string{}
+	for _, l := range levels {
+		for _, s := range LevelStrategies(l, chosen) {
+			if s != "" && !slices.Contains(out, s) {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+// CheckStrategies refuses levels a strategy decides none of, a strategy
+// none of levels takes, and a level that takes strategies but none of
+// chosen.
+func CheckStrategies(levels, chosen []string) error {
+	for _, l := range levels {
+		lv, ok := history.ParseLevel(l)
+		if !ok {
+			return fmt.Errorf("bench: unknown level %q", l)
+		}
+		if len(chosen) > 0 && len(LevelStrategies(l, chosen)) == 0 {
+			return fmt.Errorf("bench: none of the strategies %s decides %s (its strategies: %s)", strings.Join(chosen, ", "), l, strings.Join(check.StrategyNames(lv), ", "))
+		}
+	}
+	for _, s := range chosen {
+		if !slices.ContainsFunc(levels, func(l string) bool { return slices.Contains(LevelStrategies(l, []string{s}), s) }) {
+			return fmt.Errorf("bench: strategy %q decides none of the levels %s", s, strings.Join(levels, ", "))
+		}
+	}
+	return nil
+}
+
+// StrategyLabel names a measurement's strategy in tables: "-" for a level
+// decided one way.
+func StrategyLabel(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// LevelStrategies returns the strategies measured at level, in the order
+// they were run.
+func (r *Report) LevelStrategies(level string) []string {
+	var out []string
+	for _, m := range r.Measurements {
+		if m.Level == level && !slices.Contains(out, m.Strategy) {
+			out = append(out, m.Strategy)
+		}
+	}
+	return out
 }
 
 // loadAvg returns the load averages of /proc/loadavg ("" elsewhere).

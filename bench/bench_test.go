@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/hyperiso/hyperiso/check"
 	"github.com/hyperiso/hyperiso/formats"
 	"github.com/hyperiso/hyperiso/history"
 )
@@ -354,15 +355,22 @@ func TestFailedRunsAreErrors(t *testing.T) {
 	assert.Contains(t, m.Reason, "worker exploded")
 	assert.Contains(t, m.Reason, "exit status 7")
 
+	// A strategy no level takes is refused before anything runs.
 	cfg = config("serve")
 	cfg.Strategies = []string{"no-such"}
-	rep, err = Run(context.Background(), bank, cfg)
+	_, err = Run(context.Background(), bank, cfg)
+	require.ErrorContains(t, err, "none of the strategies no-such decides ser")
+
+	// A worker that refuses the job: an error row.
+	cfg = config("serve")
+	cfg.Strategies = []string{"lazy-gini"}
+	cfg.Levels = []string{"ser"}
+	rep, err = Run(context.Background(), []Target{{Name: "bank", Path: filepath.Join(t.TempDir(), "missing.jsonl")}}, cfg)
 	require.NoError(t, err)
 	assert.Equal(t, VerdictError, rep.Measurements[0].Verdict)
-	assert.Contains(t, rep.Measurements[0].Reason, "unknown strategy")
 	var b bytes.Buffer
 	require.NoError(t, WriteTable(&b, rep))
-	assert.Contains(t, b.String(), "bank ser no-such: ")
+	assert.Contains(t, b.String(), "bank ser lazy-gini: ")
 
 	cfg = Config{Command: []string{filepath.Join(t.TempDir(), "no-binary")}, Strategies: []string{"lazy-gini"}}
 	rep, err = Run(context.Background(), bank, cfg)
@@ -371,8 +379,8 @@ func TestFailedRunsAreErrors(t *testing.T) {
 
 	_, err = Run(context.Background(), nil, cfg)
 	require.Error(t, err)
-	_, err = Run(context.Background(), bank, Config{})
-	require.ErrorContains(t, err, "no strategies")
+	_, err = Run(context.Background(), bank, Config{Levels: []string{"psi"}, Strategies: []string{"lazy-gini"}})
+	require.ErrorContains(t, err, "none of the strategies lazy-gini decides psi")
 	_, err = Run(context.Background(), append(bank, bank[0]), cfg)
 	require.ErrorContains(t, err, "unique")
 }
@@ -445,4 +453,25 @@ func TestNamesAreShortestUniqueSuffixes(t *testing.T) {
 		names = append(names, tg.Name)
 	}
 	assert.Equal(t, []string{"RH-10k/hist-00000", "BL-10k/hist-00000", "tpcc-10k", "x/a/same", "y/a/same", "gen:g"}, names)
+}
+
+// Each level runs its own table's strategies: all of them by default,
+// those asked for otherwise; a level decided one way runs once, without a
+// strategy (issue 31: bench --level psi kept SER's strategies).
+func TestLevelStrategies(t *testing.T) {
+	ser, psi, pc, rc := history.SER.String(), history.PSI.String(), history.PC.String(), history.RC.String()
+	assert.Equal(t, check.StrategyNames(history.PSI), LevelStrategies(psi, nil))
+	assert.Equal(t, check.StrategyNames(history.SER), LevelStrategies(ser, nil))
+	assert.Equal(t, []string{""}, LevelStrategies(rc, nil))
+	assert.Equal(t, []string{""}, LevelStrategies(rc, []string{"lazy-gini"}))
+	chosen := []string{"lazy-gini", check.StrategyNames(history.PSI)[0]}
+	assert.Equal(t, []string{"lazy-gini"}, LevelStrategies(ser, chosen))
+	assert.Equal(t, chosen[1:], LevelStrategies(psi, chosen))
+	assert.Equal(t, 3, PlannedRuns([]string{ser, psi, rc}, chosen))
+	assert.Equal(t, chosen, UsedStrategies([]string{ser, psi, rc}, chosen))
+	require.NoError(t, CheckStrategies([]string{ser, psi, rc}, chosen))
+	require.NoError(t, CheckStrategies([]string{psi, pc, rc}, nil))
+	require.ErrorContains(t, CheckStrategies([]string{ser, pc}, chosen), "decides pc")
+	require.ErrorContains(t, CheckStrategies([]string{ser, rc}, chosen), "decides none of the levels")
+	assert.Equal(t, "-", StrategyLabel(""))
 }

@@ -99,7 +99,7 @@ func WriteTable(w io.Writer, r *Report) error {
 	}
 	rows := [][]string{head}
 	for _, m := range r.Measurements {
-		cells := []string{m.History, m.Level, m.Strategy, m.Verdict, intOrDash(int64(m.Transactions)), strconv.Itoa(len(m.Samples))}
+		cells := []string{m.History, m.Level, StrategyLabel(m.Strategy), m.Verdict, intOrDash(int64(m.Transactions)), strconv.Itoa(len(m.Samples))}
 		if m.TimedOut() && r.Timeout > 0 {
 			to := ">" + FormatMS(float64(r.Timeout.Microseconds())/1000)
 			cells = append(cells, to, to)
@@ -151,7 +151,7 @@ func WriteTable(w io.Writer, r *Report) error {
 	}
 	for _, m := range r.Measurements {
 		if m.Reason != "" && m.Verdict != "satisfied" && m.Verdict != "violated" {
-			fmt.Fprintf(w, "%s %s %s: %s\n", m.History, m.Level, m.Strategy, m.Reason)
+			fmt.Fprintf(w, "%s %s %s: %s\n", m.History, m.Level, StrategyLabel(m.Strategy), m.Reason)
 		}
 	}
 	return err
@@ -319,7 +319,11 @@ func Ablation(r *Report, base string, ablations []string, counter string) []Abla
 				}
 				row.Cells = append(row.Cells, c)
 			}
-			rows = append(rows, row)
+			// A level none of these strategies decides (RC, RA, CC,
+			// mixed; PSI against SER's) has no row.
+			if slices.ContainsFunc(row.Cells, func(c AblationCell) bool { return c.Verdict != "" }) {
+				rows = append(rows, row)
+			}
 		}
 	}
 	return rows

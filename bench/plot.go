@@ -86,7 +86,7 @@ func levelPlot(r *Report, level string) (*plot.Plot, error) {
 
 	bars := &groupedBars{nGroups: len(r.Histories)}
 	lo, hi := math.Inf(1), math.Inf(-1)
-	for si, s := range r.Strategies {
+	for si, s := range r.LevelStrategies(level) {
 		var vals []float64
 		var tos []bool
 		for _, h := range r.Histories {
@@ -109,7 +109,7 @@ func levelPlot(r *Report, level string) (*plot.Plot, error) {
 		bars.timeouts = append(bars.timeouts, tos)
 		clr := plotutil.Color(si)
 		bars.colors = append(bars.colors, clr)
-		p.Legend.Add(s, swatch{clr})
+		p.Legend.Add(StrategyLabel(s), swatch{clr})
 	}
 	if math.IsInf(lo, 1) {
 		lo, hi = 0.001, 1

@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/hyperiso/hyperiso/history"
 )
 
 // ScaleVariant is one family of histories of the scale bench, such as
@@ -59,7 +61,11 @@ func RunScale(ctx context.Context, sc ScaleConfig, cfg Config) (*Report, error) 
 	}
 	var rep *Report
 	// Progress counts the runs of the whole bench.
-	total, done := len(sc.Sizes)*len(sc.Variants)*max(1, len(cfg.Levels))*len(cfg.Strategies)*max(1, cfg.Repeat), 0
+	levels := cfg.Levels
+	if len(levels) == 0 {
+		levels = []string{history.SER.String()}
+	}
+	total, done := len(sc.Sizes)*len(sc.Variants)*PlannedRuns(levels, cfg.Strategies)*max(1, cfg.Repeat), 0
 	if progress := cfg.Progress; progress != nil {
 		cfg.Progress = func(ev Event) {
 			ev.Done, ev.Total = done+ev.Done, total
@@ -146,7 +152,8 @@ func ScalePoints(r *Report) []ScalePoint {
 	for i := range r.Measurements {
 		m := &r.Measurements[i]
 		v, n, ok := parseScaleName(m.History)
-		if !ok || (len(r.Strategies) > 0 && m.Strategy != r.Strategies[0]) {
+		// The first strategy measured at the level (its default).
+		if !ok || r.Find(m.History, m.Level, r.LevelStrategies(m.Level)[0]) != m {
 			continue
 		}
 		if !slices.Contains(variants, v) {
@@ -204,7 +211,7 @@ func WriteScaleCSV(w io.Writer, r *Report) error {
 	}
 	for _, p := range ScalePoints(r) {
 		m := p.M
-		row := []string{p.Variant, strconv.Itoa(p.N), p.Level, m.Strategy, m.Verdict, sec(m.WallMedianMS), sec(m.CPUMedianMS()),
+		row := []string{p.Variant, strconv.Itoa(p.N), p.Level, StrategyLabel(m.Strategy), m.Verdict, sec(m.WallMedianMS), sec(m.CPUMedianMS()),
 			strconv.FormatInt(m.PeakRSS, 10), sec(readFloor(r, m.History))}
 		for _, s := range stages {
 			if v, ok := m.TimingsMS[s]; ok {

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/hyperiso/hyperiso/history"
@@ -80,6 +81,39 @@ type Options struct {
 	// DefaultLevel is, for level history.Mixed, the level of a transaction
 	// that declares none; LevelNone refuses such a transaction as bad input.
 	DefaultLevel history.Level
+	// Shared, when set, keeps what checks of one history at several
+	// levels share (its validation), for the next check given it.
+	Shared *Shared
+	// root is the history Check was given: the one Shared keeps.
+	root *history.History
+}
+
+// Shared is what checks of one history at several levels share: its
+// validation findings, computed by the first check that validates it (a
+// list history's register views, built anew by each check, are not
+// kept). It is safe for concurrent use.
+type Shared struct {
+	mu       sync.Mutex
+	findings map[*history.History][]history.Finding
+}
+
+// validate returns h's validation findings, through opt.Shared when set.
+func (o Options) validate(h *history.History) []history.Finding {
+	s := o.Shared
+	if s == nil || h != o.root {
+		return h.Validate()
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if f, ok := s.findings[h]; ok {
+		return f
+	}
+	f := h.Validate()
+	if s.findings == nil {
+		s.findings = map[*history.History][]history.Finding{}
+	}
+	s.findings[h] = f
+	return f
 }
 
 // Check decides whether h satisfies level.
@@ -98,6 +132,7 @@ func Check(ctx context.Context, h *history.History, level history.Level, opt Opt
 		res.Warnings = append(res.Warnings, w.String())
 	}
 	res.Dropped = h.Dropped.Reported()
+	opt.root = h
 	if err := refuse(h, res.History, level, opt); err != nil {
 		return res, err
 	}
@@ -122,7 +157,7 @@ func Check(ctx context.Context, h *history.History, level history.Level, opt Opt
 func checkRegisters(ctx context.Context, h *history.History, level history.Level, levels []history.Level, opt Options, res *Result) error {
 	start := time.Now()
 	opt.enter(res, "validate")
-	findings := h.Validate()
+	findings := opt.validate(h)
 	res.TimingsMS["validate"] += ms(time.Since(start))
 	for _, f := range findings {
 		if f.Kind.ForbiddenAt(levelOf(levels, level, f.Txn)) {

@@ -100,7 +100,7 @@ func newBench(stdout io.Writer) *cobra.Command {
 					})
 				}
 				if !c.Flags().Changed("strategy") {
-					strategies = []string{check.StrategyNames(history.SER)[0]}
+					strategies = defaultStrategies(levels)
 				}
 				if len(scaleSizes) == 0 || slices.ContainsFunc(scaleSizes, func(n int) bool { return n <= 0 || n%scaleSessions != 0 }) {
 					return fail(exitBadInput, "--scale-sizes: each size must be a positive multiple of %d (the sessions)", scaleSessions)
@@ -132,19 +132,20 @@ func newBench(stdout io.Writer) *cobra.Command {
 				if len(args) == 0 && !scale {
 					return fail(exitBadInput, "bench needs at least one PATH (or --from REPORT.json)\n%s", c.UsageString())
 				}
-				known := check.StrategyNames(history.SER)
-				if len(strategies) == 0 {
-					strategies = known
-				}
-				for _, s := range strategies {
-					if !slices.Contains(known, s) {
-						return fail(exitBadInput, "--strategy: %q is not one of %s", s, strings.Join(known, ", "))
-					}
-				}
 				for _, l := range levels {
 					if _, ok := history.ParseLevel(l); !ok {
 						return fail(exitBadInput, "--level: %q is not one of %s", l, history.LevelList(", ", nil))
 					}
+				}
+				// Each level runs the strategies of its own table (all of
+				// them unless --strategy names some); RC, RA, CC and mixed
+				// run once.
+				if err := bench.CheckStrategies(levels, strategies); err != nil {
+					return fail(exitBadInput, "--strategy: %s", strings.TrimPrefix(err.Error(), "bench: "))
+				}
+				if len(strategies) == 0 {
+					// The levels' whole tables, named for --ablation.
+					strategies = bench.UsedStrategies(levels, nil)
 				}
 				if repeat < 1 {
 					return fail(exitBadInput, "--repeat must be at least 1 (got %d)", repeat)
@@ -180,7 +181,7 @@ func newBench(stdout io.Writer) *cobra.Command {
 					runs = len(scaleSizes) * len(variants)
 				}
 				stderr := c.ErrOrStderr()
-				bar := newBenchBar(stderr, runs*len(levels)*len(strategies)*repeat)
+				bar := newBenchBar(stderr, runs*bench.PlannedRuns(levels, strategies)*repeat)
 				cfg.Progress = benchProgress(bar, stderr, verbose)
 				ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 				defer stop()
@@ -232,7 +233,7 @@ func newBench(stdout io.Writer) *cobra.Command {
 	}
 	rf.register(c)
 	f := c.Flags()
-	f.StringSliceVar(&strategies, "strategy", nil, "strategies to compare, comma-separated (default: all of "+strings.Join(check.StrategyNames(history.SER), ", ")+")")
+	f.StringSliceVar(&strategies, "strategy", nil, "strategies to compare, comma-separated; each level runs those of its own table (default: each level's whole table: "+strategyTables()+"; the other levels run once, without a strategy)")
 	f.StringSliceVar(&levels, "level", []string{history.SER.String()}, "isolation levels, comma-separated: "+history.LevelList(", ", nil))
 	f.IntVar(&repeat, "repeat", 1, "runs of each history, level and strategy")
 	f.DurationVar(&timeout, "timeout", 0, "bound on each run, e.g. 10m (0: none)")
@@ -374,7 +375,7 @@ func (b *benchBar) event(ev bench.Event) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if ev.Sample == nil {
-		b.desc, b.from = fmt.Sprintf("%s %s %s #%d", ev.History, ev.Level, ev.Strategy, ev.Repeat), time.Now()
+		b.desc, b.from = fmt.Sprintf("%s %s %s #%d", ev.History, ev.Level, bench.StrategyLabel(ev.Strategy), ev.Repeat), time.Now()
 		b.bar.Describe(b.desc)
 		return
 	}
@@ -403,10 +404,40 @@ func benchProgress(bar *benchBar, stderr io.Writer, verbose bool) func(bench.Eve
 			if s.Error != "" {
 				extra = s.Error
 			}
-			fmt.Fprintf(stderr, "[%d/%d] %s %s %s #%d: %s in %s, %s peak%s\n", ev.Done, ev.Total, ev.History, ev.Level, ev.Strategy,
+			fmt.Fprintf(stderr, "[%d/%d] %s %s %s #%d: %s in %s, %s peak%s\n", ev.Done, ev.Total, ev.History, ev.Level, bench.StrategyLabel(ev.Strategy),
 				ev.Repeat, s.Verdict, bench.FormatMS(s.WallMS), bench.FormatBytes(s.MaxRSS), parenthesise(extra))
 		}
 	}
+}
+
+// defaultStrategies is each level's default strategy (the first of its
+// table), each once: the scale bench runs every level its default way.
+func defaultStrategies(levels []string) []string {
+	var out []string
+	for _, l := range levels {
+		lv, _ := history.ParseLevel(l)
+		if names := check.StrategyNames(lv); len(names) > 0 && !slices.Contains(out, names[0]) {
+			out = append(out, names[0])
+		}
+	}
+	return out
+}
+
+// strategyTables lists, for --help, each table of strategies and the
+// levels it decides ("ser, si: veristrong, …; psi: cdcl-psi, …").
+func strategyTables() string {
+	var parts []string
+	seen := map[string]bool{}
+	for _, r := range history.Levels {
+		if r.Strategies == "" || seen[r.Strategies] {
+			continue
+		}
+		seen[r.Strategies] = true
+		table := r.Strategies
+		levels := history.LevelNames(func(o history.LevelRow) bool { return o.Strategies == table })
+		parts = append(parts, strings.Join(levels, ", ")+": "+strings.Join(check.StrategyNames(r.Level), ", "))
+	}
+	return strings.Join(parts, "; ")
 }
 
 func parenthesise(s string) string {

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -17,6 +18,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/hyperiso/hyperiso/bench"
+	"github.com/hyperiso/hyperiso/check"
+	"github.com/hyperiso/hyperiso/history"
 )
 
 // benchWorkerEnv makes the test binary, re-executed by "hyperiso bench" as
@@ -194,7 +197,7 @@ func TestBenchScale(t *testing.T) {
 	assert.Contains(t, out, "**unique**")
 	assert.Contains(t, out, "**zipf**")
 	assert.Regexp(t, `(?m)^\| 100 \| [0-9.]+ms \| [0-9.]+m?s \([0-9.]+m?s\) \| [0-9]+MB \|`, out)
-	assert.Contains(t, errs, "[8/8] zipf-100 rc veristrong #1: satisfied in")
+	assert.Contains(t, errs, "[8/8] zipf-100 rc - #1: satisfied in", "rc runs once, without a strategy")
 	written, err := os.ReadFile(md)
 	require.NoError(t, err)
 	assert.Equal(t, out, string(written))
@@ -204,7 +207,7 @@ func TestBenchScale(t *testing.T) {
 	}
 	data, err := os.ReadFile(csvPath)
 	require.NoError(t, err)
-	assert.Contains(t, string(data), "zipf,100,rc,veristrong,satisfied,")
+	assert.Contains(t, string(data), "zipf,100,rc,-,satisfied,")
 
 	code, _, errs = runWithBench(t, "bench", "--scale", "--scale-sizes", "75")
 	assert.Equal(t, exitBadInput, code)
@@ -231,4 +234,36 @@ func TestBenchScaleVariantsAndFrom(t *testing.T) {
 	code, _, errs = runWithBench(t, "bench", "--scale", "--scale-variants", "hd")
 	assert.Equal(t, exitBadInput, code)
 	assert.Contains(t, errs, "not one of unique, zipf, unique-growing, zipf-growing")
+}
+
+// Each level runs its own strategies (issue 31: bench --level psi erred on
+// every row with SER's): PSI and PC their whole tables, RC once without a
+// strategy; a --strategy that does not decide a level asked is refused.
+func TestBenchLevelStrategies(t *testing.T) {
+	t.Setenv(benchWorkerEnv, "1")
+	psi, pc, rc := history.PSI.String(), history.PC.String(), history.RC.String()
+	code, out, errs := runWithBench(t, "bench", "--level", psi+","+pc+","+rc, "../../testdata/strong/long-fork.jsonl")
+	require.Equal(t, 0, code, out+errs)
+	for _, s := range check.StrategyNames(history.PSI) {
+		assert.Regexp(t, `(?m)^long-fork\.jsonl\s+psi\s+`+s+`\s+satisfied\s`, out)
+	}
+	for _, s := range check.StrategyNames(history.PC) {
+		assert.Regexp(t, `(?m)^long-fork\.jsonl\s+pc\s+`+s+`\s+violated\s`, out)
+	}
+	assert.Regexp(t, `(?m)^long-fork\.jsonl\s+rc\s+-\s+satisfied\s`, out)
+	assert.NotContains(t, out, "error")
+	assert.Len(t, regexp.MustCompile(`(?m)^long-fork\.jsonl\s`).FindAllString(out, -1), 5)
+
+	code, _, errs = runWithBench(t, "bench", "--level", psi, "--strategy", check.StrategyNames(history.SER)[0], "../../testdata/bank.jsonl")
+	assert.Equal(t, exitBadInput, code)
+	assert.Contains(t, errs, "decides psi")
+
+	// --ablation without --strategy: the levels' whole tables; a level
+	// that takes no strategy has no ablation row.
+	base := check.StrategyNames(history.SER)[0]
+	code, out, errs = runWithBench(t, "bench", "--level", history.SER.String()+","+rc, "--ablation", base, "../../testdata/bank.jsonl")
+	require.Equal(t, 0, code, out+errs)
+	assert.Contains(t, out, base+" (base) conflicts")
+	assert.Regexp(t, `(?m)^bank\.jsonl\s+rc\s+-\s+satisfied\s`, out)
+	assert.NotRegexp(t, `(?m)^bank\.jsonl\s+rc\s+-\s+-\s`, out)
 }

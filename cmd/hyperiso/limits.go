@@ -268,7 +268,9 @@ func (in *checkInput) check(path string, opt check.Options) (*check.Result, erro
 	st.set("validate")
 	opt.OnStage = st.set
 	res, ok, err := within(in.ctx, func() (*check.Result, error) { return check.Check(in.ctx, in.h, in.level, opt) })
-	st.display.finish()
+	if !in.keepDisplay {
+		st.display.finish()
+	}
 	if !ok {
 		res = in.standIn(path, st.get())
 	}

@@ -164,6 +164,9 @@ type checkInput struct {
 	readMS float64
 	ctx    context.Context
 	cancel context.CancelFunc
+	// keepDisplay leaves the stage display on after a check: more
+	// checks of the history follow (check --level all).
+	keepDisplay bool
 }
 
 func loadCheckInput(ctx context.Context, rf *readFlags, path, level, strategy string, timeout time.Duration) (*checkInput, error) {
@@ -265,74 +268,54 @@ func newCheck(stdout io.Writer, code *int) *cobra.Command {
 		asEDN    bool
 		realtime bool
 		deflevel string
+		verbose  bool
 	)
 	c := &cobra.Command{
-		Use:   "check --level " + history.LevelList("|", nil) + " [flags] PATH|-",
-		Short: "Decide whether a history satisfies an isolation level",
-		Long:  "Decide whether a history satisfies an isolation level.\n\n" + history.Definitions(78),
-		Args:  cobra.ExactArgs(1),
+		Use:   "check [--level " + allLevels + "|L[,L...]] [flags] PATH|- [PATH...]",
+		Short: "Decide whether a history satisfies an isolation level, or which levels it satisfies",
+		Long:  "Decide whether a history satisfies an isolation level, or with --level " + allLevels + " (the default)\nor a list, which of the levels it satisfies.\n\n" + levelsHelp + "\n\n" + history.Definitions(78),
+		Args:  cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			def, err := defaultLevel(level, deflevel)
+			req, err := parseLevelRequest(level)
 			if err != nil {
 				return err
 			}
-			in, err := loadCheckInput(c.Context(), &rf, args[0], level, strategy, timeout)
+			mixedArg := level
+			if slices.Contains(req.levels, history.Mixed) {
+				mixedArg = history.Mixed.String()
+			}
+			def, err := defaultLevel(mixedArg, deflevel)
 			if err != nil {
 				return err
 			}
-			defer in.cancel()
-			readMS := in.readMS
-			res, err := in.check(args[0], check.Options{Strategy: strategy, RealTime: realtime, DefaultLevel: def})
-			if res != nil {
-				res.TimingsMS["read"] = readMS
+			if err := req.checkStrategy(strategy); err != nil {
+				return err
 			}
-			switch {
-			case errors.Is(err, check.ErrUnavailable), errors.Is(err, check.ErrInput):
-				printWarnings(c.ErrOrStderr(), in.h, seeStats)
-				return fail(exitBadInput, "%s: %v", args[0], err)
-			case errors.Is(err, context.DeadlineExceeded):
-				res.Verdict, res.Reason = check.Unknown, fmt.Sprintf("timeout after %s during %s", timeout, res.Stage)
-			case err != nil:
-				printWarnings(c.ErrOrStderr(), in.h, seeStats)
-				return fail(exitUnknown, "%s: %v", args[0], err)
+			run := &checkRun{
+				rf: &rf, req: req, opt: check.Options{Strategy: strategy, RealTime: realtime, DefaultLevel: def},
+				timeout: timeout, asJSON: asJSON, asEDN: asEDN, verbose: verbose, stderr: c.ErrOrStderr(), cmd: c,
 			}
-			if !asJSON {
-				printWarnings(c.ErrOrStderr(), in.h, seeReport)
-			}
-			if asEDN {
-				if err := writeEDN(stdout, res); err != nil {
+			if len(args) == 1 {
+				rep, err := run.file(args[0])
+				if err != nil {
 					return err
 				}
-			} else if asJSON {
-				enc := json.NewEncoder(stdout)
-				enc.SetIndent("", "  ")
-				if err := enc.Encode(res); err != nil {
-					return err
-				}
-			} else {
-				printResult(stdout, res)
+				*code = rep.exitCode()
+				return run.write(stdout, rep)
 			}
-			switch res.Verdict {
-			case check.Satisfied:
-				*code = exitSatisfied
-			case check.Violated:
-				*code = exitViolated
-			default:
-				*code = exitUnknown
-			}
-			return nil
+			return run.files(stdout, args, code)
 		},
 	}
 	rf.register(c)
-	c.Flags().StringVar(&level, "level", "", "isolation level (required): "+history.LevelList("|", nil)+"; mixed: each transaction at its own level")
-	c.Flags().StringVar(&deflevel, "default-level", "", "with --level mixed: the level of a transaction that declares none, "+history.LevelList("|", history.IsDeclarable)+" (default: every transaction must declare one)")
+	c.Flags().StringVar(&level, "level", allLevels, "isolation level, a comma-separated list of them, or "+allLevels+" (every level; mixed only when each transaction has a level, strict-ser only with real time): "+history.LevelList("|", nil))
+	c.Flags().StringVar(&deflevel, "default-level", "", "with --level mixed (or a list or all holding it): the level of a transaction that declares none, "+history.LevelList("|", history.IsDeclarable)+" (default: every transaction must declare one)")
 	c.Flags().BoolVar(&realtime, "realtime", false, "for ser/si: a transaction that completed before another was invoked precedes it (strict-ser implies it)")
-	c.Flags().StringVar(&strategy, "strategy", "", "solver strategy for ser/si, or pc (cdcl-pc, lazy-gini-pc), or psi (cdcl-psi, lazy-gini-psi) (default: the best available)")
-	c.Flags().DurationVar(&timeout, "timeout", 0, "give up after this long (exit status 3), e.g. 30s")
+	c.Flags().StringVar(&strategy, "strategy", "", "solver strategy for ser/si, or pc (cdcl-pc, lazy-gini-pc), or psi (cdcl-psi, lazy-gini-psi); with several levels, those whose table holds it (default: the best available)")
+	c.Flags().DurationVar(&timeout, "timeout", 0, "give up on a file after this long (exit status 3), e.g. 30s")
 	c.Flags().BoolVar(&asJSON, "json", false, "print the JSON report instead of text")
-	c.Flags().BoolVar(&asEDN, "edn", false, "print an Elle-style EDN result map (:valid?, :anomaly-types, :anomalies, :not) instead of text")
+	c.Flags().BoolVar(&asEDN, "edn", false, "print an Elle-style EDN result map (:valid?, :anomaly-types, :anomalies, :not, :also-not) instead of text")
+	c.Flags().BoolVarP(&verbose, "verbose", "v", false, "text report: also each check's timings and counters")
 	c.MarkFlagsMutuallyExclusive("json", "edn")
-	_ = c.MarkFlagRequired("level")
 	return c
 }
 
@@ -380,7 +363,26 @@ func droppedNote(d history.Dropped) string {
 // JSON keeps them exact, and escapes them itself.
 var esc = textsafe.String
 
-func printResult(w io.Writer, res *check.Result) {
+// printResult writes the text report of one level: the history in one
+// line, the verdict in one line, then each anomaly once with its cycle;
+// with verbose, the timings and counters too.
+func printResult(w io.Writer, res *check.Result, verbose bool) {
+	printHistoryLine(w, res)
+	fmt.Fprintf(w, "%s: %s%s\n", strings.ToUpper(res.Level), strings.ToUpper(res.Verdict.String()), resultNotes(res))
+	for _, a := range res.Anomalies {
+		printAnomaly(w, res.Level, a)
+	}
+	if len(res.Witness) > 0 {
+		fmt.Fprintf(w, "witness order of %d transactions available with --json\n", len(res.Witness))
+	}
+	if verbose {
+		printMeasures(w, "", res)
+	}
+}
+
+// printHistoryLine writes the history's line of a text report, and the
+// duplicate values line when reads have several candidate writers.
+func printHistoryLine(w io.Writer, res *check.Result) {
 	s := res.History
 	if res.Format != "" { // else the history was not read
 		fmt.Fprintf(w, "history %s (%s): %d sessions, %d transactions (%d committed, %d aborted, %d unknown), %d operations, %d keys\n",
@@ -390,7 +392,11 @@ func printResult(w io.Writer, res *check.Result) {
 		fmt.Fprintf(w, "duplicate values: %d of %d external reads have more than one candidate writer (up to %d)\n",
 			s.MultiWriterReads, s.ExternalReads, s.MaxCandidates)
 	}
-	fmt.Fprintf(w, "%s: %s", strings.ToUpper(res.Level), strings.ToUpper(res.Verdict.String()))
+}
+
+// resultNotes is what qualifies a verdict, " (…)", or "": the reason of
+// an unknown verdict, what lenient reading dropped.
+func resultNotes(res *check.Result) string {
 	var notes []string
 	if res.Reason != "" {
 		notes = append(notes, esc(res.Reason))
@@ -398,27 +404,70 @@ func printResult(w io.Writer, res *check.Result) {
 	if res.Dropped != nil {
 		notes = append(notes, droppedNote(*res.Dropped))
 	}
-	if len(notes) > 0 {
-		fmt.Fprintf(w, " (%s)", strings.Join(notes, "; "))
+	if len(notes) == 0 {
+		return ""
 	}
-	fmt.Fprintln(w)
-	for _, a := range res.Anomalies {
-		cls := ""
-		if a.Class != "" {
-			cls = " [" + esc(a.Class) + "]"
-		}
-		fmt.Fprintf(w, "  %s%s: %s\n", esc(a.Type), cls, esc(a.Description))
-		for _, e := range a.Edges {
-			fmt.Fprintf(w, "    T%d -%s-> T%d: %s\n", e.From, esc(e.Relation), e.To, esc(e.Reason))
-		}
-	}
-	if len(res.Witness) > 0 {
-		fmt.Fprintf(w, "witness order of %d transactions available with --json\n", len(res.Witness))
-	}
-	fmt.Fprintf(w, "timings:%s\n", formatMap(res.TimingsMS, " ms"))
+	return " (" + strings.Join(notes, "; ") + ")"
+}
+
+// printMeasures writes res's timings and counters (check -v), each line
+// after prefix.
+func printMeasures(w io.Writer, prefix string, res *check.Result) {
+	fmt.Fprintf(w, "%stimings:%s\n", prefix, formatMap(res.TimingsMS, " ms"))
 	if len(res.Counters) > 0 {
-		fmt.Fprintf(w, "counters:%s\n", formatMap(res.Counters, ""))
+		fmt.Fprintf(w, "%scounters:%s\n", prefix, formatMap(res.Counters, ""))
 	}
+}
+
+// printAnomaly writes a, found at level, as one line naming it once, then
+// its cycle's edges.
+func printAnomaly(w io.Writer, level string, a check.Anomaly) {
+	head, blame := anomalyWords(level, a)
+	fmt.Fprintf(w, "  %s\n", esc(head))
+	if blame != "" {
+		fmt.Fprintf(w, "    %s\n", esc(blame))
+	}
+	for _, e := range a.Edges {
+		fmt.Fprintf(w, "    T%d -%s-> T%d: %s\n", e.From, esc(e.Relation), e.To, esc(e.Reason))
+	}
+}
+
+// anomalyWords words a for the text report: its type once (with its
+// Adya/Elle class when that differs), then what its description says
+// beyond the level and the type; blame is, for a mixed check, whose level
+// fails and why. The JSON report keeps the description whole.
+func anomalyWords(level string, a check.Anomaly) (head, blame string) {
+	d := a.Description
+	if i := strings.Index(d, strings.ToUpper(level)+" violation: "); i >= 0 {
+		blame = strings.TrimSpace(d[:i])
+		d = d[i+len(level)+len(" violation: "):]
+	}
+	name := a.Type
+	if a.Class != "" && a.Class != a.Type {
+		name += " (" + a.Class + ")"
+	}
+	if rest, ok := cutName(d, a.Type); ok {
+		return name + rest, blame
+	}
+	return name + ": " + d, blame
+}
+
+// cutName returns what follows name at the start of d, matched as words
+// (case and hyphens aside: "lost update" is lost-update), and whether it
+// is there.
+func cutName(d, name string) (string, bool) {
+	if len(d) < len(name) {
+		return "", false
+	}
+	norm := func(s string) string { return strings.ToLower(strings.ReplaceAll(s, "-", " ")) }
+	if norm(d[:len(name)]) != norm(name) {
+		return "", false
+	}
+	rest := d[len(name):]
+	if rest != "" && !strings.ContainsRune(" :(;,", rune(rest[0])) {
+		return "", false
+	}
+	return rest, true
 }
 
 func formatMap[V int64 | float64](m map[string]V, unit string) string {

@@ -129,7 +129,7 @@ func TestBadInputAndUsage(t *testing.T) {
 	for _, args := range [][]string{
 		{"check", "--level", "ser", filepath.Join(dir, "missing.jsonl")},
 		{"check", "--level", "bogus", "../../testdata/bank.jsonl"},
-		{"check", "../../testdata/bank.jsonl"},
+		{"check"},
 		{"check", "--level", "ser", "--format", "nope", "../../testdata/bank.jsonl"},
 		{"check", "--level", "ser", "--strategy", "nope", "../../testdata/bank.jsonl"},
 		{"check", "--level", "ser", bad},
