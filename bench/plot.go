@@ -1,3 +1,5 @@
+//go:build !noplot
+
 package bench
 
 import (
@@ -17,8 +19,9 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 )
 
-// PlotFormats are the file extensions WritePlot accepts.
-var PlotFormats = []string{"svg", "png", "pdf"}
+// PlotsAvailable says whether this build draws plots (not under -tags
+// noplot).
+const PlotsAvailable = true
 
 // WritePlot draws the median wall time of each strategy on each history as
 // grouped bars on a logarithmic axis, one panel per level, and saves it to

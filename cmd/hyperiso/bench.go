@@ -81,6 +81,9 @@ func newBench(stdout io.Writer) *cobra.Command {
 				return bench.ServeWorker(ctx, c.InOrStdin(), stdout)
 			}
 			if plotOut != "" {
+				if !bench.PlotsAvailable {
+					return fail(exitBadInput, "--plot: %v", bench.ErrNoPlots)
+				}
 				ext := strings.TrimPrefix(strings.ToLower(filepath.Ext(plotOut)), ".")
 				if !slices.Contains(bench.PlotFormats, ext) {
 					return fail(exitBadInput, "--plot %s: the file must end in .%s", plotOut, strings.Join(bench.PlotFormats, ", ."))

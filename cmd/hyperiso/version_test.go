@@ -95,14 +95,14 @@ func TestVersionOfReleaseBuild(t *testing.T) {
 	bin := filepath.Join(t.TempDir(), "hyperiso")
 	// -buildvcs=auto overrides a GOFLAGS=-buildvcs=false; a Git worktree,
 	// whose .git is a file, is not stamped either way.
-	build := exec.Command(gocmd, "build", "-trimpath", "-buildvcs=auto", "-tags", "noetcd", "-o", bin, ".")
+	build := exec.Command(gocmd, "build", "-trimpath", "-buildvcs=auto", "-tags", "noetcd,noplot", "-o", bin, ".")
 	b, err := build.CombinedOutput()
 	require.NoError(t, err, string(b))
 	b, err = exec.Command(bin, "version").CombinedOutput()
 	require.NoError(t, err, string(b))
 	out := string(b)
 	require.True(t, strings.HasPrefix(out, "hyperiso "), out)
-	require.Contains(t, out, "\ntags: noetcd\n")
+	require.Contains(t, out, "\ntags: noetcd,noplot\n")
 	require.Contains(t, out, "\netcd: not included")
 	if strings.Contains(out, "\nrevision: unknown\n") {
 		t.Log("no commit stamped: not a Git checkout the go command reads")
