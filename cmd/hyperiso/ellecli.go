@@ -320,7 +320,14 @@ type elleResult struct {
 	// before they are put in a format's types.
 	own          []check.Anomaly
 	not, alsoNot []history.Level
+	// empty: no transaction may have committed, which check refuses and
+	// Elle calls an empty transaction graph, verdict :unknown.
+	empty bool
 }
+
+// elleEmptyGraph is Elle's anomaly for a history that gives it no
+// dependency to analyse.
+const elleEmptyGraph = "empty-transaction-graph"
 
 // elleCLIAnomaly is one anomaly of the result map: its type, hyperiso's
 // description, the transactions (by id) and the steps of its cycle, as
@@ -361,6 +368,10 @@ func (r *elleCLIRun) file(path string) (*elleResult, error) {
 	}
 	in.h = h
 	printWarnings(c.ErrOrStderr(), h, seeStats)
+	if h != nil && !slices.ContainsFunc(h.Txns[1:], func(t history.Txn) bool { return t.Status != history.Aborted }) {
+		return &elleResult{Valid: edn.Keyword("unknown"), empty: true,
+			Error: fmt.Sprintf("nothing to check: %d transactions read, none committed or of unknown outcome", len(h.Txns)-1)}, nil
+	}
 	if len(r.levels) == 0 {
 		if in.h == nil {
 			return &elleResult{Valid: edn.Keyword("unknown"), Error: "interrupted while reading"}, nil
@@ -459,6 +470,11 @@ func (res *elleResult) fill(asEDN bool) {
 		return names
 	}
 	res.Not, res.AlsoNot = models(res.not), models(res.alsoNot)
+	if res.empty {
+		res.AnomalyTypes = []any{word(elleEmptyGraph)}
+		res.Anomalies = map[edn.Keyword]any{elleEmptyGraph: true} // not a bool map, which EDN writes as a set
+		return
+	}
 	anomalies := map[edn.Keyword][]elleCLIAnomaly{}
 	var types []string
 	for _, a := range res.own {
