@@ -52,18 +52,17 @@ const (
 	elleExitCrash   = 255
 )
 
-// elleCLIModels are the --model values hyperiso takes, with the workload
-// each reads. elle-cli's Jepsen and Knossos checkers (bank, counter, set,
-// long-fork, cas-register, mutex, …) are not hyperiso's.
-var elleCLIModels = []struct {
-	name     string
-	workload elle.Workload
-}{
-	{"list-append", elle.ListAppend},
-	{"rw-register", elle.RWRegister},
-	// elle-cli's names before 0.1.3.
-	{"elle-list-append", elle.ListAppend},
-	{"elle-rw-register", elle.RWRegister},
+// elleCLIWorkload is the workload of a --model value: elle-cli's Elle
+// checkers, named as Elle names its workloads (elle-cli before 0.1.3:
+// with elle- before it). elle-cli's Jepsen and Knossos checkers (bank,
+// counter, set, long-fork, cas-register, mutex, …) are not hyperiso's.
+func elleCLIWorkload(model string) (elle.Workload, bool) {
+	for _, w := range []elle.Workload{elle.ListAppend, elle.RWRegister} {
+		if model == w.String() || model == "elle-"+w.String() {
+			return w, true
+		}
+	}
+	return elle.AutoWorkload, false
 }
 
 // elleSynonyms are names Elle gives the model of a level besides the one
@@ -204,16 +203,11 @@ What differs from elle-cli: README "Drop-in for elle-cli".`,
 				return err
 			}
 			r := &elleCLIRun{cmd: c, byDefault: !c.Flags().Changed("consistency-models")}
-			i := slices.IndexFunc(elleCLIModels, func(m struct {
-				name     string
-				workload elle.Workload
-			}) bool {
-				return m.name == model
-			})
-			if i < 0 {
-				return usageError("--model: hyperiso checks Elle's transactional histories, list-append or rw-register (got %q)", model)
+			w, ok := elleCLIWorkload(model)
+			if !ok {
+				return usageError("--model: hyperiso checks Elle's transactional histories, %s or %s (got %q)", elle.ListAppend, elle.RWRegister, model)
 			}
-			r.workload = elleCLIModels[i].workload
+			r.workload = w
 			switch format {
 			case "":
 				r.syntax = elle.AutoSyntax

@@ -419,3 +419,32 @@ func TestElleCLIUsage(t *testing.T) {
 	require.Equal(t, 0, code)
 	require.Contains(t, out, "hyperiso")
 }
+
+// TestElleCLIModelNames: the names of Elle's models that hyperiso lacks,
+// and Elle's other names of its own, are none of the level table's
+// (names, aliases, Elle column): the table decides first, and a level's
+// name is never hard-coded.
+func TestElleCLIModelNames(t *testing.T) {
+	taken := func(n string) bool {
+		if _, ok := history.ParseLevel(n); ok {
+			return true
+		}
+		return slices.ContainsFunc(history.Levels, func(r history.LevelRow) bool { return r.Elle == n })
+	}
+	for _, n := range elleOnlyModels {
+		require.False(t, taken(n), n)
+		_, err := elleModelLevel(n)
+		require.ErrorContains(t, err, "hyperiso has no model "+n)
+	}
+	for n, l := range elleSynonyms {
+		require.False(t, taken(n), n)
+		got, err := elleModelLevel(n)
+		require.NoError(t, err)
+		require.Equal(t, l, got)
+	}
+	for _, r := range elleModelRows() {
+		got, err := elleModelLevel(r.Elle)
+		require.NoError(t, err)
+		require.Equal(t, r.Level, got)
+	}
+}
