@@ -118,11 +118,15 @@ func elleModelLevel(name string) (history.Level, error) {
 		return l, nil
 	}
 	if l, ok := history.ParseLevel(name); ok && l != history.Mixed {
-		// A word hyperiso takes for a level, which Elle uses for a
-		// model of its own (serializable, snapshot-isolation, causal).
-		e := rowOf(l).Elle
-		return 0, fmt.Errorf("--consistency-models: hyperiso has no model %s as Elle defines it; what hyperiso calls %s is its level %s, which is Elle's %s: pass --consistency-models %s to check that (README \"Drop-in for elle-cli\" says how they differ)",
-			name, name, l, e, e)
+		// A word hyperiso takes for a level: its own name of it, or one
+		// Elle gives a model of its own (serializable, snapshot-isolation,
+		// causal), which hyperiso's level is not.
+		e, also := rowOf(l).Elle, ""
+		if name != l.String() {
+			also = ", which it also calls " + name + ","
+		}
+		return 0, fmt.Errorf("--consistency-models: hyperiso has no model %s among Elle's; its level %s%s is Elle's %s: pass --consistency-models %s to check that (README \"Drop-in for elle-cli\" says where Elle's models differ)",
+			name, l, also, e, e)
 	}
 	if slices.Contains(elleOnlyModels, name) {
 		return 0, fmt.Errorf("--consistency-models: hyperiso has no model %s (one of Elle's); the models it checks: %s", name, elleModelList())

@@ -358,7 +358,7 @@ func TestElleCLIUsage(t *testing.T) {
 		{"unknown model", []string{"-m", "list-append", "-c", "bogus", path}, elleExitUsage, []string{`unknown consistency model "bogus"`, models}},
 		{"model hyperiso lacks", []string{"-m", "list-append", "-c", "cursor-stability", path}, elleExitUsage, []string{"hyperiso has no model cursor-stability", models}},
 		{"repeatable read", []string{"-m", "list-append", "-c", "strong-session-serializable,repeatable-read", path}, elleExitUsage, []string{"hyperiso has no model repeatable-read"}},
-		{"Elle's serializable", []string{"-m", "list-append", "-c", "serializable", path}, elleExitUsage, []string{"hyperiso has no model serializable as Elle defines it", "--consistency-models " + ser.Elle}},
+		{"Elle's serializable", []string{"-m", "list-append", "-c", "serializable", path}, elleExitUsage, []string{"hyperiso has no model serializable among Elle's", "--consistency-models " + ser.Elle}},
 		{"mixed", []string{"-m", "list-append", "-c", history.Mixed.String(), path}, elleExitUsage, []string{"unknown consistency model", models}},
 		{"checker hyperiso lacks", []string{"-m", "bank", path}, elleExitUsage, []string{"list-append or rw-register", `"bank"`}},
 		{"format", []string{"-m", "list-append", "-f", "yaml", path}, elleExitUsage, []string{"--format must be one of edn, json"}},
