@@ -165,10 +165,10 @@ type elleCLIRun struct {
 	workload elle.Workload
 	syntax   elle.Syntax
 	output   string
-	// asked are the levels the models and anomalies name; levels are
-	// they and every level they imply, which the check decides so that
-	// :not names the weakest models the history breaks, as Elle's does.
-	asked, levels []history.Level
+	// levels are those the models and anomalies name and every level
+	// they imply, all of which the check decides so that :not names the
+	// weakest models the history breaks, as Elle's does.
+	levels []history.Level
 	// byDefault: no --consistency-models was given, and strict
 	// serializability is checked only when the history has real time
 	// (as check's default).
@@ -284,12 +284,9 @@ What differs from elle-cli: README "Drop-in for elle-cli".`,
 	return c
 }
 
-// ask adds l to the levels asked, and it and the levels it implies to
-// those checked, in the table's order (strongest first).
+// ask adds l and the levels it implies to those checked, in the table's
+// order (strongest first).
 func (r *elleCLIRun) ask(l history.Level) {
-	if !slices.Contains(r.asked, l) {
-		r.asked = append(r.asked, l)
-	}
 	for _, w := range elleModelRows() {
 		if l.AtLeast(w.Level) && !slices.Contains(r.levels, w.Level) {
 			r.levels = append(r.levels, w.Level)
