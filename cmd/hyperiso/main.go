@@ -62,7 +62,7 @@ func main() {
 	// A write to a closed pipe then fails with EPIPE, which run reports
 	// (exit status 2), instead of killing the process with SIGPIPE.
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	os.Exit(run(elleCLIArgs(os.Args), os.Stdout, os.Stderr))
 }
 
 // outWriter keeps the first error writing standard output: text output is
@@ -205,6 +205,7 @@ func newRoot(stdout io.Writer, code *int) *cobra.Command {
 	})
 	root.AddCommand(stoppable(limitMemory(newCheck(stdout, code), true), true), stoppable(newConvert(stdout), false), stoppable(newStats(stdout), false), newCollect(stdout), limitMemory(newBench(stdout), false), stoppable(limitMemory(newExplain(stdout), true), true))
 	root.AddCommand(newRobust(stdout, code), newAllocate(stdout))
+	root.AddCommand(stoppable(limitMemory(newElleCLI(stdout, code), true), true))
 	addVersion(root, stdout)
 	// A CPU profile of any command, for whoever tunes the solver (go tool pprof).
 	var cpuProfile string
