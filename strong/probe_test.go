@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/hyperiso/hyperiso/check"
+	"github.com/hyperiso/hyperiso/formats/jsonl"
 	"github.com/hyperiso/hyperiso/history"
 	"github.com/hyperiso/hyperiso/internal/oracle"
 	"github.com/hyperiso/hyperiso/strong"
@@ -140,4 +142,34 @@ func TestProbeAsksTheBudget(t *testing.T) {
 		}
 	}
 	require.Greater(t, asked, 50)
+}
+
+// TestProbeSnapshotFromOneOrder: without real time, an SI reader of a
+// repeated value observes the writer its other reads' snapshot holds, not
+// the latest one before it. In each round R read b's initial value (so its
+// snapshot precedes T2) and a = 1, which T1 and, after T2 in T2's session,
+// T3 wrote: the probe must take T1's, or its guess closes
+// R -rw-> T2 -so-> T3 -wr-> R. Six rounds interleave the sessions enough
+// for the file's order to be a guess.
+func TestProbeSnapshotFromOneOrder(t *testing.T) {
+	lines := []string{`{"hyperiso":1,"init":"zero"}`}
+	id := 0
+	for round := range 6 {
+		a, b := fmt.Sprintf("a%d", round), fmt.Sprintf("b%d", round)
+		for _, l := range []string{
+			`{"session":1,"id":%d,"ops":[["w","` + a + `",1]]}`,
+			`{"session":2,"id":%d,"ops":[["w","` + b + `",5]]}`,
+			`{"session":2,"id":%d,"ops":[["w","` + a + `",1]]}`,
+			`{"session":3,"id":%d,"ops":[["r","` + a + `",1],["r","` + b + `",0]]}`,
+		} {
+			id++
+			lines = append(lines, fmt.Sprintf(l, id))
+		}
+	}
+	h, err := jsonl.Parse(strings.NewReader(strings.Join(lines, "\n")), "snapshot", jsonl.Options{})
+	require.NoError(t, err)
+	res, err := check.Check(context.Background(), h, history.SI, check.Options{})
+	require.NoError(t, err)
+	require.Equal(t, check.Satisfied, res.Verdict)
+	require.EqualValues(t, 1, res.Counters["order_probe"], "the probe's guess decides: %v", res.Counters)
 }

@@ -116,7 +116,12 @@ func (g *Graph) ResolveInOrder(hint []int32, snapshots bool) *Compatible {
 		}
 	}
 	h := g.H
-	snapshots = snapshots && g.allTimed()
+	// Without real time, a snapshot is placed in the order itself.
+	var chosen []history.TxnID
+	if snapshots && !g.allTimed() {
+		chosen = g.snapshotChoices(rank)
+		snapshots = false
+	}
 	// at[w] is w's place in the version order of the key at hand.
 	at := make([]int32, g.N())
 	var chain []history.TxnID
@@ -136,6 +141,9 @@ func (g *Graph) ResolveInOrder(hint []int32, snapshots bool) *Compatible {
 				prov.WR = r.Set
 				cands := g.WR[r.Set].Cands
 				w = latestBefore(cands, rank, rank[r.Reader])
+				if chosen != nil && chosen[r.Set] >= 0 {
+					w = chosen[r.Set]
+				}
 				if snapshots {
 					w = freshest(h, cands, chain, at, rank, r.Reader, latestInSnapshot(h, cands, rank, r.Reader, w))
 				}
@@ -165,7 +173,7 @@ func (g *Graph) ResolveInOrderBytes() int64 {
 	// The edges with their provenance, and an order's adjacency (at SI
 	// in two parts, the induced arcs walked, not stored).
 	perEdge := int64(unsafe.Sizeof(Edge{})+unsafe.Sizeof(Prov{})) + 4
-	return edges*perEdge + int64(g.N())*48
+	return edges*perEdge + int64(g.N())*48 + g.snapshotChoicesBytes()
 }
 
 // resolveInOrderEdges bounds the edges of ResolveInOrder's graph.
