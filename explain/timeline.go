@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/hyperiso/hyperiso/check"
@@ -43,8 +44,9 @@ type Timeline struct {
 	// MoreSessions counts the history's sessions not shown.
 	MoreSessions int `json:"more_sessions"`
 	// Keys are the keys the counterexample's transactions touch, written as
-	// the reports write them (a key's name, or its number), the keys of the
-	// cycle's edges first.
+	// the reports write them (a key's name, or its number): the keys of the
+	// cycle's edges in cycle order, then the others, numbers in ascending
+	// order before names in alphabetical order.
 	Keys []string `json:"keys"`
 	// Edges are the cycle's edges, then (Context) the other certain
 	// dependencies among the counterexample's transactions except session
@@ -178,11 +180,13 @@ func newTimeline(h *history.History, ce []history.TxnID, cycle, context []check.
 			addKey(k)
 		}
 	}
+	nCycle := len(ceKeys)
 	for _, t := range ce {
 		for _, op := range h.Txns[t].Ops {
 			addKey(h.KeyString(op.Key))
 		}
 	}
+	sort.SliceStable(ceKeys[nCycle:], func(i, j int) bool { return keyLess(ceKeys[nCycle+i], ceKeys[nCycle+j]) })
 	if ceKeys != nil {
 		tl.Keys = ceKeys
 	}
@@ -331,4 +335,17 @@ func txnKeys(h *history.History, ops []history.Op) []string {
 		}
 	}
 	return out
+}
+
+// keyLess orders keys as written: numbers by value, before names.
+func keyLess(a, b string) bool {
+	x, errA := strconv.ParseInt(a, 10, 64)
+	y, errB := strconv.ParseInt(b, 10, 64)
+	switch {
+	case errA == nil && errB == nil:
+		return x < y
+	case (errA == nil) != (errB == nil):
+		return errA == nil
+	}
+	return a < b
 }

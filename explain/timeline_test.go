@@ -230,7 +230,7 @@ func TestTimelineSummaries(t *testing.T) {
 	require.Equal(t, []string{"acct"}, txs[0].Keys)
 	require.Equal(t, "r(5)=[1 2 3 …+3]", txs[1].Ops)
 	require.Equal(t, "aborted", txs[1].Status)
-	require.Equal(t, []string{"acct", "5"}, tl.Keys)
+	require.Equal(t, []string{"5", "acct"}, tl.Keys, "no cycle: numbers, then names")
 	require.Equal(t, []TimelineEdge{{From: 1, To: 2, Relation: "wr", Key: "acct", Context: true}}, tl.Edges)
 }
 

@@ -539,8 +539,8 @@ func labelSpot(c cubic, a, b tlBox, w float64, placed []rect) point {
 type htmlTimeline struct {
 	ID         string
 	Side, Main template.HTML
-	Caption string
-	Keys    []string
+	Caption    string
+	Keys       []string
 	// MoreKeys counts the keys left out of the filter.
 	MoreKeys int
 	// ZoomMin is the slider's lower end: small enough to see the whole
