@@ -8,6 +8,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/hyperiso/hyperiso/explain"
@@ -302,40 +303,60 @@ func placeByTime(tl *explain.Timeline, lane0 int, laneY func(int) float64, marke
 			text(prevEnd+4, y+19, "start", s.MoreAfter)
 		}
 	}
-	// Ticks at round values of the clock, as a grid over the lanes.
+	// Ticks at round values of the clock, as a grid over the lanes; on a
+	// clock far from zero (Jepsen's :time in nanoseconds, wall clocks) at
+	// round offsets from the first time shown, t₀.
 	var axis strings.Builder
 	bottom := laneY(lane0 + len(tl.Sessions))
 	step := niceStep(float64(hi-lo) / math.Max(2, math.Min(12, w/110)))
-	first := math.Ceil(float64(lo)/step) * step
+	base, first := 0.0, math.Ceil(float64(lo)/step)*step
+	if math.Abs(float64(lo)) >= 1e6 {
+		base, first = float64(lo), float64(lo)
+		fmt.Fprintf(&axis, `<text class="tl-axis" x="%.1f" y="12">t₀ = %d</text>`, x0, lo)
+	}
 	for v := first; v <= float64(hi); v += step {
 		x := x0 + (v-float64(lo))/float64(hi-lo)*w
+		label := compactNumber(v - base)
+		if base != 0 {
+			label = "t₀+" + label
+		}
 		fmt.Fprintf(&axis, `<line class="tl-grid" x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f"/><text class="tl-tick" x="%.1f" y="%.1f" text-anchor="middle">%s</text>`,
-			x, tlTop-4, x, bottom, x, tlTop-8, formatTick(v))
+			x, tlTop-4, x, bottom, x, tlTop-8, label)
 	}
 	return axis.String(), boxOf, end + tlMarkerW
 }
 
-// niceStep rounds a tick step up to 1, 2 or 5 times a power of ten.
+// niceStep rounds a tick step up to 1, 2 or 5 times a power of ten (at
+// least 1: clocks count in integers).
 func niceStep(raw float64) float64 {
-	if raw <= 0 {
+	if raw <= 1 {
 		return 1
 	}
 	p := math.Pow(10, math.Floor(math.Log10(raw)))
-	for _, m := range []float64{1, 2, 5, 10} {
+	for _, m := range []float64{1, 2, 5} {
 		if m*p >= raw {
-			return math.Max(1, m*p)
+			return m * p
 		}
 	}
-	return math.Max(1, 10*p)
+	return 10 * p
 }
 
-func formatTick(v float64) string {
-	switch a := math.Abs(v); {
-	case a >= 1e12:
-		return fmt.Sprintf("%.4ge%d", v/math.Pow(10, math.Floor(math.Log10(a))), int(math.Floor(math.Log10(a))))
-	default:
+// compactNumber writes a tick's value: whole up to 99999, then with k, M,
+// G, T (powers of 1000) and up to three significant digits.
+func compactNumber(v float64) string {
+	a := math.Abs(v)
+	if a < 1e5 {
 		return fmt.Sprintf("%.0f", v)
 	}
+	for _, u := range []struct {
+		div  float64
+		name string
+	}{{1e15, "P"}, {1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"}} {
+		if a >= u.div {
+			return strconv.FormatFloat(v/u.div, 'g', 3, 64) + u.name
+		}
+	}
+	return fmt.Sprintf("%.0f", v)
 }
 
 // writeTxnBox draws one transaction: its name, and its operations when the

@@ -319,3 +319,31 @@ func TestTimelineInPage(t *testing.T) {
 	}
 	require.NotContains(t, s, "<script src")
 }
+
+// TestTimelineTicks: round ticks; a clock far from zero is labelled by
+// offsets from the first time shown.
+func TestTimelineTicks(t *testing.T) {
+	require.Equal(t, 1.0, niceStep(0.3))
+	require.Equal(t, 20.0, niceStep(13))
+	require.Equal(t, 5e8, niceStep(3.1e8))
+	require.Equal(t, "99999", compactNumber(99999))
+	require.Equal(t, "250k", compactNumber(250000))
+	require.Equal(t, "1.23M", compactNumber(1234567))
+	require.Equal(t, "2.5G", compactNumber(2.5e9))
+
+	iv := func(a, b int64) *explain.Interval { return &explain.Interval{Start: a, End: b} }
+	const t0 = 1_700_000_000_000_000_000
+	tl := &explain.Timeline{Timed: true, Total: 2, Shown: 2, Whole: true, Keys: []string{"k"},
+		Sessions: []explain.TimelineSession{
+			{ID: 1, Size: 1, Txns: []explain.TimelineTxn{{ID: 1, Status: "committed", Time: iv(t0, t0+2e9), Keys: []string{"k"}, Counterexample: true, Cycle: true}}},
+			{ID: 2, Size: 1, Txns: []explain.TimelineTxn{{ID: 2, Status: "committed", Time: iv(t0+1e9, t0+3e9), Keys: []string{"k"}, Counterexample: true, Cycle: true}}},
+		}}
+	main := parseSVG(t, timelineSVG(tl, namer{}, "t").Main)
+	ticks := texts(pick(main, "text", "tl-tick", false))
+	require.Equal(t, []string{"t₀+0", "t₀+500M", "t₀+1G", "t₀+1.5G", "t₀+2G", "t₀+2.5G", "t₀+3G"}, ticks)
+	require.Contains(t, texts(pick(main, "text", "tl-axis", false)), "t₀ = 1700000000000000000")
+
+	tl.Sessions[0].Txns[0].Time, tl.Sessions[1].Txns[0].Time = iv(3, 9), iv(12, 40)
+	main = parseSVG(t, timelineSVG(tl, namer{}, "t").Main)
+	require.Equal(t, []string{"10", "20", "30", "40"}, texts(pick(main, "text", "tl-tick", false)))
+}
