@@ -93,10 +93,6 @@ func timelineSVG(tl *explain.Timeline, nm namer, idPrefix string) tlPicture {
 	}
 	if initLane {
 		lane(0, "tl-lane init", "initial state", "", true)
-		b := tlBox{x: tlPad, y: laneY(0) + (tlLaneH-tlBoxH)/2, w: 44, lane: 0}
-		ce[tl.InitID] = b
-		fmt.Fprintf(&boxes, `<g class="tl-txn ce cyc" data-keys="[]"><rect x="%.1f" y="%.1f" width="%.1f" height="%.0f" rx="4"/><text class="tl-name" x="%.1f" y="%.1f" text-anchor="middle">T⊥</text><title>T⊥: the initial state</title></g>`,
-			b.x, b.y, b.w, tlBoxH, b.cx(), b.y+19)
 	}
 	for i, s := range tl.Sessions {
 		hasCE := false
@@ -116,14 +112,29 @@ func timelineSVG(tl *explain.Timeline, nm namer, idPrefix string) tlPicture {
 	}
 	axis, boxOf, right := place(tl, lane0, laneY, &markers)
 	width := math.Max(right+tlPad, tlMinW)
+	var first *tlBox
 	for i, s := range tl.Sessions {
 		for j, t := range s.Txns {
 			b := boxOf[i][j]
 			if t.Counterexample {
 				ce[t.ID] = b
+				if first == nil {
+					first = &b
+				}
 			}
 			writeTxnBox(&boxes, nm, s, t, b)
 		}
+	}
+	if initLane {
+		// T⊥ comes before all: at the left edge of real time, or in the
+		// column the lanes are aligned on.
+		b := tlBox{x: 8, y: laneY(0) + (tlLaneH-tlBoxH)/2, w: tlMarkerW - 16, lane: 0}
+		if !tl.Timed && first != nil {
+			b.x, b.w = first.x, first.w
+		}
+		ce[tl.InitID] = b
+		fmt.Fprintf(&boxes, `<g class="tl-txn ce cyc" data-keys="[]"><rect x="%.1f" y="%.1f" width="%.1f" height="%.0f" rx="4"/><text class="tl-name" x="%.1f" y="%.1f" text-anchor="middle">T⊥</text><title>T⊥: the initial state</title></g>`,
+			b.x, b.y, b.w, tlBoxH, b.cx(), b.y+19)
 	}
 	if tl.Timed {
 		fmt.Fprintf(&side, `<text class="tl-axis" x="8" y="%.1f">real time →</text>`, tlTop-8)
