@@ -14,8 +14,10 @@ import (
 	"github.com/hyperiso/hyperiso/explain"
 )
 
-// The timeline is a lane layout, placed by hand because it is one: a lane
-// per session, top to bottom in the history's order; in a lane, a box per
+// The timeline is a lane layout, placed by hand because it is one (no
+// graph layout is involved: every box's place follows from its session and
+// its time or position): a lane per session, the counterexample's first;
+// in a lane, a box per
 // transaction at its real-time interval (a linear scale of the history's
 // clock) or, without real time, one after another in session order, with a
 // "… N more" marker where transactions are left out. The counterexample's
@@ -128,7 +130,7 @@ func timelineSVG(tl *explain.Timeline, nm namer, idPrefix string) tlPicture {
 	if initLane {
 		// T⊥ comes before all: at the left edge of real time, or in the
 		// column the lanes are aligned on.
-		b := tlBox{x: 8, y: laneY(0) + (tlLaneH-tlBoxH)/2, w: tlMarkerW - 16, lane: 0}
+		b := tlBox{x: 8, y: laneY(0) + (tlLaneH-tlBoxH)/2, w: 44, lane: 0}
 		if !tl.Timed && first != nil {
 			b.x, b.w = first.x, first.w
 		}
@@ -278,8 +280,9 @@ func placeByTime(tl *explain.Timeline, lane0 int, laneY func(int) float64, marke
 	if hi <= lo {
 		hi = lo + 1
 	}
-	w := math.Max(tlBase-tlGutter-2*tlMarkerW, math.Min(tlMaxW, 44*float64(most)))
-	x0 := tlMarkerW
+	// The margins hold the markers of what comes before and after.
+	x0 := tlMarkerW + 24
+	w := math.Max(tlBase-tlGutter-2*x0, math.Min(tlMaxW, 44*float64(most)))
 	xOf := func(v int64) float64 { return x0 + float64(v-lo)/float64(hi-lo)*w }
 	end := x0 + w
 	boxOf := make([][]tlBox, len(tl.Sessions))
@@ -289,7 +292,7 @@ func placeByTime(tl *explain.Timeline, lane0 int, laneY func(int) float64, marke
 	}
 	for i, s := range tl.Sessions {
 		y := laneY(lane0+i) + (tlLaneH-tlBoxH)/2
-		prevEnd := x0 - tlMarkerW
+		prevEnd := 0.0
 		for j, t := range s.Txns {
 			x := xOf(t.Time.Start)
 			bw := math.Max(4, xOf(t.Time.End)-x)
@@ -334,7 +337,7 @@ func placeByTime(tl *explain.Timeline, lane0 int, laneY func(int) float64, marke
 		fmt.Fprintf(&axis, `<line class="tl-grid" x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f"/><text class="tl-tick" x="%.1f" y="%.1f" text-anchor="middle">%s</text>`,
 			x, tlTop-4, x, bottom, x, tlTop-8, label)
 	}
-	return axis.String(), boxOf, end + tlMarkerW
+	return axis.String(), boxOf, end + x0
 }
 
 // niceStep rounds a tick step up to 1, 2 or 5 times a power of ten (at
