@@ -194,8 +194,9 @@ func TestTimelineInBrowser(t *testing.T) {
 	require.NoError(t, f.Close())
 	url := "file://" + page
 
-	// The timeline in view: the page down to it fits 1200 × 1100.
-	img := screenshotURL(t, browser, url, 1200, 1100)
+	// The timeline in view: the page down to it fits 1200 × 1300 (with
+	// room to spare for other fonts).
+	img := screenshotURL(t, browser, url, 1200, 1300)
 	cyc, top, bottom := pixels(img, cycleFill, 6)
 	other, _, _ := pixels(img, txnFill, 3)
 	require.Greater(t, cyc, 0, "no transaction of the cycle visible: the timeline is not in view or not drawn")
@@ -227,7 +228,7 @@ func TestTimelineInBrowser(t *testing.T) {
 	require.Greater(t, float64(cyc2), 2.5*float64(cyc), "zoom did not enlarge the timeline")
 
 	// Key 5: T621 and the other boxes dimmed, T301 not.
-	filtered := screenshotURL(t, browser, url+"?key=5", 1200, 1100)
+	filtered := screenshotURL(t, browser, url+"?key=5", 1200, 1300)
 	cyc5, _, _ := pixels(filtered, cycleFill, 6)
 	other5, _, _ := pixels(filtered, txnFill, 3)
 	t.Logf("?key=5: %d pixels of the cycle's boxes, %d of other boxes", cyc5, other5)
