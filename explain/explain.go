@@ -173,6 +173,9 @@ type Counterexample struct {
 	Recheck check.Verdict `json:"recheck"`
 	// History is the counterexample in hyperiso's JSON Lines format.
 	History string `json:"history_jsonl,omitempty"`
+	// Timeline is the history around the counterexample, session by
+	// session (see Timeline).
+	Timeline *Timeline `json:"timeline,omitempty"`
 	// Sub is the counterexample as a history.
 	Sub *Sub `json:"-"`
 }

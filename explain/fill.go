@@ -69,6 +69,7 @@ func (r *run) fill(ce *Counterexample, best outcome) {
 		r.cases(ce)
 	}
 	ce.Context = contextEdges(sub.H, r.level, ce.Edges)
+	ce.Timeline = newTimeline(h, sub.Orig[1:], ce.Edges, ce.Context, defaultTimelineLimits)
 	var buf bytes.Buffer
 	if err := jsonl.Write(&buf, sub.H); err == nil {
 		ce.History = buf.String()

@@ -89,6 +89,7 @@ type htmlCE struct {
 	Cases         []htmlCase
 	CasesComplete bool
 	History       string
+	Timeline      *htmlTimeline
 }
 
 type htmlAnomaly struct {
@@ -113,11 +114,18 @@ type htmlPage struct {
 }
 
 // HTML writes a single self-contained HTML page: no scripts, fonts,
-// images or style sheets from elsewhere, so it works offline and can be
-// attached to a bug report. It shows the verdict, and per counterexample
-// its class, the graph of its cycle (inline SVG), the reason of every edge,
-// the transactions with their operations, the cases of uncertain choices,
-// how minimal it is, and the counterexample as JSON Lines.
+// images or style sheets from elsewhere (a few lines of inline script zoom
+// and filter the timelines), so it works offline and can be attached to a
+// bug report. It shows the verdict, and per counterexample its class, the
+// graph of its cycle (inline SVG), the reason of every edge, the
+// transactions with their operations, a timeline of the history around
+// them (a lane per session, the counterexample highlighted, the cycle's
+// edges drawn), the cases of uncertain choices, how minimal it is, and the
+// counterexample as JSON Lines.
+//
+// The page reads two URL parameters: zoom (a factor, e.g. ?zoom=0.5) and
+// key (a key of the counterexample, as the filter lists it) set every
+// timeline's zoom and key filter on load.
 func HTML(w io.Writer, rep *explain.Report) error {
 	t, err := template.New("report").Parse(htmlTemplate)
 	if err != nil {
@@ -196,6 +204,7 @@ func htmlModel(rep *explain.Report) htmlPage {
 			History:       inlineHistory(ce),
 			HasDropped:    hasDropped(ce),
 		}
+		h.Timeline = timelineModel(ce.Timeline, nm, i+1)
 		// The operations on the keys of the cycle's edges are the ones that
 		// matter: highlight them.
 		type txnKey struct{ t, k int64 }

@@ -1,8 +1,8 @@
 // Package render turns an explained counterexample — an explain.Report,
 // the check report with its explanation — into something for people: a
 // text report (Text), the JSON report (JSON), a Graphviz digraph (DOT) and
-// a self-contained HTML page with an inline SVG picture of each cycle
-// (HTML). Package explain finds the counterexamples; render only draws
+// a self-contained HTML page with an inline SVG picture of each cycle and
+// a timeline of the history around it (HTML). Package explain finds the counterexamples; render only draws
 // them, and explain imports nothing of it.
 package render
 
