@@ -1,0 +1,172 @@
+package check_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"math/rand"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/hyperiso/hyperiso/check"
+	"github.com/hyperiso/hyperiso/formats"
+	"github.com/hyperiso/hyperiso/history"
+	"github.com/hyperiso/hyperiso/internal/execoracle"
+)
+
+// TestPredicateOracle compares the checker with execoracle on random
+// histories of rows: inserts, updates, deletes, point reads that find a
+// row absent, and predicate reads over key ranges (no value tests), with
+// repeated values and unknown outcomes. They go through JSONL as a user's
+// do. The verdicts must agree, none may be unknown, and a satisfied
+// verdict's witness must replay. At rc, and in a mixed history where a
+// transaction at rc has a predicate read, the checker refuses (not decided
+// yet); at rc the histories without predicate reads are compared. RR has
+// no checker level yet: mixed histories with an rr transaction are
+// skipped. HYPERISO_PRED_N sets how many are compared per level.
+func TestPredicateOracle(t *testing.T) {
+	n := 300
+	if v, err := strconv.Atoi(os.Getenv("HYPERISO_PRED_N")); err == nil && v > 0 {
+		n = v
+	}
+	levels := []execoracle.Level{execoracle.SER, execoracle.StrictSER, execoracle.SI, execoracle.PSI,
+		execoracle.PC, execoracle.CC, execoracle.RA, execoracle.Mixed, execoracle.RC}
+	for li, l := range levels {
+		t.Run(l.String(), func(t *testing.T) {
+			rng := rand.New(rand.NewSource(int64(2900 + li)))
+			var fails []listFailure
+			counts := map[string]int{}
+			for tries := 0; len(fails) < 1000 && counts["checked"] < n && tries < 50*n; tries++ {
+				o := execoracle.PredicateGenOptions(l)
+				o.KeyRangesOnly = true
+				h := execoracle.Generate(rng, o)
+				if slices.ContainsFunc(h.Txns, func(tx execoracle.Txn) bool { return tx.Level == execoracle.RR }) {
+					counts["skipped: a transaction at rr"]++
+					continue
+				}
+				f, skip := listCompare(t, h, l)
+				if strings.Contains(skip, "nothing to check") {
+					counts["refused: nothing committed"]++
+					continue
+				}
+				if skip != "" {
+					if !rcSelect(h, l) {
+						t.Fatalf("refused a history it should decide: %s\n%s", skip, h.JSONL())
+					}
+					if !strings.Contains(skip, "not decided yet at rc: predicate reads") {
+						t.Fatalf("refusal: %s", skip)
+					}
+					counts["refused: rc predicate read"]++
+					continue
+				}
+				if rcSelect(h, l) {
+					t.Fatalf("decided a history with a predicate read at rc\n%s", h.JSONL())
+				}
+				counts["checked"]++
+				if sat, _ := execoracle.Satisfies(h, l, execoracle.SER); sat {
+					counts["oracle satisfied"]++
+				}
+				if hasSelect(h) {
+					counts["with predicate reads"]++
+				}
+				if f != nil {
+					counts[f.kind]++
+					fails = append(fails, *f)
+				}
+			}
+			t.Logf("%v: %v", l, counts)
+			if counts["checked"] < n {
+				t.Errorf("%v: only %d compared", l, counts["checked"])
+			}
+			if len(fails) == 0 {
+				return
+			}
+			slices.SortFunc(fails, func(a, b listFailure) int { return a.size - b.size })
+			shown := map[string]bool{}
+			for _, f := range fails {
+				if shown[f.kind] {
+					continue
+				}
+				shown[f.kind] = true
+				small := shrinkList(t, f.h, l)
+				g, _ := listCompare(t, small, l)
+				if g == nil || g.kind != f.kind {
+					g, small = &f, f.h
+				}
+				t.Errorf("%v: %d of %d histories disagree; smallest of kind %q, shrunk: %s\n%s", l, len(fails), counts["checked"], f.kind, g.msg, small.JSONL())
+			}
+		})
+	}
+}
+
+func hasSelect(h *execoracle.History) bool {
+	for _, tx := range h.Txns {
+		for _, op := range tx.Ops {
+			if op.Kind == execoracle.PredRead {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// rcSelect reports whether a transaction of h that is not aborted runs at
+// rc (checked at l, with SER the default of a mixed check) and has a
+// predicate read: what the checker refuses.
+func rcSelect(h *execoracle.History, l execoracle.Level) bool {
+	for _, tx := range h.Txns {
+		at := l
+		if l == execoracle.Mixed {
+			at = tx.Level
+			if at == execoracle.LevelNone || at == execoracle.Mixed {
+				at = execoracle.SER
+			}
+		}
+		if at != execoracle.RC || tx.Status == execoracle.Aborted {
+			continue
+		}
+		for _, op := range tx.Ops {
+			if op.Kind == execoracle.PredRead {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// The refusals: rc, a mixed history's rc transaction, rows beside lists.
+func TestPredicateRefusals(t *testing.T) {
+	read := func(s string) *history.History {
+		h, err := formats.ReadStream(bytes.NewReader([]byte(s)), "p.jsonl", formats.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h
+	}
+	sel := `{"session":1,"ops":[["insert",1,1]]}
+{"session":2,"level":"rc","ops":[["select",{"keys":[0,10]},[[1,1]]]]}
+`
+	for _, c := range []struct {
+		src   string
+		level history.Level
+		want  string
+	}{
+		{sel, history.RC, "not decided yet at rc: predicate reads (first: T2(s2#0)'s select of keys [0,10))"},
+		{sel, history.Mixed, "not decided yet at rc: predicate reads"},
+		{sel + `{"session":3,"ops":[["append",20,1]]}` + "\n", history.SER, "not decided yet: inserts, deletes or predicate reads beside list appends"},
+	} {
+		_, err := check.Check(context.Background(), read(c.src), c.level, check.Options{DefaultLevel: history.SER})
+		if !errors.Is(err, check.ErrInput) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: %v, want %q", c.level, err, c.want)
+		}
+	}
+	for _, l := range []history.Level{history.RA, history.SER} {
+		res, err := check.Check(context.Background(), read(sel), l, check.Options{})
+		if err != nil || res.Verdict != check.Satisfied {
+			t.Errorf("%v: %v %v", l, res.Verdict, err)
+		}
+	}
+}
