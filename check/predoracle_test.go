@@ -194,3 +194,44 @@ func TestPredicateRefusals(t *testing.T) {
 		}
 	}
 }
+
+// A cycle through predicate reads is named G2-item (or G-single) with the
+// phantom said in words; the same shape through point reads is not; a
+// second scan that sees a row the first did not is a phantom.
+func TestPredicateNaming(t *testing.T) {
+	check1 := func(src string, l history.Level) *check.Result {
+		h, err := formats.ReadStream(strings.NewReader(src), "n.jsonl", formats.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := check.Check(context.Background(), h, l, check.Options{})
+		if err != nil || res.Verdict != check.Violated || len(res.Anomalies) == 0 {
+			t.Fatalf("%v: %v %v", l, res.Verdict, err)
+		}
+		return res
+	}
+	g2 := check1(`{"session":1,"ops":[["select",{"keys":[0,10]},[]],["insert",1,1]]}
+{"session":2,"ops":[["select",{"keys":[0,10]},[]],["insert",2,1]]}
+`, history.SER)
+	a := g2.Anomalies[0]
+	if a.Type != history.G2Item || !strings.Contains(a.Description, "2 of its rw edges from a row that a predicate read did not return (a phantom") {
+		t.Errorf("write skew through predicates: %s: %s", a.Type, a.Description)
+	}
+	for _, e := range a.Edges {
+		if !strings.Contains(e.Reason, "predicate read of keys [0,10) did not return: it saw the row absent") {
+			t.Errorf("edge: %s", e.Reason)
+		}
+	}
+	item := check1(`{"session":1,"ops":[["r",1,null],["r",2,null],["insert",1,1]]}
+{"session":2,"ops":[["r",1,null],["r",2,null],["insert",2,1]]}
+`, history.SER)
+	if a := item.Anomalies[0]; a.Type != history.G2Item || strings.Contains(a.Description, "phantom") {
+		t.Errorf("write skew through point reads: %s: %s", a.Type, a.Description)
+	}
+	ph := check1(`{"session":1,"ops":[["w",7,1],["select",{"keys":[0,10]},[[7,1]]],["select",{"keys":[0,10]},[[5,1],[7,1]]]]}
+{"session":2,"ops":[["insert",5,1]]}
+`, history.RA)
+	if a := ph.Anomalies[0]; a.Type != "non-repeatable-read" || !strings.Contains(a.Description, "op 2, a predicate read of keys [0,10), read row 5 = 1, but it had read nil before without writing the key: a phantom") {
+		t.Errorf("phantom: %s: %s", a.Type, a.Description)
+	}
+}

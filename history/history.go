@@ -143,6 +143,23 @@ func (h *History) SelectsOf(t TxnID) []Select {
 	return h.Selects[lo:hi]
 }
 
+// OpAsRead returns the place of t's operation j in the transaction as it
+// was read, where a predicate read is one operation however many rows it
+// expanded to, and the predicate read the operation is a row of, if any.
+func (h *History) OpAsRead(t TxnID, j int) (int, *Select) {
+	place := j
+	for i := range h.SelectsOf(t) {
+		s := &h.SelectsOf(t)[i]
+		switch {
+		case j >= int(s.At+s.N):
+			place -= int(s.N) - 1
+		case j >= int(s.At):
+			return int(s.At) + place - j, s
+		}
+	}
+	return place, nil
+}
+
 // HasRows reports whether h has predicate reads, inserts or deletes:
 // operations whose provenance (Op.Src) a format or a check must keep or
 // refuse.
