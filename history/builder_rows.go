@@ -53,15 +53,10 @@ func (b *Builder) SelectID(t TxnID, lo, hi int64, rows []Version) {
 		panic(fmt.Sprintf("history: select range [%d,%d)", lo, hi))
 	}
 	b.flush()
-	for i, r := range rows {
+	for _, r := range rows {
 		key := b.h.Keys[r.Key]
 		if b.isNamed(r.Key) || key < lo || key >= hi {
 			panic(fmt.Sprintf("history: select [%d,%d) returns key %d", lo, hi, key))
-		}
-		for _, q := range rows[:i] {
-			if q.Key == r.Key {
-				panic(fmt.Sprintf("history: select returns key %d twice", key))
-			}
 		}
 	}
 	sp := b.spans[t]
@@ -119,19 +114,23 @@ func (b *Builder) expandSelects() []KeyID {
 			next = ps.at
 			idx := int32(len(b.h.Selects))
 			s := Select{Txn: t, Lo: ps.lo, Hi: ps.hi, At: int32(len(ops))}
+			// The returned rows in key order, merged with the keys.
+			rows := ps.rows
+			slices.SortFunc(rows, func(x, y Version) int { return cmp.Compare(b.h.Keys[x.Key], b.h.Keys[y.Key]) })
+			for r := 1; r < len(rows); r++ {
+				if rows[r].Key == rows[r-1].Key {
+					panic(fmt.Sprintf("history: select [%d,%d) returns key %d twice", ps.lo, ps.hi, b.h.Keys[rows[r].Key]))
+				}
+			}
 			from, _ := slices.BinarySearchFunc(keys, ps.lo, func(x rawKey, lo int64) int { return cmp.Compare(x.raw, lo) })
 			for _, rk := range keys[from:] {
 				if rk.raw >= ps.hi {
 					break
 				}
-				v, returned := ValueID(0), false
-				for _, r := range ps.rows {
-					if r.Key == rk.k {
-						v, returned = r.Value, true
-						break
-					}
-				}
-				if !returned {
+				var v ValueID
+				if len(rows) > 0 && rows[0].Key == rk.k {
+					v, rows = rows[0].Value, rows[1:]
+				} else {
 					v = b.ValueID(rk.k, EmptyList)
 				}
 				ops = append(ops, Op{Kind: OpRead, Src: SrcSelect, Key: rk.k, Value: v, List: idx + 1})
