@@ -535,7 +535,7 @@ func (p *lineScanner) ops() bool {
 func (p *lineScanner) op(n int) bool {
 	sc, f := &p.sc, &p.f
 	if sc.peek() != '[' {
-		return sc.fail(`ops[%d]: expected an operation ["r"|"w"|"append", key, value], found %s`, n, sc.found())
+		return sc.fail(`ops[%d]: expected an operation ["r"|"w"|"append"|"insert", key, value], ["delete", key] or ["select", predicate, rows], found %s`, n, sc.found())
 	}
 	sc.i++
 	sc.ws()
