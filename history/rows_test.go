@@ -59,5 +59,6 @@ func TestSelectExpansion(t *testing.T) {
 	require.Equal(t, EmptyList, init[5])
 	require.Len(t, init, 3)
 	require.True(t, h.HasRows())
+	require.Equal(t, 3, h.Stats().PredicateReads)
 	require.Empty(t, h.List(ops[1]), "a predicate read's row is no list read")
 }
