@@ -354,6 +354,9 @@ func (c Cycle) Describe(h *history.History, level history.Level) string {
 	default:
 		return "not a cycle"
 	}
+	if n := Phantoms(h, c.Edges); n > 0 && (c.Class == GSingle || c.Class == G2Item) {
+		fmt.Fprintf(&b, "; %d of its rw edges from a row that a predicate read did not return (a phantom: Adya's G2 rather than G2-item)", n)
+	}
 	if c.SO > 0 && c.Class != LostUpdate {
 		b.WriteString(" (through session order)")
 	}

@@ -181,6 +181,9 @@ func (r *Reasoner) rwReason(e hyperpolygraph.Edge) string {
 	if !ok {
 		return fmt.Sprintf("%s read a version of key %s that %s overwrote (rw)", from, k, to)
 	}
+	if p := phantomWords(h, e, rd); p != "" {
+		return p
+	}
 	cands := h.Index().Candidates(e.From, rd)
 	val := value(h, rd.Key, rd.Value)
 	if len(cands) != 1 {
@@ -347,4 +350,60 @@ func (r *Reasoner) Reasons(c Cycle) []string {
 		out[i] = r.Reason(e)
 	}
 	return out
+}
+
+// phantomRead returns the predicate read whose row e's reader observed
+// absent when e is a predicate anti-dependency that makes a row appear: the
+// reader's read of e.Key is a row its predicate read did not return, and
+// e.To's version of the row is live (docs/predicates.md, "Dependencies").
+func phantomRead(h *history.History, e hyperpolygraph.Edge, rd history.ExtRead) (*history.Select, bool) {
+	if e.Rel != history.RW || e.From == history.InitTxn || h.Value(rd.Key, rd.Value) != history.EmptyList {
+		return nil, false
+	}
+	_, sel := h.OpAsRead(e.From, int(rd.Op))
+	if sel == nil {
+		return nil, false
+	}
+	if v := finalWrite(h, e.To, e.Key); v < 0 || h.Value(e.Key, v) == history.EmptyList {
+		return nil, false
+	}
+	return sel, true
+}
+
+// phantomWords explains a predicate anti-dependency that makes a row
+// appear, or returns "".
+func phantomWords(h *history.History, e hyperpolygraph.Edge, rd history.ExtRead) string {
+	sel, ok := phantomRead(h, e, rd)
+	if !ok {
+		return ""
+	}
+	verb, noun := "wrote", "write"
+	for _, op := range h.Txns[e.To].Ops {
+		if op.Key == e.Key && op.Kind == history.OpWrite {
+			verb, noun = "wrote", "write"
+			if op.Src == history.SrcInsert {
+				verb, noun = "inserted", "insert"
+			}
+		}
+	}
+	return fmt.Sprintf("%s %s row %s = %s, which %s's predicate read of keys [%d,%d) did not return: it saw the row absent, before %s's %s (a phantom; rw)",
+		name(h, e.To), verb, h.KeyString(e.Key), value(h, e.Key, finalWrite(h, e.To, e.Key)), name(h, e.From), sel.Lo, sel.Hi, name(h, e.To), noun)
+}
+
+// Phantoms counts the edges of cyc that are predicate anti-dependencies
+// making a row appear: a transaction's predicate read did not return a
+// row that the edge's other transaction wrote.
+func Phantoms(h *history.History, cyc []hyperpolygraph.Edge) int {
+	n := 0
+	for _, e := range cyc {
+		if e.Rel != history.RW || e.From == history.InitTxn {
+			continue
+		}
+		if rd, ok := extRead(h, e.From, e.Key); ok {
+			if _, ok := phantomRead(h, e, rd); ok {
+				n++
+			}
+		}
+	}
+	return n
 }

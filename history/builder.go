@@ -60,6 +60,11 @@ type Builder struct {
 	promoted TxnID
 	// restReserved: ReserveRest has judged the rest of the input.
 	restReserved bool
+	// Predicate reads, expanded by Finish (builder_rows.go), and
+	// InitSelected's value.
+	selects  []pendingSelect
+	initSel  bool
+	initSelV int64
 }
 
 // NewBuilder starts a history read from source by the named format.
@@ -437,8 +442,17 @@ func (b *Builder) SetMeta(key, val string) { b.h.Meta[key] = val }
 func (b *Builder) Finish() *History {
 	b.flush()
 	h := &b.h
+	selected := b.expandSelects()
 	if b.promoted > 0 {
 		b.promote()
+	}
+	if b.initSel {
+		for _, k := range selected {
+			if !b.initHas[k] {
+				b.initHas[k] = true
+				b.initOps = append(b.initOps, Op{Kind: OpWrite, Key: k, Value: b.ValueID(k, b.initSelV)})
+			}
+		}
 	}
 	if b.initAll {
 		for k := range h.Keys {
@@ -542,6 +556,11 @@ func (b *Builder) promote() {
 		sessions = append(sessions, Session{ID: s.ID, Txns: txns})
 	}
 	h.Sessions = sessions
+	for i := range h.Selects {
+		if h.Selects[i].Txn > p {
+			h.Selects[i].Txn--
+		}
+	}
 	for si := range h.Sessions {
 		for i, t := range h.Sessions[si].Txns {
 			h.Txns[t].Session = int32(si)

@@ -5,7 +5,11 @@
 // statistics every checker reports. Readers build a History through a Builder.
 package history
 
-import "fmt"
+import (
+	"cmp"
+	"fmt"
+	"slices"
+)
 
 // TxnID indexes History.Txns. Transaction 0 is always the initial transaction
 // T⊥, which writes every key's initial value and precedes all others.
@@ -54,12 +58,123 @@ func (k OpKind) IsWrite() bool { return k == OpWrite || k == OpAppend }
 
 // Op is one operation, 16 bytes, stored contiguously per transaction.
 type Op struct {
-	Kind  OpKind
+	Kind OpKind
+	// Src says what the operation stands for when it is a row's (an
+	// insert, a delete, a row of a predicate read); SrcPlain otherwise.
+	// It sits in the padding after Kind, so Op stays 16 bytes.
+	Src   OpSrc
 	Key   KeyID
 	Value ValueID
 	// List is, for OpReadList, 1 + the index of the observed list in
-	// History.Lists; 0 otherwise.
+	// History.Lists; for an OpRead with Src SrcSelect, 1 + the index of
+	// its predicate read in History.Selects; 0 otherwise.
 	List int32
+}
+
+// OpSrc is an operation's provenance: the row operation (docs/predicates.md)
+// that a register operation of the model stands for. Checks decide by Kind,
+// Key and Value alone; Src lets writers write the operation back as it was
+// read, and lets a check refuse what it does not decide.
+type OpSrc uint8
+
+const (
+	// SrcPlain: the operation is what its Kind says.
+	SrcPlain OpSrc = iota
+	// SrcInsert: an OpWrite that is insert(k, v), a blind write of v.
+	SrcInsert
+	// SrcDelete: an OpWrite that is delete(k), a blind write of the empty
+	// value (EmptyList), the value an absent row reads as.
+	SrcDelete
+	// SrcSelect: an OpRead that is one row of a predicate read (Op.List
+	// names it): the version of the row that the read observed, the
+	// returned value or, for a row it did not return, EmptyList.
+	SrcSelect
+)
+
+var opSrcNames = [...]string{"", "insert", "delete", "select"}
+
+func (s OpSrc) String() string {
+	if int(s) < len(opSrcNames) {
+		return opSrcNames[s]
+	}
+	return fmt.Sprintf("OpSrc(%d)", s)
+}
+
+// Select is one predicate read over a key range: select(keys in [Lo, Hi))
+// returned some rows. It observes every row of its universe: the integer
+// keys of the history in [Lo, Hi) (a key no other operation names is
+// absent in every version and would constrain nothing). Its transaction's
+// Ops[At:At+N] are one OpRead per such key (Src SrcSelect, List 1 + the
+// Select's index), in key order, at the read's place in program order: a
+// returned row (k, v) reads v, a row not returned reads EmptyList. From
+// read atomic up a transaction's reads all see one visible set, so these
+// point reads are exactly what the predicate read means; at read committed
+// its rows are not ordered among themselves and the expansion would order
+// them (checks refuse it there).
+//
+// Memory: N is the number of keys of the history in the range, so a
+// history costs (predicate reads × keys per range) operations.
+type Select struct {
+	Txn    TxnID
+	Lo, Hi int64
+	At, N  int32
+}
+
+// Ops returns the row reads of s in h.
+func (s Select) Ops(h *History) []Op {
+	return h.Txns[s.Txn].Ops[s.At : s.At+s.N]
+}
+
+// SelectOf returns the predicate read op belongs to, if any.
+func (h *History) SelectOf(op Op) (Select, bool) {
+	if op.Src != SrcSelect || op.Kind != OpRead || op.List < 1 || int(op.List) > len(h.Selects) {
+		return Select{}, false
+	}
+	return h.Selects[op.List-1], true
+}
+
+// SelectsOf returns t's predicate reads, in program order.
+func (h *History) SelectsOf(t TxnID) []Select {
+	lo, _ := slices.BinarySearchFunc(h.Selects, t, func(s Select, t TxnID) int { return cmp.Compare(s.Txn, t) })
+	hi := lo
+	for hi < len(h.Selects) && h.Selects[hi].Txn == t {
+		hi++
+	}
+	return h.Selects[lo:hi]
+}
+
+// OpAsRead returns the place of t's operation j in the transaction as it
+// was read, where a predicate read is one operation however many rows it
+// expanded to, and the predicate read the operation is a row of, if any.
+func (h *History) OpAsRead(t TxnID, j int) (int, *Select) {
+	place := j
+	for i := range h.SelectsOf(t) {
+		s := &h.SelectsOf(t)[i]
+		switch {
+		case j >= int(s.At+s.N):
+			place -= int(s.N) - 1
+		case j >= int(s.At):
+			return int(s.At) + place - j, s
+		}
+	}
+	return place, nil
+}
+
+// HasRows reports whether h has predicate reads, inserts or deletes:
+// operations whose provenance (Op.Src) a format or a check must keep or
+// refuse.
+func (h *History) HasRows() bool {
+	if len(h.Selects) > 0 {
+		return true
+	}
+	for t := 1; t < len(h.Txns); t++ {
+		for _, op := range h.Txns[t].Ops {
+			if op.Src != SrcPlain {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // Status is the outcome of a transaction as the client saw it.
@@ -209,6 +324,9 @@ type History struct {
 	ValueNames [][]string
 	// Lists holds the lists observed by OpReadList operations.
 	Lists [][]ValueID
+	// Selects are the predicate reads, ordered by transaction and place
+	// in program order (Select).
+	Selects []Select
 	// AbortedWrites are writes known not to have taken effect that belong
 	// to no transaction of the history.
 	AbortedWrites []Version
@@ -313,7 +431,7 @@ func (h *History) SessionOf(t TxnID) int64 {
 
 // List returns the list observed by a list read.
 func (h *History) List(op Op) []ValueID {
-	if op.List == 0 {
+	if op.List == 0 || op.Kind != OpReadList {
 		return nil
 	}
 	return h.Lists[op.List-1]

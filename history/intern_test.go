@@ -154,5 +154,5 @@ func TestAddValue(t *testing.T) {
 	h := b.Finish()
 	require.Equal(t, ValueID(1), v)
 	require.Equal(t, [][]int64{{10, 20, 30}, {20}}, h.Values)
-	require.Equal(t, []Op{{OpWrite, k, 0, 0}, {OpWrite, k, 1, 0}, {OpWrite, k, 2, 0}, {OpRead, k2, 0, 0}}, h.Txns[1].Ops)
+	require.Equal(t, []Op{{Kind: OpWrite, Key: k, Value: 0}, {Kind: OpWrite, Key: k, Value: 1}, {Kind: OpWrite, Key: k, Value: 2}, {Kind: OpRead, Key: k2, Value: 0}}, h.Txns[1].Ops)
 }

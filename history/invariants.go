@@ -55,8 +55,16 @@ func (h *History) CheckInvariants() error {
 			}
 		case op.Kind > OpReadList:
 			return fmt.Errorf("txn %d: bad op kind %d", t, op.Kind)
+		case op.Src == SrcSelect:
+			if op.Kind != OpRead || op.List < 1 || int(op.List) > len(h.Selects) || h.Selects[op.List-1].Txn != TxnID(t) {
+				return fmt.Errorf("txn %d: a predicate read's row with select %d", t, op.List)
+			}
 		case op.List != 0:
 			return fmt.Errorf("txn %d: non-list op with a list", t)
+		case op.Src > SrcSelect || op.Src != SrcPlain && op.Kind != OpWrite:
+			return fmt.Errorf("txn %d: %v op marked %v", t, op.Kind, op.Src)
+		case op.Src == SrcDelete && h.Value(op.Key, op.Value) != EmptyList:
+			return fmt.Errorf("txn %d: a delete that writes %d", t, h.Value(op.Key, op.Value))
 		}
 		return nil
 	}
@@ -109,6 +117,22 @@ func (h *History) CheckInvariants() error {
 		for _, op := range h.Txns[t].Ops {
 			if err := checkOp(t, op); err != nil {
 				return err
+			}
+		}
+	}
+	for i, s := range h.Selects {
+		if i > 0 && (s.Txn < h.Selects[i-1].Txn || s.Txn == h.Selects[i-1].Txn && s.At < h.Selects[i-1].At+h.Selects[i-1].N) {
+			return fmt.Errorf("select %d out of order", i)
+		}
+		if s.Txn <= 0 || int(s.Txn) >= len(h.Txns) || s.At < 0 || s.N < 0 || int(s.At+s.N) > len(h.Txns[s.Txn].Ops) || s.Lo > s.Hi {
+			return fmt.Errorf("select %d out of range", i)
+		}
+		for j, op := range s.Ops(h) {
+			if op.Src != SrcSelect || int(op.List) != i+1 {
+				return fmt.Errorf("select %d: op %d is not its row", i, int(s.At)+j)
+			}
+			if k := h.Key(op.Key); k < s.Lo || k >= s.Hi {
+				return fmt.Errorf("select %d: row %d outside [%d,%d)", i, k, s.Lo, s.Hi)
 			}
 		}
 	}

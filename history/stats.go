@@ -8,11 +8,15 @@ type Stats struct {
 	Committed    int `json:"committed"`
 	Aborted      int `json:"aborted"`
 	Unknown      int `json:"unknown"`
-	Operations   int `json:"operations"`
-	Reads        int `json:"reads"`
-	Writes       int `json:"writes"`
-	Keys         int `json:"keys"`
-	InitWrites   int `json:"init_writes"`
+	// Operations counts the model's operations: a predicate read counts
+	// once per key of its range (History.Select), and PredicateReads
+	// counts the predicate reads themselves.
+	Operations     int `json:"operations"`
+	PredicateReads int `json:"predicate_reads,omitempty"`
+	Reads          int `json:"reads"`
+	Writes         int `json:"writes"`
+	Keys           int `json:"keys"`
+	InitWrites     int `json:"init_writes"`
 	// ExternalReads counts the external reads of committed transactions.
 	ExternalReads int `json:"external_reads"`
 	// MultiWriterReads counts external reads of committed transactions
@@ -30,11 +34,12 @@ type Stats struct {
 func (h *History) Stats() Stats {
 	ix := h.Index()
 	s := Stats{
-		Sessions:      len(h.Sessions),
-		Transactions:  len(h.Txns) - 1,
-		Keys:          len(h.Keys),
-		InitWrites:    len(h.Txns[InitTxn].Ops),
-		AbortedWrites: len(h.AbortedWrites),
+		Sessions:       len(h.Sessions),
+		Transactions:   len(h.Txns) - 1,
+		Keys:           len(h.Keys),
+		InitWrites:     len(h.Txns[InitTxn].Ops),
+		AbortedWrites:  len(h.AbortedWrites),
+		PredicateReads: len(h.Selects),
 	}
 	for t := 1; t < len(h.Txns); t++ {
 		tx := &h.Txns[t]

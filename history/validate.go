@@ -71,7 +71,16 @@ type Finding struct {
 // operation, key and value.
 func (f Finding) Describe(h *History) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %s op %d read key %s = %s", f.Kind, h.TxnString(f.Txn), f.Op, h.KeyString(f.Key), h.ValueString(f.Key, f.Value))
+	place, sel := h.OpAsRead(f.Txn, int(f.Op))
+	if sel != nil {
+		// A row of a predicate read: the operation as the file has it.
+		fmt.Fprintf(&b, "%s: %s op %d, a predicate read of keys [%d,%d), read row %s = %s", f.Kind, h.TxnString(f.Txn), place, sel.Lo, sel.Hi, h.KeyString(f.Key), h.ValueString(f.Key, f.Value))
+	} else {
+		fmt.Fprintf(&b, "%s: %s op %d read key %s = %s", f.Kind, h.TxnString(f.Txn), place, h.KeyString(f.Key), h.ValueString(f.Key, f.Value))
+	}
+	if sel != nil && h.Value(f.Key, f.Value) == EmptyList {
+		b.WriteString(" (not returned: absent)")
+	}
 	switch f.Kind {
 	case ThinAirRead:
 		b.WriteString(", a value no transaction wrote")
@@ -85,6 +94,9 @@ func (f Finding) Describe(h *History) string {
 		fmt.Fprintf(&b, ", but its own latest write of the key was %s", h.ValueString(f.Key, f.Expected))
 	case NonRepeatableRead:
 		fmt.Fprintf(&b, ", but it had read %s before without writing the key", h.ValueString(f.Key, f.Expected))
+		if sel != nil && (h.Value(f.Key, f.Value) == EmptyList) != (h.Value(f.Key, f.Expected) == EmptyList) {
+			b.WriteString(": a phantom, the row appeared or vanished between two reads of the transaction")
+		}
 	}
 	if len(f.Writers) > 0 {
 		b.WriteString(" (")

@@ -51,11 +51,24 @@ const (
 // lists[lo:hi] of the line's scratch.
 // A key or value is an integer (name 0) or a string: name-1 indexes the
 // line's names.
+//
+// An insert is an OpWrite and a delete an OpWrite without a value, both
+// marked by src; a predicate read ("select") is an OpRead marked
+// SrcSelect whose key and val are its key range [key, val) and whose
+// returned rows are rows[lo:hi] of the line's scratch.
 type rawOp struct {
 	kind         history.OpKind
+	src          history.OpSrc
 	key, val     int64
 	kname, vname int32
 	lo, hi       int32
+}
+
+// selRow is one row a predicate read returned: an integer key and a value
+// (an integer, or a string: name-1 indexes the line's names).
+type selRow struct {
+	key, val int64
+	vname    int32
 }
 
 type kv struct {
@@ -83,6 +96,7 @@ type fields struct {
 	ops        []rawOp
 	lists      []int64
 	listNames  []int32 // parallel to lists
+	rows       []selRow
 	orderNames []int32 // parallel to order
 	names      []string
 	aborted    []kv
@@ -110,6 +124,8 @@ type lineScanner struct {
 	f     fields
 	warns []string // messages for Builder.Warn at the line's position
 	other int      // fields ignored (Dropped.Other)
+	// rowKeys is scratch for a predicate read's returned keys.
+	rowKeys []int64
 }
 
 // object parses one line's object into p.f.
@@ -117,7 +133,7 @@ func (p *lineScanner) object() bool {
 	sc, f := &p.sc, &p.f
 	f.has = 0
 	f.status, f.level = history.Committed, history.LevelNone
-	f.ops, f.lists, f.aborted = f.ops[:0], f.lists[:0], f.aborted[:0]
+	f.ops, f.lists, f.aborted, f.rows = f.ops[:0], f.lists[:0], f.aborted[:0], f.rows[:0]
 	f.listNames, f.orderNames, f.names = f.listNames[:0], f.orderNames[:0], f.names[:0]
 	f.meta, f.sessions, f.keyNames = nil, nil, nil
 	sc.ws()
@@ -519,7 +535,7 @@ func (p *lineScanner) ops() bool {
 func (p *lineScanner) op(n int) bool {
 	sc, f := &p.sc, &p.f
 	if sc.peek() != '[' {
-		return sc.fail(`ops[%d]: expected an operation ["r"|"w"|"append", key, value], found %s`, n, sc.found())
+		return sc.fail(`ops[%d]: expected an operation ["r"|"w"|"append"|"insert", key, value], ["delete", key] or ["select", predicate, rows], found %s`, n, sc.found())
 	}
 	sc.i++
 	sc.ws()
@@ -535,11 +551,20 @@ func (p *lineScanner) op(n int) bool {
 		op.kind = history.OpWrite
 	case "append":
 		op.kind = history.OpAppend
+	case "insert":
+		op.kind, op.src = history.OpWrite, history.SrcInsert
+	case "delete":
+		op.kind, op.src = history.OpWrite, history.SrcDelete
+	case "select":
+		return p.selectOp(n)
 	default:
-		return sc.fail(`ops[%d]: unknown operation %q (want "r", "w" or "append")`, n, name)
+		return sc.fail(`ops[%d]: unknown operation %q (want "r", "w", "append", "insert", "delete" or "select")`, n, name)
 	}
 	sc.ws()
 	if sc.peek() != ',' {
+		if op.src == history.SrcDelete {
+			return sc.fail(`ops[%d]: expected 2 elements ["delete", key], found %s after the name`, n, sc.found())
+		}
 		return sc.fail(`ops[%d]: expected 3 elements [op, key, value], found %s after the name`, n, sc.found())
 	}
 	sc.i++
@@ -548,6 +573,18 @@ func (p *lineScanner) op(n int) bool {
 		return sc.wrap(n)
 	}
 	sc.ws()
+	if op.src == history.SrcDelete {
+		if sc.peek() != ']' {
+			if sc.peek() == ',' {
+				return sc.fail(`ops[%d]: too many elements (a delete is ["delete", key])`, n)
+			}
+			return sc.fail(`ops[%d]: expected ']' after the key, found %s`, n, sc.found())
+		}
+		sc.i++
+		op.val = history.EmptyList
+		f.ops = append(f.ops, op)
+		return true
+	}
 	if sc.peek() != ',' {
 		return sc.fail(`ops[%d]: expected 3 elements [op, key, value], found %s after the key`, n, sc.found())
 	}
@@ -631,4 +668,168 @@ func (p *lineScanner) scalar(what string) (n int64, name int32, ok bool) {
 	}
 	f.names = append(f.names, string(s))
 	return 0, int32(len(f.names)), true
+}
+
+// smallRows is how many rows of a predicate read are checked for a
+// repeated key one by one (naming the row); beyond, the keys are sorted.
+const smallRows = 16
+
+// selectOp parses the rest of a predicate read, after its name:
+// , {"keys": [lo, hi]}, [[k, v], ...]] (docs/predicates.md). The
+// predicate's only field so far is the key range; a value test ("in",
+// "values") is refused by name, and so is any other field, so that a
+// predicate this reader does not know is never read as a wider one.
+func (p *lineScanner) selectOp(n int) bool {
+	sc, f := &p.sc, &p.f
+	const shape = `["select", {"keys": [lo, hi]}, [[key, value], ...]]`
+	sc.ws()
+	if !sc.expect(',', fmt.Sprintf("ops[%d]: %s: ','", n, shape)) {
+		return false
+	}
+	sc.ws()
+	if !sc.expect('{', fmt.Sprintf("ops[%d]: the predicate, an object {\"keys\": [lo, hi]}", n)) {
+		return false
+	}
+	op := rawOp{kind: history.OpRead, src: history.SrcSelect}
+	hasKeys := false
+	sc.ws()
+	for sc.peek() != '}' {
+		start := sc.i
+		name, ok := sc.str(fmt.Sprintf("ops[%d] predicate field name", n))
+		if !ok {
+			return false
+		}
+		field := string(name)
+		sc.ws()
+		if !sc.expect(':', "':' after a field name") {
+			return false
+		}
+		sc.ws()
+		switch field {
+		case "keys":
+			if hasKeys {
+				sc.i = start
+				return sc.fail(`ops[%d] predicate: duplicate field "keys"`, n)
+			}
+			hasKeys = true
+			at := sc.i
+			if !sc.expect('[', fmt.Sprintf(`ops[%d] predicate field "keys": [lo, hi], two integers`, n)) {
+				return false
+			}
+			sc.ws()
+			if op.key, ok = sc.integer(fmt.Sprintf(`ops[%d] predicate field "keys" lo`, n)); !ok {
+				return false
+			}
+			sc.ws()
+			if !sc.expect(',', fmt.Sprintf(`ops[%d] predicate field "keys": [lo, hi], two integers`, n)) {
+				return false
+			}
+			sc.ws()
+			if op.val, ok = sc.integer(fmt.Sprintf(`ops[%d] predicate field "keys" hi`, n)); !ok {
+				return false
+			}
+			sc.ws()
+			if !sc.expect(']', fmt.Sprintf(`ops[%d] predicate field "keys": [lo, hi], two integers`, n)) {
+				return false
+			}
+			if op.key > op.val {
+				sc.i = at
+				return sc.fail(`ops[%d] predicate field "keys": [%d, %d] is not a range (lo <= hi; keys lo <= k < hi)`, n, op.key, op.val)
+			}
+		case "in", "values":
+			sc.i = start
+			return sc.fail(`ops[%d] predicate field %q: value tests in a predicate are not supported yet (a predicate is a key range, {"keys": [lo, hi]})`, n, field)
+		default:
+			sc.i = start
+			return sc.fail(`ops[%d] predicate: unknown field %q (a predicate is {"keys": [lo, hi]})`, n, field)
+		}
+		sc.ws()
+		if sc.peek() == ',' {
+			sc.i++
+			sc.ws()
+			continue
+		}
+		if sc.peek() != '}' {
+			return sc.fail(`ops[%d] predicate: expected ',' or '}', found %s`, n, sc.found())
+		}
+	}
+	sc.i++
+	if !hasKeys {
+		return sc.fail(`ops[%d] predicate: missing field "keys" (a predicate is {"keys": [lo, hi]})`, n)
+	}
+	sc.ws()
+	if !sc.expect(',', fmt.Sprintf("ops[%d]: %s: ',' after the predicate", n, shape)) {
+		return false
+	}
+	sc.ws()
+	op.lo = int32(len(f.rows))
+	ok := p.array(fmt.Sprintf("ops[%d] rows", n), func(i int) bool {
+		at := sc.i
+		what := fmt.Sprintf("ops[%d] row %d", n, i)
+		if !sc.expect('[', what+": a pair [key, value]") {
+			return false
+		}
+		sc.ws()
+		k, ok := sc.integer(what + " key (a row of a key range has an integer key)")
+		if !ok {
+			return false
+		}
+		sc.ws()
+		if !sc.expect(',', what+": ','") {
+			return false
+		}
+		sc.ws()
+		v, vname, ok := p.scalar(what + " value")
+		if !ok {
+			return false
+		}
+		sc.ws()
+		if !sc.expect(']', what+": ']' (a row is [key, value])") {
+			return false
+		}
+		switch {
+		case k < op.key || k >= op.val:
+			sc.i = at
+			return sc.fail("%s: key %d is outside the predicate's range [%d, %d)", what, k, op.key, op.val)
+		case vname == 0 && v == history.EmptyList:
+			sc.i = at
+			return sc.fail("%s: value %d stands for an absent row; a predicate read returns live rows only", what, v)
+		}
+		if i < smallRows {
+			for _, r := range f.rows[op.lo:] {
+				if r.key == k {
+					sc.i = at
+					return sc.fail("%s: key %d is returned twice", what, k)
+				}
+			}
+		}
+		f.rows = append(f.rows, selRow{k, v, vname})
+		return true
+	})
+	if !ok {
+		return false
+	}
+	op.hi = int32(len(f.rows))
+	if op.hi-op.lo > smallRows {
+		p.rowKeys = p.rowKeys[:0]
+		for _, r := range f.rows[op.lo:] {
+			p.rowKeys = append(p.rowKeys, r.key)
+		}
+		slices.Sort(p.rowKeys)
+		for i := 1; i < len(p.rowKeys); i++ {
+			if p.rowKeys[i] == p.rowKeys[i-1] {
+				return sc.fail("ops[%d]: key %d is returned twice", n, p.rowKeys[i])
+			}
+		}
+	}
+	sc.ws()
+	if sc.peek() != ']' {
+		if sc.peek() == ',' {
+			return sc.fail(`ops[%d]: too many elements (a predicate read is %s)`, n, shape)
+		}
+		return sc.fail(`ops[%d]: expected ']' after the rows, found %s`, n, sc.found())
+	}
+	sc.i++
+	f.ops = append(f.ops, op)
+	return true
 }

@@ -24,6 +24,16 @@ func FuzzParse(f *testing.F) {
 		"{\"hyperiso\":1,\"init\":\"implicit\"}\n{\"init\":true,\"ops\":[[\"w\",1,9221111406453585911]]}\n{\"session\":0,\"ops\":[[\"r\",1,[]]],\"x\":[1.5e3,{\"y\":null}]}",
 		`{"session":1,"ops":[["w",1,1e3]]}`,
 		"\ufeff{\"session\":1,\"ops\":[]}",
+		// Rows and predicate reads (docs/predicates.md), and some of what
+		// the reader refuses of them.
+		rowsExample,
+		`{"session":1,"ops":[["w",1,1],["select",{"keys":[5,7]},[]],["select",{"keys":[100,200]},[]],["r",1,1]]}
+{"session":2,"ops":[["w",6,1],["w",-3,"x"],["select",{"keys":[-5,0]},[[-3,"x"]]],["delete","k"],["insert","k",2]]}`,
+		`{"session":1,"ops":[["select",{"keys":[0,10],"in":[1]},[]],["select",{"keys":[0,10],"values":[0,3]},[]]]}`,
+		`{"session":1,"ops":[["select",{"keys":[0,10]},[[1,1],[1,2]]],["select",{"keys":[3,2]},[]],["delete",1,2]]}`,
+		`{"hyperiso":1,"init":"explicit"}
+{"init":true,"ops":[["w",1,0]]}
+{"session":1,"ops":[["select",{"keys":[-9223372036854775808,9223372036854775807]},[[1,0]]],["append",1,2]]}`,
 		"{\"session\":1,\"time\":[3,9223372036854775807],\"status\":\"unknown\",\"ops\":[[\"append\",1,2]]}\n{\"version_order\":[[1,2,3],[1,3,2]]}\n{\"session\":2,\"time\":[-5,-5],\"ops\":[[\"r\",1,[2,3]]]}\n",
 	} {
 		f.Add([]byte(s), false)

@@ -50,6 +50,9 @@ func diff(a, b *history.History) string {
 			add("txn %d ops: %s vs %s", t, ox, oy)
 		}
 	}
+	if x, y := fmt.Sprint(a.Selects), fmt.Sprint(b.Selects); x != y {
+		add("selects %s vs %s", x, y)
+	}
 	aw := func(h *history.History) string {
 		var s []string
 		for _, v := range h.AbortedWrites {
@@ -126,8 +129,13 @@ func opsString(h *history.History, ops []history.Op) string {
 				sb.WriteString(valOf(h, op.Key, v))
 			}
 			sb.WriteByte(']')
+		} else if s, ok := h.SelectOf(op); ok {
+			fmt.Fprintf(&sb, ",select[%d,%d)", s.Lo, s.Hi)
 		} else if op.List != 0 {
 			sb.WriteString(",list?")
+		}
+		if op.Src != history.SrcPlain {
+			fmt.Fprintf(&sb, ",%v", op.Src)
 		}
 		sb.WriteString(") ")
 	}

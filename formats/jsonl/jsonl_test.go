@@ -162,7 +162,7 @@ func TestErrors(t *testing.T) {
 		{"too small", `{"session":-9223372036854775809,"ops":[]}`, 1, "out of the int64 range"},
 		{"leading zero", `{"session":01,"ops":[]}`, 1, "leading zero"},
 		{"string number", `{"session":"1","ops":[]}`, 1, `"session": expected an integer, found a string`},
-		{"unknown op", `{"session":1,"ops":[["x",1,1]]}`, 1, `ops[0]: unknown operation "x" (want "r", "w" or "append")`},
+		{"unknown op", `{"session":1,"ops":[["x",1,1]]}`, 1, `ops[0]: unknown operation "x" (want "r", "w", "append", "insert", "delete" or "select")`},
 		{"upper-case op", `{"session":1,"ops":[["W",1,1]]}`, 1, `unknown operation "W"`},
 		{"two elements", `{"session":1,"ops":[["w",1]]}`, 1, "ops[0]: expected 3 elements [op, key, value], found ']' after the key"},
 		{"four elements", `{"session":1,"ops":[["w",1,2,3]]}`, 1, "ops[0]: too many elements"},

@@ -48,6 +48,8 @@ var jsonlLines = []string{
 	`{"aborted_writes":[[2,99]]}`,
 	`{"version_order":[[1,10,11]]}`,
 	`{"session":1,"time":[3,4],"ops":[]}`,
+	`{"session":4,"ops":[["insert",5,1],["select",{"keys":[0,10]},[[5,1],[1,10]]],["delete",5],["r",5,null]]}`,
+	`{"session":4,"ops":[["select",{"keys":[0,10],"in":[1]},[]]]}`,
 	`{"session":1,"id":1,"ops":[]}`,
 	`{"session":1,"ops":[["w",1,1e3]]}`,
 	`{"session":1,"ops":[],"x":{"y":[1,2]}}`,

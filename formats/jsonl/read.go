@@ -78,6 +78,7 @@ type parser struct {
 	listOrder []history.KeyID
 	list      []history.ValueID // scratch for one list read
 	raw       []history.RawOp   // scratch for addRaw
+	rows      []history.Version // scratch for a predicate read's rows
 	emptyWarn bool
 
 	// parsed says the current line's object was read whole (so its kind
@@ -519,6 +520,10 @@ func (p *parser) txn() *history.InputError {
 		return nil
 	}
 	for _, op := range f.ops {
+		if op.src != history.SrcPlain {
+			p.rowOp(t, op, track)
+			continue
+		}
 		k := p.keyID(op.key, op.kname)
 		switch op.kind {
 		case history.OpRead:
@@ -559,7 +564,7 @@ func (p *parser) addRaw(t history.TxnID, id int64, track bool) bool {
 	f := &p.f
 	raw := p.raw[:0]
 	for _, op := range f.ops {
-		if op.kname != 0 || op.vname != 0 || op.kind == history.OpReadList {
+		if op.kname != 0 || op.vname != 0 || op.kind == history.OpReadList || op.src != history.SrcPlain {
 			return false
 		}
 		raw = append(raw, history.RawOp{Kind: op.kind, Key: op.key, Value: op.val})
@@ -582,6 +587,41 @@ func (p *parser) addRaw(t history.TxnID, id int64, track bool) bool {
 		}
 	}
 	return true
+}
+
+// rowOp adds an insert, a delete or a predicate read to t. Under "zero"
+// each row it names starts absent (the empty value), as do the keys of a
+// predicate read's range (Builder.InitSelected).
+func (p *parser) rowOp(t history.TxnID, op rawOp, track bool) {
+	b := p.b
+	switch op.src {
+	case history.SrcInsert:
+		k := p.keyID(op.key, op.kname)
+		b.InsertID(t, k, p.valID(k, op.val, op.vname))
+		if track {
+			p.markListish(k)
+		}
+	case history.SrcDelete:
+		k := p.keyID(op.key, op.kname)
+		b.DeleteID(t, k)
+		if track {
+			p.markListish(k)
+		}
+	case history.SrcSelect:
+		rows := p.rows[:0]
+		for _, r := range p.f.rows[op.lo:op.hi] {
+			k := b.KeyID(r.key)
+			rows = append(rows, history.Version{Key: k, Value: p.valID(k, r.val, r.vname)})
+			if track {
+				p.markListish(k)
+			}
+		}
+		p.rows = rows
+		b.SelectID(t, op.key, op.val, rows)
+		if track {
+			b.InitSelected(history.EmptyList)
+		}
+	}
 }
 
 // keyID interns a key: an integer, or a string (name > 0).

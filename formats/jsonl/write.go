@@ -43,12 +43,13 @@ func Write(w io.Writer, h *history.History) error {
 		return err
 	}
 	for t := 1; t < len(h.Txns); t++ {
-		buf = appendTxn(buf[:0], h, history.TxnID(t))
+		var n int
+		buf, n = appendTxn(buf[:0], h, history.TxnID(t))
 		if _, err := bw.Write(buf); err != nil {
 			return err
 		}
 		end.Txns++
-		end.Ops += int64(len(h.Txns[t].Ops))
+		end.Ops += int64(n)
 	}
 	end.Lines += end.Txns + chunks(len(h.AbortedWrites)) + chunks(len(h.VersionHints))
 	err := chunked(bw, buf, `{"aborted_writes":[`, len(h.AbortedWrites), func(buf []byte, i int) []byte {
@@ -203,7 +204,7 @@ func initPlan(h *history.History) (zero bool, line []history.Op) {
 	for t := 1; t < len(h.Txns); t++ {
 		for _, op := range h.Txns[t].Ops {
 			use[op.Key] |= mentioned
-			if op.Kind == history.OpAppend || op.Kind == history.OpReadList ||
+			if op.Kind == history.OpAppend || op.Kind == history.OpReadList || op.Src != history.SrcPlain ||
 				op.Kind == history.OpRead && h.Value(op.Key, op.Value) == history.EmptyList {
 				use[op.Key] |= listish
 			}
@@ -427,12 +428,46 @@ func appendTxnHead(buf []byte, session, id int64, status history.Status, level h
 	return append(buf, `,"ops":[`...)
 }
 
-func appendTxn(buf []byte, h *history.History, t history.TxnID) []byte {
+// appendTxn writes t's line and returns it with the number of operations
+// written: a predicate read is one, however many rows it expanded to.
+func appendTxn(buf []byte, h *history.History, t history.TxnID) ([]byte, int) {
 	tx := &h.Txns[t]
 	buf = appendTxnHead(buf, h.Sessions[tx.Session].ID, tx.ID, tx.Status, tx.Level, tx.Timed, tx.Start, tx.End)
-	for i, op := range tx.Ops {
-		if i > 0 {
+	sels := h.SelectsOf(t)
+	n := 0
+	sep := func() {
+		if n > 0 {
 			buf = append(buf, ',')
+		}
+		n++
+	}
+	for i := 0; i <= len(tx.Ops); i++ {
+		// The predicate reads at this place (one with no rows takes
+		// none of the operations).
+		for len(sels) > 0 && int(sels[0].At) == i {
+			sep()
+			buf = appendSelect(buf, h, sels[0])
+			i += int(sels[0].N)
+			sels = sels[1:]
+		}
+		if i >= len(tx.Ops) {
+			break
+		}
+		op := tx.Ops[i]
+		sep()
+		switch op.Src {
+		case history.SrcInsert:
+			buf = append(buf, `["insert",`...)
+			buf = appendKey(buf, h, op.Key)
+			buf = append(buf, ',')
+			buf = appendValue(buf, h, op.Key, op.Value)
+			buf = append(buf, ']')
+			continue
+		case history.SrcDelete:
+			buf = append(buf, `["delete",`...)
+			buf = appendKey(buf, h, op.Key)
+			buf = append(buf, ']')
+			continue
 		}
 		buf = append(buf, opNames[op.Kind]...)
 		buf = appendKey(buf, h, op.Key)
@@ -454,7 +489,38 @@ func appendTxn(buf []byte, h *history.History, t history.TxnID) []byte {
 		}
 		buf = append(buf, ']')
 	}
-	return append(buf, "]}\n"...)
+	return append(buf, "]}\n"...), n
+}
+
+// appendSelect writes a predicate read: its key range and the rows it
+// returned (its row reads of a value other than the empty one), in key
+// order.
+func appendSelect(buf []byte, h *history.History, s history.Select) []byte {
+	buf = append(buf, `["select",{"keys":`...)
+	buf = appendTuple(buf, s.Lo, s.Hi)
+	buf = append(buf, "},["...)
+	first := true
+	for _, op := range s.Ops(h) {
+		if absent(h, op) {
+			continue
+		}
+		if !first {
+			buf = append(buf, ',')
+		}
+		first = false
+		buf = append(buf, '[')
+		buf = strconv.AppendInt(buf, h.Key(op.Key), 10)
+		buf = append(buf, ',')
+		buf = appendValue(buf, h, op.Key, op.Value)
+		buf = append(buf, ']')
+	}
+	return append(buf, "]]"...)
+}
+
+// absent reports whether op reads or writes the empty value (an absent
+// row, a missing key, the empty list).
+func absent(h *history.History, op history.Op) bool {
+	return h.Value(op.Key, op.Value) == history.EmptyList && h.ValueName(op.Key, op.Value) == ""
 }
 
 // appendKey writes key k: its name as a JSON string if it was read as

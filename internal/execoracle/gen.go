@@ -27,6 +27,8 @@ type GenOptions struct {
 	RowKeys   int
 	RowValues int
 	PPredRead float64 // chance an operation is a predicate read
+	// KeyRangesOnly: predicate reads are key ranges, without value tests.
+	KeyRangesOnly bool
 }
 
 // DefaultGenOptions are list-append histories with a few registers at level.

@@ -61,13 +61,17 @@ func (g *gen) buildRows() {
 }
 
 // randomPred is a key range over the rows (sometimes all of them, with a
-// key on either side that no operation names), and sometimes a value test.
+// key on either side that no operation names), and sometimes a value test
+// (never with KeyRangesOnly).
 func (g *gen) randomPred() *Predicate {
 	o, rng := g.opt, g.rng
 	p := &Predicate{Lo: firstRow - 1, Hi: int64(firstRow + o.RowKeys + 1)}
 	if rng.Intn(3) != 0 {
 		p.Lo = int64(firstRow + rng.Intn(o.RowKeys))
 		p.Hi = p.Lo + 1 + int64(rng.Intn(firstRow+o.RowKeys-int(p.Lo)))
+	}
+	if o.KeyRangesOnly {
+		return p
 	}
 	nv := max(o.RowValues, 1)
 	switch rng.Intn(6) {

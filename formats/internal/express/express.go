@@ -42,6 +42,10 @@ type Limits struct {
 	Hints bool
 	// Dropped: the counts of what lenient reading skipped.
 	Dropped bool
+	// Rows: inserts, deletes and predicate reads (history.OpSrc); a
+	// writer without them would write them as plain writes and reads, a
+	// predicate read as one read per key of its range.
+	Rows bool
 	// Names: keys and values read as names (strings, keywords, vectors)
 	// rather than integers; without it a writer would put the model's
 	// integer stand-ins in their place.
@@ -238,6 +242,7 @@ func (c *counter) report(p *Problems, what string) {
 // Check adds to p what h holds beyond l.
 func Check(h *history.History, l Limits, p *Problems) {
 	var aborted, unknown, unknownReads, lists, registers, timed, untimed, levels counter
+	var selects, inserts, deletes counter
 	for t := 1; t < len(h.Txns); t++ {
 		tx := &h.Txns[t]
 		name := func() string { return h.TxnString(history.TxnID(t)) }
@@ -256,7 +261,19 @@ func Check(h *history.History, l Limits, p *Problems) {
 			levels.add(name)
 		}
 		readCounted := false
+		if len(h.SelectsOf(history.TxnID(t))) > 0 {
+			selects.add(name)
+		}
+		var ins, del bool
 		for _, op := range tx.Ops {
+			switch {
+			case op.Src == history.SrcInsert && !ins:
+				ins = true
+				inserts.add(name)
+			case op.Src == history.SrcDelete && !del:
+				del = true
+				deletes.add(name)
+			}
 			isList := op.Kind == history.OpAppend || op.Kind == history.OpReadList
 			if isList {
 				lists.add(name)
@@ -279,6 +296,11 @@ func Check(h *history.History, l Limits, p *Problems) {
 	}
 	if !l.Lists {
 		lists.report(p, "transactions with list-append operations")
+	}
+	if !l.Rows {
+		selects.report(p, "transactions with predicate reads (select)")
+		inserts.report(p, "transactions with inserts")
+		deletes.report(p, "transactions with deletes")
 	}
 	if l.NoRegisters {
 		registers.report(p, "transactions with register reads or writes among list-append ones")

@@ -1,0 +1,89 @@
+package check_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/hyperiso/hyperiso/check"
+	"github.com/hyperiso/hyperiso/formats"
+	"github.com/hyperiso/hyperiso/history"
+)
+
+// The examples of docs/predicates.md without value tests, as JSONL, at
+// every level the checker decides them: the verdicts are the table's
+// (which internal/execoracle's tests assert of the oracle). "all" is the
+// range [0,10). At rc a history with a predicate read is refused; the
+// others are checked there too.
+func TestPredicateExamples(t *testing.T) {
+	levels := []history.Level{history.RC, history.RA, history.CC, history.PC, history.PSI, history.SI, history.SER, history.StrictSER}
+	for _, c := range []struct {
+		name string
+		src  string
+		want string // RC RA CC PC PSI SI SER strict-ser; '-' refused
+	}{
+		{"phantom", `{"session":1,"ops":[["select",{"keys":[0,10]},[]],["select",{"keys":[0,10]},[[5,1]]]]}
+{"session":2,"ops":[["insert",5,1]]}`, "-✗✗✗✗✗✗✗"},
+		{"phantom after a point read", `{"session":1,"ops":[["r",5,1],["select",{"keys":[0,10]},[]]]}
+{"session":2,"ops":[["insert",5,1]]}`, "-✗✗✗✗✗✗✗"},
+		{"phantom, then a point read", `{"session":1,"ops":[["select",{"keys":[0,10]},[]],["r",5,1]]}
+{"session":2,"ops":[["insert",5,1]]}`, "-✗✗✗✗✗✗✗"},
+		{"G2 through predicates", `{"session":1,"ops":[["select",{"keys":[0,10]},[]],["insert",1,1]]}
+{"session":2,"ops":[["select",{"keys":[0,10]},[]],["insert",2,1]]}`, "-✓✓✓✓✓✗✗"},
+		{"G2-item through absent rows", `{"session":1,"ops":[["r",1,null],["r",2,null],["insert",1,1]]}
+{"session":2,"ops":[["r",1,null],["r",2,null],["insert",2,1]]}`, "✓✓✓✓✓✓✗✗"},
+		{"G2, one item and one predicate anti-dependency", `{"session":1,"ops":[["r",1,null],["insert",2,1]]}
+{"session":2,"ops":[["select",{"keys":[2,3]},[]],["insert",1,1]]}`, "-✓✓✓✓✓✗✗"},
+		{"fractured predicate read", `{"session":1,"ops":[["insert",1,1],["insert",2,1]]}
+{"session":2,"ops":[["select",{"keys":[0,10]},[[1,1]]]]}`, "-✗✗✗✗✗✗✗"},
+		{"read of an absent row", `{"session":1,"ops":[["insert",1,1],["delete",1]]}
+{"session":2,"ops":[["r",1,null]]}`, "✓✓✓✓✓✓✓✓"},
+		{"read after a delete in session", `{"session":1,"ops":[["insert",1,1]]}
+{"session":1,"ops":[["delete",1]]}
+{"session":1,"ops":[["r",1,1]]}`, "✓✗✗✗✗✗✗✗"},
+		{"insert after delete", `{"session":1,"ops":[["insert",1,7]]}
+{"session":1,"ops":[["delete",1]]}
+{"session":1,"ops":[["insert",1,7]]}
+{"session":2,"ops":[["r",1,7]]}
+{"session":2,"ops":[["r",1,null]]}
+{"session":2,"ops":[["r",1,7]]}`, "✓✓✓✓✓✓✓✓"},
+		{"resurrection", `{"session":1,"ops":[["insert",1,7]]}
+{"session":1,"ops":[["delete",1]]}
+{"session":2,"ops":[["r",1,7]]}
+{"session":2,"ops":[["r",1,null]]}
+{"session":2,"ops":[["r",1,7]]}`, "✓✓✗✗✗✗✗✗"},
+		{"own writes", `{"session":1,"ops":[["insert",1,1],["insert",2,2]]}
+{"session":1,"ops":[["delete",1],["insert",3,3],["select",{"keys":[0,10]},[[2,2],[3,3]]]]}`, "-✓✓✓✓✓✓✓"},
+		{"own insert missed", `{"session":1,"ops":[["insert",5,1],["select",{"keys":[0,10]},[]]]}`, "-✗✗✗✗✗✗✗"},
+	} {
+		want := []rune(c.want)
+		for i, l := range levels {
+			src := c.src
+			if l == history.StrictSER {
+				// Real time that orders nothing the sessions do not.
+				src = strings.ReplaceAll(src, `"ops"`, `"time":[0,100],"ops"`)
+			}
+			h, err := formats.ReadStream(strings.NewReader(src+"\n"), "ex.jsonl", formats.Options{})
+			if err != nil {
+				t.Fatalf("%s: %v", c.name, err)
+			}
+			res, err := check.Check(context.Background(), h, l, check.Options{})
+			got := '-'
+			switch {
+			case errors.Is(err, check.ErrInput):
+			case err != nil:
+				t.Fatalf("%s at %v: %v", c.name, l, err)
+			case res.Verdict == check.Satisfied:
+				got = '✓'
+			case res.Verdict == check.Violated:
+				got = '✗'
+			default:
+				got = '?'
+			}
+			if got != want[i] {
+				t.Errorf("%s at %v: %c, want %c (%v)", c.name, l, got, want[i], err)
+			}
+		}
+	}
+}

@@ -1,0 +1,272 @@
+package check_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"math/rand"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/hyperiso/hyperiso/check"
+	"github.com/hyperiso/hyperiso/formats"
+	"github.com/hyperiso/hyperiso/formats/jsonl"
+	"github.com/hyperiso/hyperiso/history"
+	"github.com/hyperiso/hyperiso/internal/execoracle"
+)
+
+// TestPredicateOracle compares the checker with execoracle on random
+// histories of rows: inserts, updates, deletes, point reads that find a
+// row absent, and predicate reads over key ranges (no value tests), with
+// repeated values and unknown outcomes. They go through JSONL as a user's
+// do. The verdicts must agree, none may be unknown, and a satisfied
+// verdict's witness must replay. At rc, and in a mixed history where a
+// transaction at rc has a predicate read, the checker refuses (not decided
+// yet); at rc the histories without predicate reads are compared. RR has
+// no checker level yet: mixed histories with an rr transaction are
+// skipped. HYPERISO_PRED_N sets how many are compared per level.
+func TestPredicateOracle(t *testing.T) {
+	n := 400
+	if v, err := strconv.Atoi(os.Getenv("HYPERISO_PRED_N")); err == nil && v > 0 {
+		n = v
+	}
+	levels := []execoracle.Level{execoracle.SER, execoracle.StrictSER, execoracle.SI, execoracle.PSI,
+		execoracle.PC, execoracle.CC, execoracle.RA, execoracle.Mixed, execoracle.RC}
+	// The second profile has more transactions and rows, two values (so
+	// they repeat often) and more unknown outcomes.
+	profiles := []struct {
+		name string
+		tune func(*execoracle.GenOptions)
+	}{
+		{"plain", func(*execoracle.GenOptions) {}},
+		{"dense", func(o *execoracle.GenOptions) {
+			o.MaxTxns, o.RowKeys, o.RowValues, o.PUnknown, o.MaxOps = 6, 4, 2, 0.3, 5
+		}},
+	}
+	for pi, prof := range profiles {
+		for li, l := range levels {
+			predOracle(t, prof.name, prof.tune, l, int64(2900+100*pi+li), n)
+		}
+	}
+}
+
+func predOracle(t *testing.T, prof string, tune func(*execoracle.GenOptions), l execoracle.Level, seed int64, n int) {
+	{
+		t.Run(prof+"/"+l.String(), func(t *testing.T) {
+			rng := rand.New(rand.NewSource(seed))
+			var fails []listFailure
+			counts := map[string]int{}
+			for tries := 0; len(fails) < 1000 && counts["checked"] < n && tries < 50*n; tries++ {
+				o := execoracle.PredicateGenOptions(l)
+				o.KeyRangesOnly = true
+				tune(&o)
+				h := execoracle.Generate(rng, o)
+				if slices.ContainsFunc(h.Txns, func(tx execoracle.Txn) bool { return tx.Level == execoracle.RR }) {
+					counts["skipped: a transaction at rr"]++
+					continue
+				}
+				f, skip := listCompare(t, h, l)
+				if strings.Contains(skip, "nothing to check") {
+					counts["refused: nothing committed"]++
+					continue
+				}
+				if strings.Contains(skip, "needs real-time order") {
+					counts["refused: no real time"]++
+					continue
+				}
+				if skip != "" {
+					if !rcSelect(h, l) {
+						t.Fatalf("refused a history it should decide: %s\n%s", skip, h.JSONL())
+					}
+					if !strings.Contains(skip, "not decided yet at rc: predicate reads") {
+						t.Fatalf("refusal: %s", skip)
+					}
+					counts["refused: rc predicate read"]++
+					continue
+				}
+				if rcSelect(h, l) {
+					t.Fatalf("decided a history with a predicate read at rc\n%s", h.JSONL())
+				}
+				counts["checked"]++
+				if sat, _ := execoracle.Satisfies(h, l, execoracle.SER); sat {
+					counts["oracle satisfied"]++
+				}
+				if hasSelect(h) {
+					counts["with predicate reads"]++
+				}
+				if f != nil {
+					counts[f.kind]++
+					fails = append(fails, *f)
+				}
+			}
+			t.Logf("%s/%v: %v", prof, l, counts)
+			if counts["checked"] < n {
+				t.Errorf("%v: only %d compared", l, counts["checked"])
+			}
+			if len(fails) == 0 {
+				return
+			}
+			slices.SortFunc(fails, func(a, b listFailure) int { return a.size - b.size })
+			shown := map[string]bool{}
+			for _, f := range fails {
+				if shown[f.kind] {
+					continue
+				}
+				shown[f.kind] = true
+				small := shrinkList(t, f.h, l)
+				g, _ := listCompare(t, small, l)
+				if g == nil || g.kind != f.kind {
+					g, small = &f, f.h
+				}
+				t.Errorf("%v: %d of %d histories disagree; smallest of kind %q, shrunk: %s\n%s", l, len(fails), counts["checked"], f.kind, g.msg, small.JSONL())
+			}
+		})
+	}
+}
+
+func hasSelect(h *execoracle.History) bool {
+	for _, tx := range h.Txns {
+		for _, op := range tx.Ops {
+			if op.Kind == execoracle.PredRead {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// rcSelect reports whether a transaction of h that is not aborted runs at
+// rc (checked at l, with SER the default of a mixed check) and has a
+// predicate read: what the checker refuses.
+func rcSelect(h *execoracle.History, l execoracle.Level) bool {
+	for _, tx := range h.Txns {
+		at := l
+		if l == execoracle.Mixed {
+			at = tx.Level
+			if at == execoracle.LevelNone || at == execoracle.Mixed {
+				at = execoracle.SER
+			}
+		}
+		if at != execoracle.RC || tx.Status == execoracle.Aborted {
+			continue
+		}
+		for _, op := range tx.Ops {
+			if op.Kind == execoracle.PredRead {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// The refusals: rc, a mixed history's rc transaction, rows beside lists.
+func TestPredicateRefusals(t *testing.T) {
+	read := func(s string) *history.History {
+		h, err := formats.ReadStream(bytes.NewReader([]byte(s)), "p.jsonl", formats.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h
+	}
+	sel := `{"session":1,"ops":[["insert",1,1]]}
+{"session":2,"level":"rc","ops":[["select",{"keys":[0,10]},[[1,1]]]]}
+`
+	for _, c := range []struct {
+		src   string
+		level history.Level
+		want  string
+	}{
+		{sel, history.RC, "not decided yet at rc: predicate reads (first: T2(s2#0)'s select of keys [0,10))"},
+		{sel, history.Mixed, "not decided yet at rc: predicate reads"},
+		{sel + `{"session":3,"ops":[["append",20,1]]}` + "\n", history.SER, "not decided yet: inserts, deletes or predicate reads beside list appends"},
+	} {
+		_, err := check.Check(context.Background(), read(c.src), c.level, check.Options{DefaultLevel: history.SER})
+		if !errors.Is(err, check.ErrInput) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: %v, want %q", c.level, err, c.want)
+		}
+	}
+	for _, l := range []history.Level{history.RA, history.SER} {
+		res, err := check.Check(context.Background(), read(sel), l, check.Options{})
+		if err != nil || res.Verdict != check.Satisfied {
+			t.Errorf("%v: %v %v", l, res.Verdict, err)
+		}
+	}
+}
+
+// A cycle through predicate reads is named G2-item (or G-single) with the
+// phantom said in words; the same shape through point reads is not; a
+// second scan that sees a row the first did not is a phantom.
+func TestPredicateNaming(t *testing.T) {
+	check1 := func(src string, l history.Level) *check.Result {
+		h, err := formats.ReadStream(strings.NewReader(src), "n.jsonl", formats.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := check.Check(context.Background(), h, l, check.Options{})
+		if err != nil || res.Verdict != check.Violated || len(res.Anomalies) == 0 {
+			t.Fatalf("%v: %v %v", l, res.Verdict, err)
+		}
+		return res
+	}
+	g2 := check1(`{"session":1,"ops":[["select",{"keys":[0,10]},[]],["insert",1,1]]}
+{"session":2,"ops":[["select",{"keys":[0,10]},[]],["insert",2,1]]}
+`, history.SER)
+	a := g2.Anomalies[0]
+	if a.Type != history.G2Item || !strings.Contains(a.Description, "2 of its rw edges from a row that a predicate read did not return (a phantom") {
+		t.Errorf("write skew through predicates: %s: %s", a.Type, a.Description)
+	}
+	for _, e := range a.Edges {
+		if !strings.Contains(e.Reason, "predicate read of keys [0,10) did not return: it saw the row absent") {
+			t.Errorf("edge: %s", e.Reason)
+		}
+	}
+	item := check1(`{"session":1,"ops":[["r",1,null],["r",2,null],["insert",1,1]]}
+{"session":2,"ops":[["r",1,null],["r",2,null],["insert",2,1]]}
+`, history.SER)
+	if a := item.Anomalies[0]; a.Type != history.G2Item || strings.Contains(a.Description, "phantom") {
+		t.Errorf("write skew through point reads: %s: %s", a.Type, a.Description)
+	}
+	ph := check1(`{"session":1,"ops":[["w",7,1],["select",{"keys":[0,10]},[[7,1]]],["select",{"keys":[0,10]},[[5,1],[7,1]]]]}
+{"session":2,"ops":[["insert",5,1]]}
+`, history.RA)
+	if a := ph.Anomalies[0]; a.Type != "non-repeatable-read" || !strings.Contains(a.Description, "op 2, a predicate read of keys [0,10), read row 5 = 1, but it had read nil before without writing the key: a phantom") {
+		t.Errorf("phantom: %s: %s", a.Type, a.Description)
+	}
+}
+
+// Generated predicate histories survive convert: JSONL written from the
+// history read gives it back (the same bytes when written again) and the
+// same verdict.
+func TestPredicateConvertRoundTrip(t *testing.T) {
+	rng := rand.New(rand.NewSource(2999))
+	for _, l := range []history.Level{history.SER, history.SI, history.RA} {
+		for range 150 {
+			o := execoracle.PredicateGenOptions(execoracle.SER)
+			o.KeyRangesOnly = true
+			text := execoracle.Generate(rng, o).JSONL()
+			h, err := formats.ReadStream(bytes.NewReader(text), "g.jsonl", formats.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var a, b bytes.Buffer
+			if err := jsonl.Write(&a, h); err != nil {
+				t.Fatal(err)
+			}
+			h2, err := formats.ReadStream(bytes.NewReader(a.Bytes()), "c.jsonl", formats.Options{})
+			if err != nil {
+				t.Fatalf("%v\n%s", err, a.String())
+			}
+			if err := jsonl.Write(&b, h2); err != nil || a.String() != b.String() {
+				t.Fatalf("second write differs (%v):\n%s\n%s", err, a.String(), b.String())
+			}
+			r1, err1 := check.Check(context.Background(), h, l, check.Options{})
+			r2, err2 := check.Check(context.Background(), h2, l, check.Options{})
+			if (err1 == nil) != (err2 == nil) || err1 == nil && r1.Verdict != r2.Verdict {
+				t.Fatalf("%v: %v %v / %v %v\n%s", l, r1.Verdict, err1, r2.Verdict, err2, text)
+			}
+		}
+	}
+}
