@@ -35,6 +35,7 @@ func (c *checker) probe(res *Result) (bool, error) {
 		ch.choice[i] = int32(ch.preferred(i, a))
 	}
 	ch.byPos = nil
+	c.snapshotGuess(ch)
 	viol, _, err := ch.saturate(1)
 	if err != nil || len(viol) > 0 {
 		return false, err
@@ -44,6 +45,51 @@ func (c *checker) probe(res *Result) (bool, error) {
 	res.Counters["choice_probe"] = 1
 	res.Counters["choice_models"] = 1
 	return true, nil
+}
+
+// snapshotGuess revises the first guesses so that each transaction reads
+// all its repeated values at one point of ch.pos, with its reads of a
+// single candidate (history.Snapshots): the latest candidate read by read
+// can see a version yet miss an older write of the same snapshot. A
+// transaction whose reads hold at no one point keeps its guesses.
+func (c *checker) snapshotGuess(ch *chooser) {
+	writers := make([][]history.TxnID, len(c.h.Keys))
+	for t := range c.n {
+		if c.in[t] {
+			for _, w := range c.ix.Writes(history.TxnID(t)) {
+				writers[w.Key] = append(writers[w.Key], history.TxnID(t))
+			}
+		}
+	}
+	snap := history.NewSnapshots(ch.pos, len(writers), func(k history.KeyID) []history.TxnID { return writers[k] })
+	var reads []history.SnapshotRead
+	var pick []history.TxnID
+	for i := 0; i < len(c.amb); {
+		t := c.amb[i].txn
+		j := i
+		for j < len(c.amb) && c.amb[j].txn == t {
+			j++
+		}
+		reads = reads[:0]
+		for _, e := range c.events(t) {
+			if e.writer >= 0 {
+				reads = append(reads, history.SnapshotRead{Key: e.key, Cands: []history.TxnID{e.writer}})
+			}
+		}
+		certain := len(reads)
+		for _, a := range c.amb[i:j] {
+			reads = append(reads, history.SnapshotRead{Key: a.key, Cands: a.cands})
+		}
+		pick = slices.Grow(pick[:0], len(reads))[:len(reads)]
+		if snap.Choose(t, reads, pick) {
+			for m := i; m < j; m++ {
+				if k, ok := slices.BinarySearch(c.amb[m].cands, pick[certain+m-i]); ok {
+					ch.choice[m] = int32(k)
+				}
+			}
+		}
+		i = j
+	}
 }
 
 // positions returns each transaction's position in order, the others
