@@ -30,12 +30,19 @@ func (c *checker) probe(res *Result) (bool, error) {
 		return false, nil
 	}
 	ch := &chooser{c: c, pos: c.positions(order), choice: make([]int32, len(c.amb))}
-	ch.byPos = newVersionsByPos(c, ch.pos)
+	for i := range ch.choice {
+		ch.choice[i] = -1
+	}
+	c.snapshotGuess(ch)
 	for i, a := range c.amb {
-		ch.choice[i] = int32(ch.preferred(i, a))
+		if ch.choice[i] < 0 {
+			if ch.byPos == nil {
+				ch.byPos = newVersionsByPos(c, ch.pos)
+			}
+			ch.choice[i] = int32(ch.preferred(i, a))
+		}
 	}
 	ch.byPos = nil
-	c.snapshotGuess(ch)
 	viol, _, err := ch.saturate(1)
 	if err != nil || len(viol) > 0 {
 		return false, err
@@ -47,11 +54,11 @@ func (c *checker) probe(res *Result) (bool, error) {
 	return true, nil
 }
 
-// snapshotGuess revises the first guesses so that each transaction reads
+// snapshotGuess makes the first guesses so that each transaction reads
 // all its repeated values at one point of ch.pos, with its reads of a
 // single candidate (history.Snapshots): the latest candidate read by read
 // can see a version yet miss an older write of the same snapshot. A
-// transaction whose reads hold at no one point keeps its guesses.
+// transaction whose reads hold at no one point is left to preferred.
 func (c *checker) snapshotGuess(ch *chooser) {
 	writers := make([][]history.TxnID, len(c.h.Keys))
 	for t := range c.n {
