@@ -101,7 +101,16 @@ func NewSub(h *history.History, keep []bool, force map[OpRef]bool) *Sub {
 			case history.OpRead:
 				b.Read(nt, key, val)
 			case history.OpWrite:
-				b.Write(nt, key, val)
+				// Inserts and deletes stay what they were: a delete is a
+				// write of the empty value, which a plain write may not be.
+				switch op.Src {
+				case history.SrcInsert:
+					b.Insert(nt, key, val)
+				case history.SrcDelete:
+					b.Delete(nt, key)
+				default:
+					b.Write(nt, key, val)
+				}
 				written[k] = mark
 			case history.OpAppend:
 				b.Append(nt, key, val)
