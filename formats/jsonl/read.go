@@ -589,41 +589,6 @@ func (p *parser) addRaw(t history.TxnID, id int64, track bool) bool {
 	return true
 }
 
-// rowOp adds an insert, a delete or a predicate read to t. Under "zero"
-// each row it names starts absent (the empty value), as do the keys of a
-// predicate read's range (Builder.InitSelected).
-func (p *parser) rowOp(t history.TxnID, op rawOp, track bool) {
-	b := p.b
-	switch op.src {
-	case history.SrcInsert:
-		k := p.keyID(op.key, op.kname)
-		b.InsertID(t, k, p.valID(k, op.val, op.vname))
-		if track {
-			p.markListish(k)
-		}
-	case history.SrcDelete:
-		k := p.keyID(op.key, op.kname)
-		b.DeleteID(t, k)
-		if track {
-			p.markListish(k)
-		}
-	case history.SrcSelect:
-		rows := p.rows[:0]
-		for _, r := range p.f.rows[op.lo:op.hi] {
-			k := b.KeyID(r.key)
-			rows = append(rows, history.Version{Key: k, Value: p.valID(k, r.val, r.vname)})
-			if track {
-				p.markListish(k)
-			}
-		}
-		p.rows = rows
-		b.SelectID(t, op.key, op.val, rows)
-		if track {
-			b.InitSelected(history.EmptyList)
-		}
-	}
-}
-
 // keyID interns a key: an integer, or a string (name > 0).
 func (p *parser) keyID(key int64, name int32) history.KeyID {
 	if name > 0 {

@@ -1,0 +1,207 @@
+package jsonl
+
+// Rows (docs/predicates.md): the scan of a predicate read (["select", P,
+// rows]) and its predicate object, and how the parser hands inserts,
+// deletes and predicate reads to the builder.
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/hyperiso/hyperiso/history"
+)
+
+// selectOp parses the rest of a predicate read, after its name:
+// , {"keys": [lo, hi]}, [[k, v], ...]] (docs/predicates.md). The
+// predicate's only field so far is the key range; a value test ("in",
+// "values") is refused by name, and so is any other field, so that a
+// predicate this reader does not know is never read as a wider one.
+func (p *lineScanner) selectOp(n int) bool {
+	sc, f := &p.sc, &p.f
+	const shape = `["select", {"keys": [lo, hi]}, [[key, value], ...]]`
+	sc.ws()
+	if !sc.expect(',', fmt.Sprintf("ops[%d]: %s: ','", n, shape)) {
+		return false
+	}
+	sc.ws()
+	if !sc.expect('{', fmt.Sprintf("ops[%d]: the predicate, an object {\"keys\": [lo, hi]}", n)) {
+		return false
+	}
+	op := rawOp{kind: history.OpRead, src: history.SrcSelect}
+	hasKeys := false
+	sc.ws()
+	for sc.peek() != '}' {
+		start := sc.i
+		name, ok := sc.str(fmt.Sprintf("ops[%d] predicate field name", n))
+		if !ok {
+			return false
+		}
+		field := string(name)
+		sc.ws()
+		if !sc.expect(':', "':' after a field name") {
+			return false
+		}
+		sc.ws()
+		switch field {
+		case "keys":
+			if hasKeys {
+				sc.i = start
+				return sc.fail(`ops[%d] predicate: duplicate field "keys"`, n)
+			}
+			hasKeys = true
+			at := sc.i
+			if !sc.expect('[', fmt.Sprintf(`ops[%d] predicate field "keys": [lo, hi], two integers`, n)) {
+				return false
+			}
+			sc.ws()
+			if op.key, ok = sc.integer(fmt.Sprintf(`ops[%d] predicate field "keys" lo`, n)); !ok {
+				return false
+			}
+			sc.ws()
+			if !sc.expect(',', fmt.Sprintf(`ops[%d] predicate field "keys": [lo, hi], two integers`, n)) {
+				return false
+			}
+			sc.ws()
+			if op.val, ok = sc.integer(fmt.Sprintf(`ops[%d] predicate field "keys" hi`, n)); !ok {
+				return false
+			}
+			sc.ws()
+			if !sc.expect(']', fmt.Sprintf(`ops[%d] predicate field "keys": [lo, hi], two integers`, n)) {
+				return false
+			}
+			if op.key > op.val {
+				sc.i = at
+				return sc.fail(`ops[%d] predicate field "keys": [%d, %d] is not a range (lo <= hi; keys lo <= k < hi)`, n, op.key, op.val)
+			}
+		case "in", "values":
+			sc.i = start
+			return sc.fail(`ops[%d] predicate field %q: value tests in a predicate are not supported yet (a predicate is a key range, {"keys": [lo, hi]})`, n, field)
+		default:
+			sc.i = start
+			return sc.fail(`ops[%d] predicate: unknown field %q (a predicate is {"keys": [lo, hi]})`, n, field)
+		}
+		sc.ws()
+		if sc.peek() == ',' {
+			sc.i++
+			sc.ws()
+			continue
+		}
+		if sc.peek() != '}' {
+			return sc.fail(`ops[%d] predicate: expected ',' or '}', found %s`, n, sc.found())
+		}
+	}
+	sc.i++
+	if !hasKeys {
+		return sc.fail(`ops[%d] predicate: missing field "keys" (a predicate is {"keys": [lo, hi]})`, n)
+	}
+	sc.ws()
+	if !sc.expect(',', fmt.Sprintf("ops[%d]: %s: ',' after the predicate", n, shape)) {
+		return false
+	}
+	sc.ws()
+	op.lo = int32(len(f.rows))
+	ok := p.array(fmt.Sprintf("ops[%d] rows", n), func(i int) bool {
+		at := sc.i
+		what := fmt.Sprintf("ops[%d] row %d", n, i)
+		if !sc.expect('[', what+": a pair [key, value]") {
+			return false
+		}
+		sc.ws()
+		k, ok := sc.integer(what + " key (a row of a key range has an integer key)")
+		if !ok {
+			return false
+		}
+		sc.ws()
+		if !sc.expect(',', what+": ','") {
+			return false
+		}
+		sc.ws()
+		v, vname, ok := p.scalar(what + " value")
+		if !ok {
+			return false
+		}
+		sc.ws()
+		if !sc.expect(']', what+": ']' (a row is [key, value])") {
+			return false
+		}
+		switch {
+		case k < op.key || k >= op.val:
+			sc.i = at
+			return sc.fail("%s: key %d is outside the predicate's range [%d, %d)", what, k, op.key, op.val)
+		case vname == 0 && v == history.EmptyList:
+			sc.i = at
+			return sc.fail("%s: value %d stands for an absent row; a predicate read returns live rows only", what, v)
+		}
+		if i < smallRows {
+			for _, r := range f.rows[op.lo:] {
+				if r.key == k {
+					sc.i = at
+					return sc.fail("%s: key %d is returned twice", what, k)
+				}
+			}
+		}
+		f.rows = append(f.rows, selRow{k, v, vname})
+		return true
+	})
+	if !ok {
+		return false
+	}
+	op.hi = int32(len(f.rows))
+	if op.hi-op.lo > smallRows {
+		p.rowKeys = p.rowKeys[:0]
+		for _, r := range f.rows[op.lo:] {
+			p.rowKeys = append(p.rowKeys, r.key)
+		}
+		slices.Sort(p.rowKeys)
+		for i := 1; i < len(p.rowKeys); i++ {
+			if p.rowKeys[i] == p.rowKeys[i-1] {
+				return sc.fail("ops[%d]: key %d is returned twice", n, p.rowKeys[i])
+			}
+		}
+	}
+	sc.ws()
+	if sc.peek() != ']' {
+		if sc.peek() == ',' {
+			return sc.fail(`ops[%d]: too many elements (a predicate read is %s)`, n, shape)
+		}
+		return sc.fail(`ops[%d]: expected ']' after the rows, found %s`, n, sc.found())
+	}
+	sc.i++
+	f.ops = append(f.ops, op)
+	return true
+}
+
+// rowOp adds an insert, a delete or a predicate read to t. Under "zero"
+// each row it names starts absent (the empty value), as do the keys of a
+// predicate read's range (Builder.InitSelected).
+func (p *parser) rowOp(t history.TxnID, op rawOp, track bool) {
+	b := p.b
+	switch op.src {
+	case history.SrcInsert:
+		k := p.keyID(op.key, op.kname)
+		b.InsertID(t, k, p.valID(k, op.val, op.vname))
+		if track {
+			p.markListish(k)
+		}
+	case history.SrcDelete:
+		k := p.keyID(op.key, op.kname)
+		b.DeleteID(t, k)
+		if track {
+			p.markListish(k)
+		}
+	case history.SrcSelect:
+		rows := p.rows[:0]
+		for _, r := range p.f.rows[op.lo:op.hi] {
+			k := b.KeyID(r.key)
+			rows = append(rows, history.Version{Key: k, Value: p.valID(k, r.val, r.vname)})
+			if track {
+				p.markListish(k)
+			}
+		}
+		p.rows = rows
+		b.SelectID(t, op.key, op.val, rows)
+		if track {
+			b.InitSelected(history.EmptyList)
+		}
+	}
+}
