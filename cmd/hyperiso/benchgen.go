@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 
@@ -106,7 +107,10 @@ preset: half of the keys repeat values drawn from Zipf θ 1.5 over 100
 values), over %d keys at every size; unique-growing and zipf-growing use
 max(%d, n/2) keys instead, the paper's two transactions per key at 100k
 kept as n grows (with the keys fixed, each key's writers, and their
-version-order pairs, grow with n). Each history is streamed to
+version-order pairs, grow with n). Each variant also comes listed in
+other orders, each session's order kept: VARIANT-sessions (one session
+after another) and VARIANT-shuffled (sessions interleaved at random),
+since speed must not depend on the file being in commit order. Each history is streamed to
 --scale-dir as VARIANT-N.jsonl (kept, and reused by the next run) and checked at each --level (default
 ser,si,rc,ra,cc) with the default strategy. The table printed is
 Markdown: a row per size with the reading time (the floor) and each
@@ -146,10 +150,18 @@ func scaleVariants() []bench.ScaleVariant {
 	}
 	unique := func(c *workload.Config) error { c.DupKeys = 0; return nil }
 	zipf := func(c *workload.Config) error { return workload.ApplyPreset(c, "HD") }
-	return []bench.ScaleVariant{
+	base := []bench.ScaleVariant{
 		mk("unique", false, unique),
 		mk("zipf", false, zipf),
 		mk("unique-growing", true, unique),
 		mk("zipf-growing", true, zipf),
 	}
+	// The same histories listed in the other orders (bench.Orders).
+	out := slices.Clone(base)
+	for _, order := range bench.Orders[1:] {
+		for _, v := range base {
+			out = append(out, bench.InOrder(v, order))
+		}
+	}
+	return out
 }
