@@ -322,6 +322,11 @@ func detectContent(path string, head []byte) (string, error) {
 		return "elle", nil
 	case viperLine.MatchString(line):
 		return "viper", nil
+	case strings.TrimSpace(line) == "{":
+		// A JSON document over several lines: no history format is one,
+		// and JSON Lines would fail on its first line with a message about
+		// a field name.
+		return "", fmt.Errorf("%s:%d: a JSON document written over several lines, which is no history format (JSON Lines has one object per line); a workload for hyperiso robust or allocate? %w (give --format)", path, lineNo, ErrUnrecognised)
 	case strings.HasPrefix(line, "{"):
 		return "jsonl", nil
 	case (strings.HasPrefix(line, "[") || strings.HasPrefix(line, "(")) && strings.Contains(string(head), ":type"):

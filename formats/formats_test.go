@@ -82,6 +82,13 @@ func TestDetectRejectsWhatItCannotRead(t *testing.T) {
 	require.ErrorContains(t, err, "unknown format")
 	_, err = Read(junk, Options{Format: "cobra", CobraFlavour: "odd"})
 	require.ErrorContains(t, err, "unknown Cobra flavour")
+	// A JSON document over several lines (a robust workload) is said to be
+	// one, not read as JSON Lines that fail on a field name.
+	doc := filepath.Join(dir, "workload.json")
+	require.NoError(t, os.WriteFile(doc, []byte("{\n  \"workload\": 1,\n  \"instances\": []\n}\n"), 0o644))
+	_, err = Detect(doc)
+	require.ErrorIs(t, err, ErrUnrecognised)
+	require.ErrorContains(t, err, "workload.json:1: a JSON document written over several lines")
 }
 
 func TestCobraFlavourOverride(t *testing.T) {
