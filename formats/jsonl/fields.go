@@ -453,53 +453,53 @@ func (p *lineScanner) keyNames() bool {
 	sc, f := &p.sc, &p.f
 	return p.array(`"key_names"`, func(i int) bool {
 		what := fmt.Sprintf(`"key_names"[%d]`, i)
-		if !sc.expect('[', what+": a pair [key, \"name\"]") {
-			return false
+		var k int64
+		var n []byte
+		ok := p.pair(what+": a pair [key, \"name\"]", what+": ','", what+": ']' (a pair has two elements)",
+			func() (ok bool) { k, ok = sc.integer(what + " key"); return ok },
+			func() (ok bool) { n, ok = sc.str(what + " name"); return ok })
+		if ok {
+			f.keyNames = append(f.keyNames, keyName{k, string(n)})
 		}
-		sc.ws()
-		k, ok := sc.integer(what + " key")
-		if !ok {
-			return false
-		}
-		sc.ws()
-		if !sc.expect(',', what+": ','") {
-			return false
-		}
-		sc.ws()
-		n, ok := sc.str(what + " name")
-		if !ok {
-			return false
-		}
-		f.keyNames = append(f.keyNames, keyName{k, string(n)})
-		sc.ws()
-		return sc.expect(']', what+": ']' (a pair has two elements)")
+		return ok
 	})
 }
 
 func (p *lineScanner) pairs() bool {
-	sc, f := &p.sc, &p.f
+	f := &p.f
 	return p.array(`"aborted_writes"`, func(int) bool {
-		if !sc.expect('[', `"aborted_writes": a pair [key, value]`) {
-			return false
+		var w kv
+		ok := p.pair(`"aborted_writes": a pair [key, value]`, `aborted write: ','`, "aborted write: ']' (a pair has two elements)",
+			func() (ok bool) { w.key, w.kname, ok = p.scalar("aborted write key"); return ok },
+			func() (ok bool) { w.val, w.vname, ok = p.scalar("aborted write value"); return ok })
+		if ok {
+			f.aborted = append(f.aborted, w)
 		}
-		sc.ws()
-		k, kname, ok := p.scalar("aborted write key")
-		if !ok {
-			return false
-		}
-		sc.ws()
-		if !sc.expect(',', `aborted write: ','`) {
-			return false
-		}
-		sc.ws()
-		v, vname, ok := p.scalar("aborted write value")
-		if !ok {
-			return false
-		}
-		f.aborted = append(f.aborted, kv{k, v, kname, vname})
-		sc.ws()
-		return sc.expect(']', "aborted write: ']' (a pair has two elements)")
+		return ok
 	})
+}
+
+// pair scans "[first, second]", each element by its function, with the
+// caller's messages for the opening bracket, the comma and the closing one.
+func (p *lineScanner) pair(open, comma, close string, first, second func() bool) bool {
+	sc := &p.sc
+	if !sc.expect('[', open) {
+		return false
+	}
+	sc.ws()
+	if !first() {
+		return false
+	}
+	sc.ws()
+	if !sc.expect(',', comma) {
+		return false
+	}
+	sc.ws()
+	if !second() {
+		return false
+	}
+	sc.ws()
+	return sc.expect(']', close)
 }
 
 // ops parses the "ops" array. It is the hot loop of the reader, so it

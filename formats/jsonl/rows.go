@@ -103,25 +103,14 @@ func (p *lineScanner) selectOp(n int) bool {
 	ok := p.array(fmt.Sprintf("ops[%d] rows", n), func(i int) bool {
 		at := sc.i
 		what := fmt.Sprintf("ops[%d] row %d", n, i)
-		if !sc.expect('[', what+": a pair [key, value]") {
-			return false
-		}
-		sc.ws()
-		k, ok := sc.integer(what + " key (a row of a key range has an integer key)")
-		if !ok {
-			return false
-		}
-		sc.ws()
-		if !sc.expect(',', what+": ','") {
-			return false
-		}
-		sc.ws()
-		v, vname, ok := p.scalar(what + " value")
-		if !ok {
-			return false
-		}
-		sc.ws()
-		if !sc.expect(']', what+": ']' (a row is [key, value])") {
+		var k, v int64
+		var vname int32
+		if !p.pair(what+": a pair [key, value]", what+": ','", what+": ']' (a row is [key, value])",
+			func() (ok bool) {
+				k, ok = sc.integer(what + " key (a row of a key range has an integer key)")
+				return ok
+			},
+			func() (ok bool) { v, vname, ok = p.scalar(what + " value"); return ok }) {
 			return false
 		}
 		switch {
