@@ -70,24 +70,7 @@ func TestListOracle(t *testing.T) {
 					}
 				}
 				t.Logf("%s/%v: %v", prof.name, l, counts)
-				if len(fails) == 0 {
-					return
-				}
-				// The smallest of each kind, shrunk.
-				slices.SortFunc(fails, func(a, b listFailure) int { return a.size - b.size })
-				shown := map[string]bool{}
-				for _, f := range fails {
-					if shown[f.kind] {
-						continue
-					}
-					shown[f.kind] = true
-					small := shrinkList(t, f.h, l)
-					g, _ := listCompare(t, small, l)
-					if g == nil || g.kind != f.kind {
-						g, small = &f, f.h
-					}
-					t.Errorf("%s/%v: %d of %d histories disagree; smallest of kind %q, shrunk: %s\n%s", prof.name, l, len(fails), counts["checked"], f.kind, g.msg, small.JSONL())
-				}
+				reportFailures(t, prof.name, l, fails, counts["checked"])
 			})
 		}
 	}
@@ -96,6 +79,26 @@ func TestListOracle(t *testing.T) {
 // refusalShape matches the transaction names in a refusal, left out so
 // that refusals of one kind are counted together.
 var refusalShape = regexp.MustCompile(`T\d+\(s\d+#\d+\)(?: at \w+)?|\d+ transactions`)
+
+// reportFailures fails t with the smallest disagreement of each kind,
+// shrunk while it keeps its kind.
+func reportFailures(t *testing.T, prof string, l execoracle.Level, fails []listFailure, checked int) {
+	t.Helper()
+	slices.SortFunc(fails, func(a, b listFailure) int { return a.size - b.size })
+	shown := map[string]bool{}
+	for _, f := range fails {
+		if shown[f.kind] {
+			continue
+		}
+		shown[f.kind] = true
+		small := shrinkList(t, f.h, l)
+		g, _ := listCompare(t, small, l)
+		if g == nil || g.kind != f.kind {
+			g, small = &f, f.h
+		}
+		t.Errorf("%s/%v: %d of %d histories disagree; smallest of kind %q, shrunk: %s\n%s", prof, l, len(fails), checked, f.kind, g.msg, small.JSONL())
+	}
+}
 
 type listFailure struct {
 	h    *execoracle.History

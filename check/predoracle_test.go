@@ -54,77 +54,59 @@ func TestPredicateOracle(t *testing.T) {
 }
 
 func predOracle(t *testing.T, prof string, tune func(*execoracle.GenOptions), l execoracle.Level, seed int64, n int) {
-	{
-		t.Run(prof+"/"+l.String(), func(t *testing.T) {
-			rng := rand.New(rand.NewSource(seed))
-			var fails []listFailure
-			counts := map[string]int{}
-			for tries := 0; len(fails) < 1000 && counts["checked"] < n && tries < 50*n; tries++ {
-				o := execoracle.PredicateGenOptions(l)
-				o.KeyRangesOnly = true
-				tune(&o)
-				h := execoracle.Generate(rng, o)
-				if slices.ContainsFunc(h.Txns, func(tx execoracle.Txn) bool { return tx.Level == execoracle.RR }) {
-					counts["skipped: a transaction at rr"]++
-					continue
-				}
-				f, skip := listCompare(t, h, l)
-				if strings.Contains(skip, "nothing to check") {
-					counts["refused: nothing committed"]++
-					continue
-				}
-				if strings.Contains(skip, "needs real-time order") {
-					counts["refused: no real time"]++
-					continue
-				}
-				if skip != "" {
-					if !rcSelect(h, l) {
-						t.Fatalf("refused a history it should decide: %s\n%s", skip, h.JSONL())
-					}
-					if !strings.Contains(skip, "not decided yet at rc: predicate reads") {
-						t.Fatalf("refusal: %s", skip)
-					}
-					counts["refused: rc predicate read"]++
-					continue
-				}
-				if rcSelect(h, l) {
-					t.Fatalf("decided a history with a predicate read at rc\n%s", h.JSONL())
-				}
-				counts["checked"]++
-				if sat, _ := execoracle.Satisfies(h, l, execoracle.SER); sat {
-					counts["oracle satisfied"]++
-				}
-				if hasSelect(h) {
-					counts["with predicate reads"]++
-				}
-				if f != nil {
-					counts[f.kind]++
-					fails = append(fails, *f)
-				}
+	t.Run(prof+"/"+l.String(), func(t *testing.T) {
+		rng := rand.New(rand.NewSource(seed))
+		var fails []listFailure
+		counts := map[string]int{}
+		for tries := 0; len(fails) < 1000 && counts["checked"] < n && tries < 50*n; tries++ {
+			o := execoracle.PredicateGenOptions(l)
+			o.KeyRangesOnly = true
+			tune(&o)
+			h := execoracle.Generate(rng, o)
+			if slices.ContainsFunc(h.Txns, func(tx execoracle.Txn) bool { return tx.Level == execoracle.RR }) {
+				counts["skipped: a transaction at rr"]++
+				continue
 			}
-			t.Logf("%s/%v: %v", prof, l, counts)
-			if counts["checked"] < n {
-				t.Errorf("%v: only %d compared", l, counts["checked"])
+			f, skip := listCompare(t, h, l)
+			if strings.Contains(skip, "nothing to check") {
+				counts["refused: nothing committed"]++
+				continue
 			}
-			if len(fails) == 0 {
-				return
+			if strings.Contains(skip, "needs real-time order") {
+				counts["refused: no real time"]++
+				continue
 			}
-			slices.SortFunc(fails, func(a, b listFailure) int { return a.size - b.size })
-			shown := map[string]bool{}
-			for _, f := range fails {
-				if shown[f.kind] {
-					continue
+			if skip != "" {
+				if !rcSelect(h, l) {
+					t.Fatalf("refused a history it should decide: %s\n%s", skip, h.JSONL())
 				}
-				shown[f.kind] = true
-				small := shrinkList(t, f.h, l)
-				g, _ := listCompare(t, small, l)
-				if g == nil || g.kind != f.kind {
-					g, small = &f, f.h
+				if !strings.Contains(skip, "not decided yet at rc: predicate reads") {
+					t.Fatalf("refusal: %s", skip)
 				}
-				t.Errorf("%v: %d of %d histories disagree; smallest of kind %q, shrunk: %s\n%s", l, len(fails), counts["checked"], f.kind, g.msg, small.JSONL())
+				counts["refused: rc predicate read"]++
+				continue
 			}
-		})
-	}
+			if rcSelect(h, l) {
+				t.Fatalf("decided a history with a predicate read at rc\n%s", h.JSONL())
+			}
+			counts["checked"]++
+			if sat, _ := execoracle.Satisfies(h, l, execoracle.SER); sat {
+				counts["oracle satisfied"]++
+			}
+			if hasSelect(h) {
+				counts["with predicate reads"]++
+			}
+			if f != nil {
+				counts[f.kind]++
+				fails = append(fails, *f)
+			}
+		}
+		t.Logf("%s/%v: %v", prof, l, counts)
+		if counts["checked"] < n {
+			t.Errorf("%v: only %d compared", l, counts["checked"])
+		}
+		reportFailures(t, prof, l, fails, counts["checked"])
+	})
 }
 
 func hasSelect(h *execoracle.History) bool {
