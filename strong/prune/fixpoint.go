@@ -208,14 +208,9 @@ type pruner struct {
 	edge []int32
 	// order is a topological order of the states, rank its inverse.
 	order, rank []int32
-	// The known readers of each writer's version of key rdKey, as linked
-	// lists: rdHead[w] (valid when rdStamp[w] == rdGen) indexes rdList and
-	// rdNext. Loaded per key from g.Reads.
-	rdKey           history.KeyID
-	rdGen           int32
-	rdHead, rdStamp []int32
-	rdNext          []int32
-	rdList          []history.TxnID
+	// What deciding one key's pairs writes (each passWW worker has its
+	// own: parallel.go).
+	keyScratch
 	// wwSucc[kt(x, t)] lists the known WW successors of t on x, kept only
 	// for the candidates t of uncertain reads of x (the only ones asked).
 	wwSucc map[uint64][]history.TxnID
@@ -230,10 +225,8 @@ type pruner struct {
 	soPrev          []bool
 	maxChains       int
 	head, open, vec []int32
-	// The known version order of the key case I is at, the known WW (and
-	// for compact RW) edges by key, and whether a pass added WW edges
-	// since the last compaction.
-	ord        keyOrder
+	// The known WW (and for compact RW) edges by key, and whether a pass
+	// added WW edges since the last compaction.
 	kOff, kIdx []int32
 	addedWW    bool
 	// The keys that gained known WW edges since the last compaction
@@ -245,11 +238,8 @@ type pruner struct {
 	wrOf    []history.TxnID
 	wrStamp []int32
 	wrGen   int32
-	// Scratch of passWW and compact.
-	dropPair                      []bool
-	pairs                         []hyperpolygraph.WWPair
-	byRank, place, count, pairIdx []int32
-	gone                          []bool
+	// Scratch of compact.
+	gone []bool
 	// fixed is the size of the per-transaction indexes newPruner
 	// allocated, asked of the budget with the first state graph.
 	fixed int64
@@ -276,13 +266,44 @@ type pruner struct {
 	// Scratch.
 	fillBuf, indeg []int32
 	stamp          []int32
-	opt            []hyperpolygraph.Edge
 	drop           []history.TxnID
 	keys           []uint64
 }
 
+// keyScratch is what deciding the pairs of one key at a time writes:
+// the key's known version order, the known readers of its writers'
+// versions, the options tested, which pairs were decided, and the WW
+// edges decided (wwOut), applied once the pass has decided every key.
+type keyScratch struct {
+	// The known version order of the key case I is at.
+	ord keyOrder
+	// The known readers of each writer's version of key rdKey, as linked
+	// lists: rdHead[w] (valid when rdStamp[w] == rdGen) indexes rdList and
+	// rdNext. Loaded per key from g.Reads.
+	rdKey           history.KeyID
+	rdGen           int32
+	rdHead, rdStamp []int32
+	rdNext          []int32
+	rdList          []history.TxnID
+	opt             []hyperpolygraph.Edge
+	// Scratch of decideKey.
+	dropPair                      []bool
+	pairs                         []hyperpolygraph.WWPair
+	byRank, place, count, pairIdx []int32
+	out                           wwOut
+}
+
+// wwOut is what a passWW worker decided, in key order: the known edges
+// (each WW edge with the RW edges it derives), the WW edges themselves
+// (for wwSucc and the keys to compact), and the pairs left undecided.
+type wwOut struct {
+	edges []hyperpolygraph.Edge
+	ww    []hyperpolygraph.WWPair // A→B on Key
+	kept  []hyperpolygraph.WWPair
+}
+
 func newPruner(g *hyperpolygraph.Graph) *pruner {
-	p := &pruner{g: g, rdKey: -1, dirtyAll: true}
+	p := &pruner{g: g, keyScratch: keyScratch{rdKey: -1}, dirtyAll: true}
 	p.r.layers = 1
 	if g.Level == history.SI {
 		p.r.layers = 2
@@ -515,18 +536,53 @@ func (p *pruner) compactWR(newSet []int32, writer []history.TxnID, n int, resolv
 	}
 }
 
-// addWW makes a→b a known WW edge on x, with the RW edges it derives.
-func (p *pruner) addWW(x history.KeyID, a, b history.TxnID) error {
+// addWW decides a→b, a WW edge on x: it and the RW edges it derives
+// join p.out, for applyWW.
+func (p *pruner) addWW(x history.KeyID, a, b history.TxnID) (err error) {
 	opt := p.wwOption(x, a, b)
-	if err := p.growKnown(len(opt)); err != nil {
+	if p.out.edges, err = growFit(p, p.out.edges, len(opt), "pruning's decided version orders"); err != nil {
 		return err
 	}
-	p.g.Known = append(p.g.Known, opt...)
-	if l, ok := p.wwSucc[kt(x, a)]; ok {
-		p.wwSucc[kt(x, a)] = append(l, b)
+	if p.out.ww, err = growFit(p, p.out.ww, 1, "pruning's decided version orders"); err != nil {
+		return err
+	}
+	p.out.edges = append(p.out.edges, opt...)
+	p.out.ww = append(p.out.ww, hyperpolygraph.WWPair{Key: x, A: a, B: b})
+	return nil
+}
+
+// applyWW makes the edges that outs decided known, all or, when the
+// budget refuses the room, none: their pairs then go back to g.WW
+// undecided, so the graph stays what the pass found.
+func (p *pruner) applyWW(outs []*wwOut) error {
+	n := 0
+	for _, o := range outs {
+		n += len(o.edges)
+	}
+	if n == 0 {
+		return nil
+	}
+	if err := p.growKnown(n); err != nil {
+		for _, o := range outs {
+			for _, e := range o.ww {
+				a, b := min(e.A, e.B), max(e.A, e.B)
+				p.g.WW = append(p.g.WW, hyperpolygraph.WWPair{Key: e.Key, A: a, B: b})
+			}
+			o.edges, o.ww = o.edges[:0], o.ww[:0]
+		}
+		return err
+	}
+	for _, o := range outs {
+		p.g.Known = append(p.g.Known, o.edges...)
+		for _, e := range o.ww {
+			if l, ok := p.wwSucc[kt(e.Key, e.A)]; ok {
+				p.wwSucc[kt(e.Key, e.A)] = append(l, e.B)
+			}
+			p.markDirty(e.Key)
+		}
+		o.edges, o.ww = o.edges[:0], o.ww[:0]
 	}
 	p.addedWW = true
-	p.markDirty(x)
 	return nil
 }
 

@@ -259,107 +259,29 @@ func (p *pruner) markDirty(x history.KeyID) {
 // the version order follows that order, the edges between neighbours come
 // first and imply the rest, so a key of k writers adds about k edges,
 // not k²/2. The pairs kept stay in their order.
+//
+// On a graph whose pairs are pending (the first pass of a graph built
+// with LazyPairs) it lists each key's pairs in scratch, decides them,
+// and lists in g.WW only those it cannot decide, so the pairs of one key
+// at a time are held, not those of all. On a stop the keys not reached
+// stay pending.
 func (p *pruner) passWW(ctx context.Context) (changed bool, c *Conflict, err error) {
 	g := p.g
-	if g.Pending && len(g.WW) == 0 {
-		return p.passWWLazy(ctx)
-	}
-	// A graph a stopped pruning left partly listed is listed whole: its
-	// listed pairs must be tested in this pass too.
-	g.ListPairs()
-	if !slices.IsSortedFunc(g.WW, func(a, b hyperpolygraph.WWPair) int { return cmp.Compare(a.Key, b.Key) }) {
-		// Build lists pairs key by key; a graph made otherwise is grouped.
-		slices.SortStableFunc(g.WW, func(a, b hyperpolygraph.WWPair) int { return cmp.Compare(a.Key, b.Key) })
+	lazy := g.Pending && len(g.WW) == 0
+	if !lazy {
+		// A graph a stopped pruning left partly listed is listed whole:
+		// its listed pairs must be tested in this pass too.
+		g.ListPairs()
+		if !slices.IsSortedFunc(g.WW, func(a, b hyperpolygraph.WWPair) int { return cmp.Compare(a.Key, b.Key) }) {
+			// Build lists pairs key by key; a graph made otherwise is grouped.
+			slices.SortStableFunc(g.WW, func(a, b hyperpolygraph.WWPair) int { return cmp.Compare(a.Key, b.Key) })
+		}
 	}
 	if err := p.indexWW(false); err != nil {
 		return false, nil, err
 	}
-	out, tested := 0, 0
-	for lo := 0; lo < len(g.WW); {
-		x := g.WW[lo].Key
-		hi := lo + 1
-		for hi < len(g.WW) && g.WW[hi].Key == x {
-			hi++
-		}
-		ch, c, err := p.decideKey(ctx, x, g.WW[lo:hi], &tested)
-		changed = changed || ch
-		// The group's undecided pairs are kept, and on a stop those of
-		// the groups after it: nothing is lost.
-		for i := lo; i < hi; i++ {
-			if !p.dropPair[i-lo] {
-				g.WW[out] = g.WW[i]
-				out++
-			}
-		}
-		if err != nil || c != nil {
-			out += copy(g.WW[out:], g.WW[hi:])
-			clear(g.WW[out:])
-			g.WW = g.WW[:out]
-			return changed, c, err
-		}
-		lo = hi
-	}
-	clear(g.WW[out:])
-	g.WW = g.WW[:out]
-	if out < cap(g.WW)/4 {
-		// Most pairs are decided in the first pass: let the rest of the
-		// check do without the room they took.
-		g.WW = slices.Clip(slices.Clone(g.WW))
-	}
-	return changed, nil, nil
-}
-
-// passWWLazy is passWW on a graph whose pairs are pending (the first
-// pass of a graph built with LazyPairs): it lists each key's pairs in
-// scratch, decides them, and lists in g.WW only those it cannot decide,
-// so the pairs of one key at a time are held, not those of all. On a stop
-// the keys not reached stay pending.
-func (p *pruner) passWWLazy(ctx context.Context) (changed bool, c *Conflict, err error) {
-	g := p.g
-	if err := p.indexWW(false); err != nil {
-		return false, nil, err
-	}
-	var kept []hyperpolygraph.WWPair
-	tested := 0
-	for x := g.PendingFrom; int(x) < len(g.Writers); x++ {
-		ws := g.Writers[x]
-		n := len(ws)
-		if n > 0 && ws[0] == history.InitTxn {
-			n-- // T⊥ orders its writes: they make no pair
-		}
-		if n < 2 {
-			continue
-		}
-		// Room for the key's pairs, and for keeping them all, asked
-		// first: once decided, the undecided pairs must find a place.
-		if p.pairs, err = growFit(p, p.pairs[:0], n*(n-1)/2, "pruning's version-order pairs of one key"); err == nil {
-			kept, err = growFit(p, kept, n*(n-1)/2, "pruning's undecided version-order pairs")
-		}
-		if err != nil {
-			g.WW, g.PendingFrom = kept, x
-			return changed, nil, err
-		}
-		p.pairs = g.KeyPairs(p.pairs, x)
-		ch, c, err := p.decideKey(ctx, x, p.pairs, &tested)
-		changed = changed || ch
-		for i, pr := range p.pairs {
-			if !p.dropPair[i] {
-				kept = append(kept, pr)
-			}
-		}
-		if err != nil || c != nil {
-			g.WW, g.PendingFrom = kept, x+1
-			return changed, c, err
-		}
-	}
-	g.WW, g.Pending, g.PendingFrom = kept, false, 0
-	if len(kept) < cap(kept)/4 {
-		g.WW = slices.Clip(slices.Clone(kept))
-	}
-	if cap(p.pairs) > 1<<16 {
-		p.pairs = nil // a large key's scratch is not needed again
-	}
-	return changed, nil, nil
+	tasks := p.keyTasks(lazy)
+	return p.decideTasks(ctx, tasks, lazy)
 }
 
 // decideKey is cases I and III for the pairs of key x, marking in
@@ -379,6 +301,7 @@ func (p *pruner) decideKey(ctx context.Context, x history.KeyID, group []hyperpo
 		}
 		pr := group[i]
 		ia, ib := o.loc[pr.A], o.loc[pr.B]
+
 		if reduceKnown && (o.reaches(ia, ib) || o.reaches(ib, ia)) {
 			// Known already: the other orientation closes a WW cycle.
 			p.dropPair[i] = true
