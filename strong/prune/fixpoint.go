@@ -209,8 +209,10 @@ type pruner struct {
 	// order is a topological order of the states, rank its inverse.
 	order, rank []int32
 	// What deciding one key's pairs writes (each passWW worker has its
-	// own: parallel.go).
+	// own: parallel.go), and whether this is a worker, which keeps the
+	// edges it decides for applyWW.
 	keyScratch
+	buffered bool
 	// wwSucc[kt(x, t)] lists the known WW successors of t on x, kept only
 	// for the candidates t of uncertain reads of x (the only ones asked).
 	wwSucc map[uint64][]history.TxnID
@@ -288,14 +290,14 @@ type keyScratch struct {
 	opt             []hyperpolygraph.Edge
 	// Scratch of decideKey.
 	dropPair                      []bool
-	pairs                         []hyperpolygraph.WWPair
 	byRank, place, count, pairIdx []int32
 	out                           wwOut
 }
 
 // wwOut is what a passWW worker decided, in key order: the known edges
-// (each WW edge with the RW edges it derives), the WW edges themselves
-// (for wwSucc and the keys to compact), and the pairs left undecided.
+// (each WW edge with the RW edges it derives) and the WW edges themselves
+// (for wwSucc and the keys to compact), when it is buffered; and, on a
+// graph whose pairs are pending, the pairs it left undecided.
 type wwOut struct {
 	edges []hyperpolygraph.Edge
 	ww    []hyperpolygraph.WWPair // A→B on Key
@@ -536,53 +538,56 @@ func (p *pruner) compactWR(newSet []int32, writer []history.TxnID, n int, resolv
 	}
 }
 
-// addWW decides a→b, a WW edge on x: it and the RW edges it derives
-// join p.out, for applyWW.
+// addWW makes a→b a known WW edge on x, with the RW edges it derives;
+// a passWW worker (buffered) keeps them in p.out for applyWW instead.
 func (p *pruner) addWW(x history.KeyID, a, b history.TxnID) (err error) {
 	opt := p.wwOption(x, a, b)
-	if p.out.edges, err = growFit(p, p.out.edges, len(opt), "pruning's decided version orders"); err != nil {
+	if p.buffered {
+		if p.out.edges, err = growFit(p, p.out.edges, len(opt), "pruning's decided version orders"); err != nil {
+			return err
+		}
+		if p.out.ww, err = growFit(p, p.out.ww, 1, "pruning's decided version orders"); err != nil {
+			return err
+		}
+		p.out.edges = append(p.out.edges, opt...)
+		p.out.ww = append(p.out.ww, hyperpolygraph.WWPair{Key: x, A: a, B: b})
+		return nil
+	}
+	if err := p.growKnown(len(opt)); err != nil {
 		return err
 	}
-	if p.out.ww, err = growFit(p, p.out.ww, 1, "pruning's decided version orders"); err != nil {
-		return err
-	}
-	p.out.edges = append(p.out.edges, opt...)
-	p.out.ww = append(p.out.ww, hyperpolygraph.WWPair{Key: x, A: a, B: b})
+	p.g.Known = append(p.g.Known, opt...)
+	p.noteWW(x, a, b)
 	return nil
 }
 
-// applyWW makes the edges that outs decided known, all or, when the
+// noteWW records a new known WW edge a→b on x for case II and compact.
+func (p *pruner) noteWW(x history.KeyID, a, b history.TxnID) {
+	if l, ok := p.wwSucc[kt(x, a)]; ok {
+		p.wwSucc[kt(x, a)] = append(l, b)
+	}
+	p.addedWW = true
+	p.markDirty(x)
+}
+
+// applyWW makes the edges a worker decided (out) known, all or, when the
 // budget refuses the room, none: their pairs then go back to g.WW
 // undecided, so the graph stays what the pass found.
-func (p *pruner) applyWW(outs []*wwOut) error {
-	n := 0
-	for _, o := range outs {
-		n += len(o.edges)
-	}
-	if n == 0 {
+func (p *pruner) applyWW(out *wwOut) error {
+	defer func() { out.edges, out.ww = out.edges[:0], out.ww[:0] }()
+	if len(out.ww) == 0 {
 		return nil
 	}
-	if err := p.growKnown(n); err != nil {
-		for _, o := range outs {
-			for _, e := range o.ww {
-				a, b := min(e.A, e.B), max(e.A, e.B)
-				p.g.WW = append(p.g.WW, hyperpolygraph.WWPair{Key: e.Key, A: a, B: b})
-			}
-			o.edges, o.ww = o.edges[:0], o.ww[:0]
+	if err := p.growKnown(len(out.edges)); err != nil {
+		for _, e := range out.ww {
+			p.g.WW = append(p.g.WW, hyperpolygraph.WWPair{Key: e.Key, A: min(e.A, e.B), B: max(e.A, e.B)})
 		}
 		return err
 	}
-	for _, o := range outs {
-		p.g.Known = append(p.g.Known, o.edges...)
-		for _, e := range o.ww {
-			if l, ok := p.wwSucc[kt(e.Key, e.A)]; ok {
-				p.wwSucc[kt(e.Key, e.A)] = append(l, e.B)
-			}
-			p.markDirty(e.Key)
-		}
-		o.edges, o.ww = o.edges[:0], o.ww[:0]
+	p.g.Known = append(p.g.Known, out.edges...)
+	for _, e := range out.ww {
+		p.noteWW(e.Key, e.A, e.B)
 	}
-	p.addedWW = true
 	return nil
 }
 

@@ -7,7 +7,6 @@ import (
 	"sync"
 
 	"github.com/hyperiso/hyperiso/history"
-	"github.com/hyperiso/hyperiso/strong/hyperpolygraph"
 )
 
 // Within one pass the keys' version orders are decided independently:
@@ -114,13 +113,12 @@ func (p *pruner) decideTasks(ctx context.Context, tasks []keyTask, lazy bool) (c
 	if w != nil {
 		p.fit = fit
 	}
-	// The first run's decisions, then the second's unless the first
-	// stopped on a lazy graph, whose keys not reached must stay a suffix.
-	outs := []*wwOut{&p.out}
+	// The first run's decisions are known already; the second's join
+	// them unless the first stopped on a lazy graph, whose keys not
+	// reached must stay a suffix.
 	keep2 := w != nil && !(lazy && (r1.c != nil || r1.err != nil))
 	changed, c, err = r1.changed, r1.c, r1.err
 	if keep2 {
-		outs = append(outs, &w.out)
 		changed = changed || r2.changed
 		if c == nil && err == nil {
 			c, err = r2.c, r2.err
@@ -130,8 +128,14 @@ func (p *pruner) decideTasks(ctx context.Context, tasks []keyTask, lazy bool) (c
 		kept := p.out.kept
 		next := r1.next
 		if keep2 {
-			kept = append(kept, w.out.kept...)
-			next = split + r2.next
+			var gerr error
+			if kept, gerr = growFit(p, kept, len(w.out.kept), "pruning's undecided version-order pairs"); gerr != nil {
+				// The second run's keys stay pending, as if not reached.
+				keep2, changed, c, err = false, r1.changed, r1.c, gerr
+			} else {
+				kept = append(kept, w.out.kept...)
+				next = split + r2.next
+			}
 		}
 		g.WW = kept
 		if next < len(tasks) {
@@ -140,9 +144,6 @@ func (p *pruner) decideTasks(ctx context.Context, tasks []keyTask, lazy bool) (c
 			g.Pending, g.PendingFrom = false, 0
 		}
 		p.out.kept = nil
-		if cap(p.pairs) > 1<<16 {
-			p.pairs = nil // a large key's scratch is not needed again
-		}
 	} else {
 		// Listed: each run compacted its kept pairs to the front of its
 		// part of g.WW; the parts not reached follow them.
@@ -156,8 +157,10 @@ func (p *pruner) decideTasks(ctx context.Context, tasks []keyTask, lazy bool) (c
 		clear(g.WW[n:])
 		g.WW = g.WW[:n]
 	}
-	if aerr := p.applyWW(outs); aerr != nil {
-		return changed, nil, aerr
+	if keep2 {
+		if aerr := p.applyWW(&w.out); aerr != nil {
+			return changed, nil, aerr
+		}
 	}
 	if len(g.WW) < cap(g.WW)/4 {
 		// Most pairs are decided in the first pass: let the rest of the
@@ -188,6 +191,11 @@ func (p *pruner) worker() *pruner {
 		return fit(need, what)
 	}
 	w := *p
+	// Its own header of the graph: p appends to g.Known (beyond what w
+	// reads) while it runs.
+	g := *p.g
+	w.g = &g
+	w.buffered = true
 	w.keyScratch = keyScratch{rdKey: -1}
 	w.rdHead = make([]int32, p.g.N())
 	w.rdStamp = make([]int32, p.g.N())
@@ -202,32 +210,27 @@ func (p *pruner) runTasks(ctx context.Context, tasks []keyTask, lazy bool, start
 	tested := 0
 	r.out = start
 	for i, t := range tasks {
-		var pairs []hyperpolygraph.WWPair
 		if lazy {
-			// Room for the key's pairs, and for keeping them all, asked
-			// first: once decided, the undecided pairs must find a place.
+			// Room for keeping all the key's pairs, asked first: once
+			// decided, the undecided pairs must find a place.
 			var err error
-			if p.pairs, err = growFit(p, p.pairs[:0], int(t.pairs), "pruning's version-order pairs of one key"); err == nil {
-				p.out.kept, err = growFit(p, p.out.kept, int(t.pairs), "pruning's undecided version-order pairs")
-			}
-			if err != nil {
+			if p.out.kept, err = growFit(p, p.out.kept, int(t.pairs), "pruning's undecided version-order pairs"); err != nil {
 				r.err, r.next = err, i
 				return r
 			}
-			p.pairs = g.KeyPairs(p.pairs, t.x)
-			pairs = p.pairs
-		} else {
-			pairs = g.WW[t.lo:t.hi]
+			ch, c, err := p.decideAllPairs(ctx, t.x, &tested)
+			r.changed = r.changed || ch
+			if err != nil || c != nil {
+				r.c, r.err, r.next = c, err, i+1
+				return r
+			}
+			continue
 		}
+		pairs := g.WW[t.lo:t.hi]
 		ch, c, err := p.decideKey(ctx, t.x, pairs, &tested)
 		r.changed = r.changed || ch
 		for j, pr := range pairs {
-			if p.dropPair[j] {
-				continue
-			}
-			if lazy {
-				p.out.kept = append(p.out.kept, pr)
-			} else {
+			if !p.dropPair[j] {
 				g.WW[r.out] = pr
 				r.out++
 			}
