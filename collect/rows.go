@@ -32,8 +32,11 @@ type RowTx interface {
 	// Insert makes row key live with value val whatever its state (an
 	// upsert: a blind write, as the history's insert is).
 	Insert(ctx context.Context, key, val int64) error
-	// Delete makes row key absent whatever its state.
-	Delete(ctx context.Context, key int64) error
+	// Delete makes row key absent whatever its state, and reports
+	// whether the store wrote that: a SQL DELETE that matched no row
+	// writes nothing (no version, no lock, no write conflict), so the
+	// recorder records no delete then.
+	Delete(ctx context.Context, key int64) (wrote bool, err error)
 	// Select returns the live rows with lo <= key < hi (SQL's
 	// BETWEEN lo AND hi-1), in any order.
 	Select(ctx context.Context, lo, hi int64) ([]Row, error)
@@ -58,7 +61,8 @@ func (e *NoRowsError) Error() string {
 }
 
 // rowOp runs one row operation of the predicate workload and records it:
-// an insert or a delete as itself; a range read as a predicate read over
+// an insert as itself, a delete as itself if it wrote (Delete), a read of
+// one row as a point read (of its value, or of its absence); a range read as a predicate read over
 // its range with the rows returned (every other key of the range was
 // observed absent); a move that moved as the delete of its source and the
 // insert of its target, and one that did not as nothing (what it saw is
@@ -78,10 +82,13 @@ func (r *runner) rowOp(ctx context.Context, tx Tx, op workload.Op, rec *record) 
 		}
 		rec.ops = append(rec.ops, opRecord{kind: history.OpWrite, src: history.SrcInsert, key: op.Key, val: op.Value})
 	case workload.Delete:
-		if err := rt.Delete(octx, op.Key); err != nil {
+		wrote, err := rt.Delete(octx, op.Key)
+		if err != nil {
 			return err
 		}
-		rec.ops = append(rec.ops, opRecord{kind: history.OpWrite, src: history.SrcDelete, key: op.Key})
+		if wrote {
+			rec.ops = append(rec.ops, opRecord{kind: history.OpWrite, src: history.SrcDelete, key: op.Key})
+		}
 	case workload.Select:
 		rows, err := rt.Select(octx, op.Key, op.To)
 		if err != nil {
@@ -91,6 +98,23 @@ func (r *runner) rowOp(ctx context.Context, tx Tx, op workload.Op, rec *record) 
 			return fmt.Errorf("%s: %w", r.st.Name(), err)
 		}
 		rec.ops = append(rec.ops, opRecord{kind: history.OpRead, src: history.SrcSelect, key: op.Key, hi: op.To, rows: rows})
+	case workload.ReadRow:
+		// A range read of the one key, so that a read that finds the
+		// key twice (PostgreSQL's REPEATABLE READ can: an old row its
+		// snapshot still shows beside the one it inserted) is refused
+		// rather than recorded as one of them.
+		rows, err := rt.Select(octx, op.Key, op.Key+1)
+		if err != nil {
+			return err
+		}
+		if err := checkRows(rows, op.Key, op.Key+1); err != nil {
+			return fmt.Errorf("%s: %w", r.st.Name(), err)
+		}
+		v := history.EmptyList
+		if len(rows) == 1 {
+			v = rows[0].Val
+		}
+		rec.ops = append(rec.ops, opRecord{kind: history.OpRead, key: op.Key, val: v})
 	case workload.Move:
 		moved, err := rt.Move(octx, op.Key, op.To, op.Value)
 		if err != nil {

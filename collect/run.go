@@ -522,7 +522,7 @@ func (r *runner) txn(ctx context.Context, conn Conn, plan workload.Txn, iso Isol
 				break
 			}
 			rec.ops = append(rec.ops, opRecord{kind: history.OpWrite, key: op.Key, val: op.Value})
-		case workload.Insert, workload.Delete, workload.Select, workload.Move:
+		case workload.Insert, workload.Delete, workload.Select, workload.Move, workload.ReadRow:
 			opErr = r.rowOp(ctx, tx, op, &rec)
 		}
 		if opErr != nil {

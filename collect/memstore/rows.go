@@ -42,15 +42,16 @@ func (t *tx) Insert(_ context.Context, key, val int64) error {
 	return nil
 }
 
-// Delete implements collect.RowTx.
-func (t *tx) Delete(_ context.Context, key int64) error {
+// Delete implements collect.RowTx: it always writes, as a key-value
+// store's delete does (a version of absence).
+func (t *tx) Delete(_ context.Context, key int64) (bool, error) {
 	t.c.acquire()
 	defer t.c.s.mu.Unlock()
 	if t.done {
-		return errDone
+		return false, errDone
 	}
 	t.put(key, 0, true)
-	return nil
+	return true, nil
 }
 
 // Select implements collect.RowTx: at one timestamp (readTS), so that a

@@ -24,7 +24,7 @@ func nextPredicate(g *Session) Txn {
 	for range g.w.cfg.Ops {
 		if g.ops.Float64() < g.w.cfg.Reads {
 			if g.ops.Float64() < PointReads {
-				g.read(g.key())
+				g.buf = append(g.buf, Op{Kind: ReadRow, Key: g.key()})
 				continue
 			}
 			lo := g.key()

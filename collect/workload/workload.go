@@ -41,6 +41,8 @@ const (
 	Select
 	// Move moves row Key to key To with Value.
 	Move
+	// ReadRow reads row Key: its value, or its absence.
+	ReadRow
 )
 
 func (k OpKind) String() string {
@@ -63,6 +65,8 @@ func (k OpKind) String() string {
 		return "select"
 	case Move:
 		return "move"
+	case ReadRow:
+		return "r-row"
 	}
 	return fmt.Sprintf("OpKind(%d)", k)
 }
