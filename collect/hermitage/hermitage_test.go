@@ -189,4 +189,3 @@ func checkRun(t *testing.T, r *hermitage.Run, sc hermitage.Scenario, lv hermitag
 	require.NoError(t, err, what)
 	require.Equal(t, cell.Verdicts, back.Verdicts, what)
 }
-
