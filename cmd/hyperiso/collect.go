@@ -96,7 +96,8 @@ Workloads (--workload) and their defaults:
                BETWEEN lo AND hi), the others inserts (upserts), deletes
                and UPDATEs that move a row to another key; 8 sessions ×
                50 txns, 12 keys; recorded as inserts, deletes and
-               predicate reads (the memory store, PostgreSQL, MariaDB)
+               predicate reads (every store; etcd gets each key of a
+               range through its STM)
 Values are unique (session × 10^9 + sequence) except on the keys chosen to
 repeat; --unique makes every value unique.
 

@@ -30,7 +30,6 @@ func TestCollectPredicate(t *testing.T) {
 	for msg, args := range map[string][]string{
 		"dup-keys must be 0":      {"--workload", "predicate", "--dup-keys", "0.5"},
 		"keys must be at least 2": {"--workload", "predicate", "--keys", "1"},
-		"it has no rows":          {"--workload", "predicate", "--db", "etcd"},
 	} {
 		code, _, errs = runWithCollect(t, append([]string{"collect", "-q"}, args...)...)
 		require.Equal(t, exitBadInput, code, "%v: %s", args, errs)

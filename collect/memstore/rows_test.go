@@ -1,6 +1,7 @@
 package memstore_test
 
 import (
+	"context"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -37,4 +38,15 @@ func TestPredicateSnapshotShowsPhantomSkew(t *testing.T) {
 		violated = v == check.Violated
 	}
 	require.True(t, violated, "snapshot isolation shows a write skew on some seed")
+}
+
+// noRows is a store without rows.
+type noRows struct{ collect.Store }
+
+func TestPredicateRefusedWithoutRows(t *testing.T) {
+	w := dbtest.Workload(t, "predicate", nil)
+	_, _, err := collect.Run(context.Background(), noRows{memstore.New(memstore.Options{})}, w, collect.Options{})
+	var nr *collect.NoRowsError
+	require.ErrorAs(t, err, &nr)
+	require.EqualError(t, err, "the memory store cannot run the predicate workload: it has no rows (inserts, deletes and range reads)")
 }
