@@ -131,8 +131,9 @@ still written if any transaction ran).
 
 Hermitage (--hermitage): Martin Kleppmann's isolation tests (G0, G1a, G1b,
 G1c, OTV, P4, G-single and two variants whose reader writes, G2-item, and
-over key ranges PMP, PMP-write, G2, G2-two-edges) as fixed interleavings
-of two or three connections, run against
+over key ranges PMP, PMP-write, G2, G2-two-edges; and hyperiso's P4-delete,
+a lost update through a delete and a re-insert) as fixed interleavings of
+two or three connections, run against
 the server --db names at each of its levels (PostgreSQL: read-committed,
 repeatable-read, serializable; MariaDB: read-uncommitted, read-committed,
 repeatable-read, repeatable-read+snapshot where the server has

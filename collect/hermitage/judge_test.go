@@ -104,6 +104,7 @@ func selOp(lo, hi int64, rows ...int64) opRecord {
 func insOp(k, v int64) opRecord { return opRecord{write: true, src: history.SrcInsert, key: k, val: v} }
 func delOp(k int64) opRecord    { return opRecord{write: true, src: history.SrcDelete, key: k} }
 func wOp(k, v int64) opRecord   { return opRecord{write: true, key: k, val: v} }
+func rOp(k, v int64) opRecord   { return opRecord{key: k, val: v} }
 
 // rowHistory builds the history the driver would record for sc from
 // transactions that all committed, the last one the observer, as build
@@ -135,6 +136,10 @@ func TestJudgePredicateScenarios(t *testing.T) {
 			{selOp(1, 3, 1, 10, 2, 20), selOp(1, 3, 1, 10, 2, 21), delOp(1), delOp(2), selOp(1, 3, 3, 30)}, {all(3, 30)}}, history.RA},
 		{"G2", []rowTx{{selOp(3, 4), insOp(3, 30)}, {selOp(3, 4), insOp(4, 42)}, {all(1, 10, 2, 20, 3, 30, 4, 42)}}, history.SER},
 		{"G2-two-edges", []rowTx{{all(1, 10, 2, 20), wOp(1, 11)}, {wOp(2, 25)}, {all(1, 10, 2, 25)}, {all(1, 11, 2, 25)}}, history.SER},
+		// Both read row 1 at 10; T2 deletes it, T1 inserts it anew.
+		{"P4-delete", []rowTx{{rOp(1, 10), insOp(1, 11)}, {rOp(1, 10), selOp(1, 1, 1, 10), delOp(1)}, {all(1, 11, 2, 20)}}, history.SI},
+		// T1 saw T2's delete: no update is lost.
+		{"P4-delete", []rowTx{{rOp(1, history.EmptyList), insOp(1, 11)}, {rOp(1, 10), selOp(1, 1, 1, 10), delOp(1)}, {all(1, 11, 2, 20)}}, history.LevelNone},
 	}
 	for _, c := range cases {
 		t.Run(c.scenario, func(t *testing.T) {
