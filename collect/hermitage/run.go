@@ -102,6 +102,7 @@ type txn struct {
 type driver struct {
 	tg      *Target
 	opt     Options
+	rows    bool // a predicate scenario: keys are rows that may be absent
 	probe   waitCounter
 	txns    []*txn
 	last    []chan struct{} // per transaction, the done channel of its last step
@@ -140,7 +141,7 @@ func (tg *Target) Run(ctx context.Context, sc Scenario, lv Level, opt Options) (
 	if err != nil {
 		return nil, wrap(err)
 	}
-	d := &driver{tg: tg, opt: opt}
+	d := &driver{tg: tg, opt: opt, rows: sc.Rows}
 	if d.probe, err = tg.probe(ctx, table); err != nil {
 		return nil, wrap(err)
 	}
@@ -305,6 +306,12 @@ func (d *driver) step(ctx context.Context, t *txn, s Step) {
 	defer cancel()
 	switch s.Action {
 	case Read:
+		if d.rows {
+			if err := d.rowStep(sctx, t, s); err != nil {
+				d.fail(ctx, t, err)
+			}
+			return
+		}
 		v, found, err := t.tx.Read(sctx, s.Key)
 		if err != nil {
 			d.fail(ctx, t, err)
@@ -349,15 +356,31 @@ func (d *driver) step(ctx context.Context, t *txn, s Step) {
 	}
 }
 
-// rowStep runs and records a step on rows: a range read, an insert, or a
-// range delete, recorded as a predicate read of what it deleted followed
-// by their deletes.
+// rowStep runs and records a step on rows: a read of one row (a range
+// read of its key, so that a key found twice is an error, not one of its
+// rows; recorded as a point read of the value or of the absence), a
+// range read, an insert, or a range delete, recorded as a predicate read
+// of what it deleted followed by their deletes.
 func (d *driver) rowStep(ctx context.Context, t *txn, s Step) error {
 	rt, ok := t.tx.(collect.RowTx)
 	if !ok {
 		return fmt.Errorf("%s: transactions hold no rows", d.tg.Kind)
 	}
 	switch s.Action {
+	case Read:
+		rows, err := rt.Select(ctx, s.Key, s.Key+1)
+		if err != nil {
+			return err
+		}
+		if len(rows) > 1 || len(rows) == 1 && rows[0].Key != s.Key {
+			return fmt.Errorf("%s found %d rows", s, len(rows))
+		}
+		v := history.EmptyList
+		if len(rows) == 1 {
+			v = rows[0].Val
+		}
+		t.ops = append(t.ops, opRecord{key: s.Key, val: v})
+		return nil
 	case Insert:
 		if err := rt.Insert(ctx, s.Key, s.Value); err != nil {
 			return err
@@ -438,7 +461,7 @@ func (d *driver) build(tg *Target, sc Scenario, lv Level) *history.History {
 		}
 		for _, t := range d.txns {
 			for _, op := range t.ops {
-				if op.write {
+				if op.src != history.SrcSelect {
 					b.InitWrite(op.key, history.EmptyList)
 				}
 			}
