@@ -130,6 +130,11 @@ func TestJudgePredicateScenarios(t *testing.T) {
 		// T1's first read misses row 3, its second returns it.
 		{"PMP", []rowTx{{selOp(3, 3), selOp(1, 3, 1, 10, 2, 20, 3, 30)}, {insOp(3, 30)}, {all(1, 10, 2, 20, 3, 30)}}, history.RA},
 		{"PMP", []rowTx{{selOp(3, 3), selOp(1, 3, 1, 10, 2, 20)}, {insOp(3, 30)}, {all(1, 10, 2, 20, 3, 30)}}, history.LevelNone},
+		// A row no one writes reads absent from T⊥; one that starts
+		// live does not (a thin-air read, found from RA up here: RC is
+		// not checked beside the observer's predicate read).
+		{"PMP", []rowTx{{rOp(3, history.EmptyList), selOp(1, 3, 1, 10, 2, 20)}, {all(1, 10, 2, 20)}}, history.LevelNone},
+		{"PMP", []rowTx{{rOp(1, history.EmptyList)}, {all(1, 10, 2, 20)}}, history.RA},
 		// PostgreSQL's read committed: the delete takes T1's row 2 but
 		// not T1's row 3.
 		{"PMP-write", []rowTx{{wOp(2, 21), insOp(3, 30)},
