@@ -227,7 +227,7 @@ const Legend = `Each entry is the weakest level the recorded history violates (R
 CC < SI < SER; it violates every stronger one too), "ok" when it satisfies
 all five. "*" marks the scenario's anomaly: the history violates the
 weakest level that forbids it (G1a, G1b, G1c, OTV: RC; G0, which shows as
-the observer's fractured read: RA; P4, G-single*: SI; G2-item: SER;
+the observer's fractured read: RA; P4*, G-single*: SI; G2-item: SER;
 PMP*: RA; G2*: SER). The predicate scenarios (PMP*, G2*) are checked from
 RA up: the checker does not decide predicate reads at RC yet.`
 
