@@ -1,0 +1,331 @@
+package robust
+
+import (
+	"context"
+	"slices"
+
+	"github.com/hyperiso/hyperiso/history"
+	"github.com/hyperiso/hyperiso/solver/cdcl"
+	"github.com/hyperiso/hyperiso/solver/cnf"
+)
+
+// The exact search asks, for a set of instances closed under session
+// predecessors, whether some abstract execution of them (MixIso Definition
+// 3.5: AR a total order, VIS ⊆ AR, every instance satisfying its level's
+// axioms) has a dependency cycle. satGroup encodes that question once per
+// instance set for hyperiso's CDCL(T) solver and asks it once per
+// allocation, under assumptions:
+//
+//   - AR: one order variable per pair of nodes a clause mentions, kept
+//     acyclic by orderTheory (Pearce–Kelly); a partial order of the pairs
+//     extends to a total one. Every instance t also has a snapshot node
+//     snap(t), always before t.
+//   - VIS: one variable vis(u,t) per ordered pair, vis(u,t) → AR(u,t).
+//   - The axioms, each guarded by a feature variable of t that the level
+//     being asked sets by assumption: TOTALVis (SER) vis(u,t) ↔ AR(u,t);
+//     PREFIX (PC, SI) vis(u,t) ↔ AR(u,snap(t)), which makes the visible
+//     set a prefix of AR through the order's own transitivity, with no
+//     cubic clauses; NoConflict (PSI, SI) AR(u,t) → vis(u,t) for u writing
+//     a key t writes; TRANSVis (CC, PSI) vis(s,t) ∧ vis(u,s) → vis(u,t).
+//     SESSION holds by unit clauses.
+//   - Reads-from: per instance t and key x it reads, exactly one of the
+//     writers of x among the instances or the initial state; the source is
+//     visible and every other visible writer of x precedes it in AR (EXT
+//     with free values: a read returns its last visible writer).
+//   - A cycle: a non-empty set of nodes on(v), each with a selected edge
+//     sel(a,b) to another node of the set. A finite graph in which every
+//     node of a non-empty set has a successor in the set has a cycle, and
+//     a cycle is such a set, so this is "not serializable" as a plain
+//     existential. A selected edge must be a real dependency: session
+//     order; WR (b reads a key from a); WW (AR between writers of a
+//     common key); RW (a reads x from a source that b, writing x, follows
+//     in AR).
+//
+// The clauses are cubic only for TRANSVis; the rest is quadratic in the
+// instances, times the writers per key for reads-from. Clauses that depend
+// on levels are guarded rather than rebuilt, so RefineExact's many queries
+// over one component share one solver and what it learns.
+type satGroup struct {
+	w       *Workload
+	members []int32
+	s       *cdcl.Solver
+	th      *orderTheory
+	ord     map[[2]int32]int32 // (lo, hi) nodes → order variable
+	vis     [][]cnf.Lit        // vis[t][u], local indices
+	feat    [][nfeat]cnf.Lit   // per local instance
+	rf      [][]rfChoice       // per local instance, per key it reads (with writers)
+	clause  []cnf.Lit
+}
+
+const (
+	featTotal = iota
+	featPrefix
+	featNoConflict
+	featTrans
+	nfeat
+)
+
+// rfChoice is one read's candidate sources: writers (local indices, -1
+// the initial state) with their literals.
+type rfChoice struct {
+	key  KeyID
+	from []int
+	lit  []cnf.Lit
+}
+
+func newSATGroup(w *Workload, members []int32, conflictLimit int64) *satGroup {
+	m := len(members)
+	th := newOrderTheory(2 * m)
+	g := &satGroup{w: w, members: members, th: th, ord: map[[2]int32]int32{},
+		s: cdcl.New(0, cdcl.Options{Theory: th, ConflictLimit: conflictLimit})}
+	g.encode()
+	return g
+}
+
+func (g *satGroup) newVar() cnf.Lit { return cnf.Lit(g.s.NewVar()) }
+
+// before is the literal "node a precedes node b in AR".
+func (g *satGroup) before(a, b int32) cnf.Lit {
+	lo, hi, sign := a, b, cnf.Lit(1)
+	if a > b {
+		lo, hi, sign = b, a, -1
+	}
+	v, ok := g.ord[[2]int32{lo, hi}]
+	if !ok {
+		v = g.s.NewVar()
+		g.ord[[2]int32{lo, hi}] = v
+		g.th.register(v, lo, hi)
+	}
+	return sign * cnf.Lit(v)
+}
+
+func (g *satGroup) add(lits ...cnf.Lit) {
+	g.clause = append(g.clause[:0], lits...)
+	g.s.AddClause(g.clause)
+}
+
+func (g *satGroup) encode() {
+	w, ms := g.w, g.members
+	m := len(ms)
+	inst := func(i int) *Instance { return &w.Instances[ms[i]] }
+	snap := func(i int) int32 { return int32(m + i) }
+	g.vis = make([][]cnf.Lit, m)
+	g.feat = make([][nfeat]cnf.Lit, m)
+	for t := range m {
+		for f := range nfeat {
+			g.feat[t][f] = g.newVar()
+		}
+		g.vis[t] = make([]cnf.Lit, m)
+		for u := range m {
+			if u != t {
+				g.vis[t][u] = g.newVar()
+			}
+		}
+	}
+	for t := range m {
+		g.add(g.before(snap(t), int32(t)))
+		f := g.feat[t]
+		for u := range m {
+			if u == t {
+				continue
+			}
+			v := g.vis[t][u]
+			ar := g.before(int32(u), int32(t))
+			g.add(-v, ar)
+			g.add(-f[featTotal], -ar, v)
+			sp := g.before(int32(u), snap(t))
+			g.add(-f[featPrefix], -v, sp)
+			g.add(-f[featPrefix], v, -sp)
+			if intersects(inst(u).Writes, inst(t).Writes) {
+				g.add(-f[featNoConflict], -ar, v)
+			}
+			if w.soBefore(ms[u], ms[t]) {
+				g.add(v)
+			}
+			for s := range m {
+				if s != t && s != u {
+					g.add(-f[featTrans], -g.vis[t][s], -g.vis[s][u], v)
+				}
+			}
+		}
+	}
+	// Reads-from.
+	g.rf = make([][]rfChoice, m)
+	writers := func(k KeyID, not int) []int {
+		var out []int
+		for u := range m {
+			if u != not && containsKey(inst(u).Writes, k) {
+				out = append(out, u)
+			}
+		}
+		return out
+	}
+	for t := range m {
+		for _, k := range inst(t).Reads {
+			ws := writers(k, t)
+			if len(ws) == 0 {
+				continue // reads the initial state, and nothing here overwrites it
+			}
+			c := rfChoice{key: k, from: append(ws, -1)}
+			for range c.from {
+				c.lit = append(c.lit, g.newVar())
+			}
+			g.add(c.lit...)
+			for i, src := range c.from {
+				r := c.lit[i]
+				if src < 0 {
+					for _, u := range ws {
+						g.add(-r, -g.vis[t][u])
+					}
+					continue
+				}
+				g.add(-r, g.vis[t][src])
+				for _, u := range ws {
+					if u != src {
+						g.add(-r, -g.vis[t][u], g.before(int32(u), int32(src)))
+					}
+				}
+			}
+			g.rf[t] = append(g.rf[t], c)
+		}
+	}
+	g.encodeCycle()
+}
+
+// encodeCycle adds the on/sel variables that ask for a dependency cycle.
+func (g *satGroup) encodeCycle() {
+	w, ms := g.w, g.members
+	m := len(ms)
+	inst := func(i int) *Instance { return &w.Instances[ms[i]] }
+	on := make([]cnf.Lit, m)
+	for i := range on {
+		on[i] = g.newVar()
+	}
+	g.add(on...)
+	// rwAfter[a][b]: a reads some key x that b writes, from a source b
+	// follows in AR.
+	out := make([][]cnf.Lit, m)
+	for a := range m {
+		out[a] = []cnf.Lit{-on[a]}
+	}
+	for a := range m {
+		for b := range m {
+			if a == b {
+				continue
+			}
+			var reasons []cnf.Lit
+			always := w.soBefore(ms[a], ms[b])
+			if !always {
+				for _, c := range g.rf[b] {
+					if i := slices.Index(c.from, a); i >= 0 {
+						reasons = append(reasons, c.lit[i]) // WR
+					}
+				}
+				if intersects(inst(a).Writes, inst(b).Writes) {
+					reasons = append(reasons, g.before(int32(a), int32(b))) // WW
+				}
+				for _, c := range g.rf[a] {
+					if !containsKey(inst(b).Writes, c.key) {
+						continue
+					}
+					after := g.newVar() // RW on c.key
+					for i, src := range c.from {
+						switch {
+						case src == b:
+							g.add(-after, -c.lit[i])
+						case src >= 0:
+							g.add(-after, -c.lit[i], g.before(int32(src), int32(b)))
+						}
+					}
+					reasons = append(reasons, after)
+				}
+				if len(reasons) == 0 {
+					continue
+				}
+			}
+			sel := g.newVar()
+			out[a] = append(out[a], sel)
+			g.add(-sel, on[b])
+			if !always {
+				g.add(append([]cnf.Lit{-sel}, reasons...)...)
+			}
+		}
+	}
+	for a := range m {
+		g.add(out[a]...)
+	}
+}
+
+// assumptions sets every member's features from its level (Table 2).
+func (g *satGroup) assumptions(levels []history.Level) []cnf.Lit {
+	var as []cnf.Lit
+	for t, id := range g.members {
+		ax := axiomsFor(levels[id])
+		on := [nfeat]bool{featTotal: ax.totalVis, featPrefix: ax.prefix, featNoConflict: ax.noConflict, featTrans: ax.transVis}
+		for f := range nfeat {
+			l := g.feat[t][f]
+			if !on[f] {
+				l = -l
+			}
+			as = append(as, l)
+		}
+	}
+	return as
+}
+
+// solve looks for a non-serializable execution of the members at levels:
+// the execution, or nil and whether the search was complete.
+func (g *satGroup) solve(levels []history.Level, lim Limits) (*Execution, bool) {
+	ctx := context.Background()
+	if !lim.Deadline.IsZero() {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, lim.Deadline)
+		defer cancel()
+	}
+	switch g.s.SolveAssuming(ctx, g.assumptions(levels)) {
+	case cdcl.Unsat:
+		return nil, true
+	case cdcl.Sat:
+		return g.execution(), true
+	}
+	return nil, false
+}
+
+// execution reads the model: AR is the theory's topological order of the
+// instance nodes, VIS and reads-from the model's variables.
+func (g *satGroup) execution() *Execution {
+	m := len(g.members)
+	pos := make([]int, m)
+	ex := &Execution{}
+	for _, v := range g.th.order() {
+		if int(v) < m {
+			pos[v] = len(ex.Members)
+			ex.Members = append(ex.Members, g.members[v])
+		}
+	}
+	val := func(l cnf.Lit) bool { return g.s.Value(l.Var()) == l.IsPos() }
+	ex.Vis = make([][]bool, m)
+	ex.ReadFrom = make([]map[KeyID]int, m)
+	for t := range m {
+		i := pos[t]
+		ex.Vis[i] = make([]bool, i)
+		for u := range m {
+			if u != t && pos[u] < i {
+				ex.Vis[i][pos[u]] = val(g.vis[t][u])
+			}
+		}
+		rf := map[KeyID]int{}
+		for _, k := range g.w.Instances[g.members[t]].Reads {
+			rf[k] = -1
+		}
+		for _, c := range g.rf[t] {
+			for j, src := range c.from {
+				if src >= 0 && val(c.lit[j]) {
+					rf[c.key] = pos[src]
+				}
+			}
+		}
+		ex.ReadFrom[i] = rf
+	}
+	return ex
+}
