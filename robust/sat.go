@@ -2,6 +2,7 @@ package robust
 
 import (
 	"context"
+	"maps"
 	"slices"
 
 	"github.com/hyperiso/hyperiso/history"
@@ -54,7 +55,9 @@ type satGroup struct {
 	vis     [][]cnf.Lit        // vis[t][u], local indices
 	feat    [][nfeat]cnf.Lit   // per local instance
 	rf      [][]rfChoice       // per local instance, per key it reads (with writers)
+	sel     []selEdge          // the cycle's candidate edges
 	clause  []cnf.Lit
+	limit   int64 // conflicts per question
 }
 
 const (
@@ -64,6 +67,12 @@ const (
 	featTrans
 	nfeat
 )
+
+// selEdge is a candidate edge a → b of the cycle and its variable.
+type selEdge struct {
+	a, b int
+	lit  cnf.Lit
+}
 
 // rfChoice is one read's candidate sources: writers (local indices, -1
 // the initial state) with their literals.
@@ -76,7 +85,7 @@ type rfChoice struct {
 func newSATGroup(w *Workload, members []int32, conflictLimit int64) *satGroup {
 	m := len(members)
 	th := newOrderTheory(2 * m)
-	g := &satGroup{w: w, members: members, th: th, ord: map[[2]int32]int32{},
+	g := &satGroup{w: w, members: members, th: th, ord: map[[2]int32]int32{}, limit: conflictLimit,
 		s: cdcl.New(0, cdcl.Options{Theory: th, ConflictLimit: conflictLimit})}
 	g.encode()
 	return g
@@ -245,6 +254,7 @@ func (g *satGroup) encodeCycle() {
 			}
 			sel := g.newVar()
 			out[a] = append(out[a], sel)
+			g.sel = append(g.sel, selEdge{a, b, sel})
 			g.add(-sel, on[b])
 			if !always {
 				g.add(append([]cnf.Lit{-sel}, reasons...)...)
@@ -286,9 +296,54 @@ func (g *satGroup) solve(levels []history.Level, lim Limits) (*Execution, bool) 
 	case cdcl.Unsat:
 		return nil, true
 	case cdcl.Sat:
-		return g.execution(), true
+		ex := g.execution()
+		// The model's cycle with its session predecessors is a smaller
+		// counterexample when it leaves members out (restriction):
+		// asked again, it reads as the cycle alone.
+		if c := g.cycle(); len(c) < len(g.members) {
+			if small, _ := newSATGroup(g.w, c, g.limit).solve(levels, lim); small != nil {
+				return small, true
+			}
+		}
+		return ex, true
 	}
 	return nil, false
+}
+
+// cycle returns the instances of a cycle of the model's selected edges,
+// with their session predecessors, sorted.
+func (g *satGroup) cycle() []int32 {
+	val := func(l cnf.Lit) bool { return g.s.Value(l.Var()) == l.IsPos() }
+	next := map[int]int{}
+	for _, e := range g.sel {
+		if _, ok := next[e.a]; !ok && val(e.lit) {
+			next[e.a] = e.b
+		}
+	}
+	seen := map[int]bool{}
+	a := -1
+	for v := range next {
+		a = v
+		break
+	}
+	for a >= 0 && !seen[a] {
+		seen[a] = true
+		b, ok := next[a]
+		if !ok {
+			return g.members // not a model of the cycle clauses: keep all
+		}
+		a = b
+	}
+	set := map[int32]bool{}
+	for start := a; ; {
+		for q := g.members[a]; q >= 0 && !set[q]; q = g.w.prev(q) {
+			set[q] = true
+		}
+		if a = next[a]; a == start {
+			break
+		}
+	}
+	return slices.Sorted(maps.Keys(set))
 }
 
 // execution reads the model: AR is the theory's topological order of the
