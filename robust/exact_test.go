@@ -262,3 +262,94 @@ func subsetWithPreds(r *rand.Rand, w *Workload, k int) []int32 {
 	}
 	return slices.Sorted(maps.Keys(set))
 }
+
+// TestRobustRefineExactBenchmarkParts: RefineExact's allocations of the
+// SmallBank and Courseware generators (components of up to a few dozen
+// instances, beyond the oracle) hold on every part the oracle can take:
+// connected sets of 2–4 instances grown along the static graph, which a
+// non-serializable execution of the part would contradict (restriction).
+func TestRobustRefineExactBenchmarkParts(t *testing.T) {
+	r := rand.New(rand.NewPCG(15, 16))
+	for _, kind := range []string{"smallbank", "courseware"} {
+		w, err := Generate(kind, GenOptions{Seed: 3, Instances: 300, Keys: 150})
+		require.NoError(t, err)
+		refined, _, err := Refine(w, Allocate(w).Levels)
+		require.NoError(t, err)
+		levels, low := RefineExact(w, refined, Limits{})
+		x := newIndex(w)
+		parts, lowered := 0, 0
+		for _, l := range low {
+			if l {
+				lowered++
+			}
+		}
+		for range cases(t, 1000) {
+			part := grow(r, x, 2+r.IntN(3))
+			txs, nkeys, ok := oracleTxs(w, part, levels)
+			if !ok {
+				continue
+			}
+			parts++
+			_, bad := oracleBad(txs, nkeys)
+			require.False(t, bad, "%s: RefineExact's allocation is not robust on %v%s", kind, part, describe(txs, nkeys))
+		}
+		t.Logf("%s: %d lowered by RefineExact, %d parts checked by the oracle", kind, lowered, parts)
+	}
+}
+
+// grow draws a random instance and adds random static neighbours (an
+// instance sharing a key with one already in) up to k instances.
+func grow(r *rand.Rand, x *index, k int) []int32 {
+	set := map[int32]bool{int32(r.IntN(len(x.w.Instances))): true}
+	for tries := 0; len(set) < k && tries < 20; tries++ {
+		from := slices.Sorted(maps.Keys(set))[r.IntN(len(set))]
+		p := &x.w.Instances[from]
+		keys := append(slices.Clone(p.Reads), p.Writes...)
+		key := keys[r.IntN(len(keys))]
+		cand := append(slices.Clone(x.readers[key]), x.writers[key]...)
+		set[cand[r.IntN(len(cand))]] = true
+	}
+	return slices.Sorted(maps.Keys(set))
+}
+
+// oracleTxs turns instances without sessions into oracle transactions over
+// the keys they share with another of them (a key only one touches makes
+// no dependency); false when that is more than 8 keys.
+func oracleTxs(w *Workload, part []int32, levels []history.Level) ([]otx, int, bool) {
+	count := map[KeyID]int{}
+	for _, i := range part {
+		p := &w.Instances[i]
+		for _, k := range sortedSet(append(slices.Clone(p.Reads), p.Writes...)) {
+			count[k]++
+		}
+	}
+	idx := map[KeyID]int{}
+	for _, k := range slices.Sorted(maps.Keys(count)) {
+		if count[k] > 1 {
+			idx[k] = len(idx)
+		}
+	}
+	if len(idx) > 8 {
+		return nil, 0, false
+	}
+	var txs []otx
+	for _, i := range part {
+		p := &w.Instances[i]
+		t := otx{level: levels[i], sess: -1}
+		for _, k := range p.Reads {
+			if b, ok := idx[k]; ok {
+				t.reads |= 1 << b
+			}
+		}
+		for _, k := range p.Writes {
+			if b, ok := idx[k]; ok {
+				t.writes |= 1 << b
+			}
+		}
+		if classOf(t.level) == classSER {
+			t.level = history.SER
+		}
+		txs = append(txs, t)
+	}
+	return txs, len(idx), true
+}
