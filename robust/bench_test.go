@@ -39,3 +39,28 @@ func BenchmarkCheckYCSB(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkExactSAT times one SAT question, encoding included, on YCSB-like
+// workloads of m instances (2 operations each over m/2 keys, one strongly
+// connected component in practice) at Allocate's robust levels, where the
+// answer is a proof that no execution is non-serializable.
+func BenchmarkExactSAT(b *testing.B) {
+	for _, m := range []int{16, 32, 64, 96} {
+		w, err := Generate("ycsb", GenOptions{Seed: 1, Instances: m, Keys: m / 2, Ops: 2})
+		if err != nil {
+			b.Fatal(err)
+		}
+		levels := Allocate(w).Levels
+		all := make([]int32, m)
+		for i := range all {
+			all[i] = int32(i)
+		}
+		b.Run(fmt.Sprint(m), func(b *testing.B) {
+			for b.Loop() {
+				if ex, ok := newSATGroup(w, all, 0).solve(levels, Limits{}); ex != nil || !ok {
+					b.Fatal("Allocate's levels are robust")
+				}
+			}
+		})
+	}
+}

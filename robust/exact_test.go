@@ -132,7 +132,7 @@ func randomLevels(r *rand.Rand, n int) []history.Level {
 // into the next. Workloads have 2–maxInstances instances, then exactly 5.
 func TestRobustSATAgainstOracle(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 12))
-	for _, size := range []struct{ n, max int }{{cases(t, 3000), maxInstances}, {cases(t, 200), 5}} {
+	for _, size := range []struct{ n, max int }{{cases(t, 3000), maxInstances}, {cases(t, 100), 5}} {
 		var bad, queries int
 		for c := range size.n {
 			txs, nkeys := randomWorkloadN(r, size.max)

@@ -211,18 +211,26 @@ func (g *satGroup) encodeCycle() {
 		on[i] = g.newVar()
 	}
 	g.add(on...)
+	root := make([]cnf.Lit, m)
+	for i := range root {
+		root[i] = g.newVar()
+	}
+	var crit []cnf.Lit
 	// rwAfter[a][b]: a reads some key x that b writes, from a source b
 	// follows in AR.
-	out := make([][]cnf.Lit, m)
+	// Each node of the set has a selected edge out to the set and one in
+	// from it.
+	out, in := make([][]cnf.Lit, m), make([][]cnf.Lit, m)
 	for a := range m {
 		out[a] = []cnf.Lit{-on[a]}
+		in[a] = []cnf.Lit{-on[a]}
 	}
 	for a := range m {
 		for b := range m {
 			if a == b {
 				continue
 			}
-			var reasons []cnf.Lit
+			var reasons, rws []cnf.Lit
 			always := w.soBefore(ms[a], ms[b])
 			if !always {
 				for _, c := range g.rf[b] {
@@ -238,6 +246,10 @@ func (g *satGroup) encodeCycle() {
 						continue
 					}
 					after := g.newVar() // RW on c.key
+					// Redundant, for propagation: a writer a sees
+					// precedes a's source, so it overwrites nothing a read.
+					g.add(-after, -g.vis[a][b])
+					rws = append(rws, after)
 					for i, src := range c.from {
 						switch {
 						case src == b:
@@ -256,13 +268,53 @@ func (g *satGroup) encodeCycle() {
 			out[a] = append(out[a], sel)
 			g.sel = append(g.sel, selEdge{a, b, sel})
 			g.add(-sel, on[b])
+			g.add(-sel, on[a])
+			in[b] = append(in[b], sel)
 			if !always {
 				g.add(append([]cnf.Lit{-sel}, reasons...)...)
+			}
+			// Only an rw edge can go against AR, to an instance a does not
+			// see; at SER, or between writers of a common key at PSI or
+			// SI, an earlier instance is seen (redundant, for propagation).
+			fwd := g.before(int32(a), int32(b))
+			g.add(append([]cnf.Lit{-sel, fwd}, rws...)...)
+			g.add(-sel, fwd, -g.vis[a][b])
+			g.add(-sel, -g.feat[a][featTotal], fwd)
+			if intersects(inst(a).Writes, inst(b).Writes) {
+				g.add(-sel, -g.feat[a][featNoConflict], fwd)
+			}
+			if len(rws) > 0 {
+				// crit: the cycle's backward edge into its AR-least node.
+				c := g.newVar()
+				crit = append(crit, c)
+				g.add(-c, sel)
+				g.add(-c, -fwd)
+				g.add(-c, root[b])
+				// At PC or SI, a misses b and so everything after b,
+				// which is the whole cycle: the edge into a is no WR.
+				for v := range m {
+					if v != a {
+						g.add(-c, -g.feat[a][featPrefix], -g.vis[a][v], -on[v])
+					}
+				}
 			}
 		}
 	}
 	for a := range m {
 		g.add(out[a]...)
+		g.add(in[a]...)
+	}
+	// Every cycle has an edge against AR (the others follow it); the one
+	// into the cycle's AR-least node makes that node the root, which
+	// every node of the cycle follows. Both only narrow the search to
+	// one description of each cycle.
+	g.add(crit...)
+	for b := range m {
+		for v := range m {
+			if v != b {
+				g.add(-root[b], -on[v], g.before(int32(b), int32(v)))
+			}
+		}
 	}
 }
 
