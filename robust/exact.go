@@ -340,7 +340,7 @@ func RefineExact(w *Workload, levels []history.Level, lim Limits) ([]history.Lev
 			}
 			old := out[i]
 			out[i] = l
-			if ex, decided := gr.sat.solve(out, lim); ex == nil && decided {
+			if ok, _ := gr.sat.robust(out, lim); ok {
 				lowered[i] = true
 				break
 			}

@@ -338,6 +338,17 @@ func (g *satGroup) assumptions(levels []history.Level) []cnf.Lit {
 // solve looks for a non-serializable execution of the members at levels:
 // the execution, or nil and whether the search was complete.
 func (g *satGroup) solve(levels []history.Level, lim Limits) (*Execution, bool) {
+	return g.solveShrink(levels, lim, true)
+}
+
+// robust answers whether the members have no non-serializable execution,
+// and whether that answer is complete, without reading a counterexample.
+func (g *satGroup) robust(levels []history.Level, lim Limits) (bool, bool) {
+	ex, decided := g.solveShrink(levels, lim, false)
+	return ex == nil && decided, decided
+}
+
+func (g *satGroup) solveShrink(levels []history.Level, lim Limits, shrink bool) (*Execution, bool) {
 	ctx := context.Background()
 	if !lim.Deadline.IsZero() {
 		var cancel context.CancelFunc
@@ -348,6 +359,9 @@ func (g *satGroup) solve(levels []history.Level, lim Limits) (*Execution, bool) 
 	case cdcl.Unsat:
 		return nil, true
 	case cdcl.Sat:
+		if !shrink {
+			return &Execution{}, true
+		}
 		ex := g.execution()
 		// The model's cycle with its session predecessors is a smaller
 		// counterexample when it leaves members out (restriction):
