@@ -381,17 +381,16 @@ func (g *satGroup) solveShrink(levels []history.Level, lim Limits, shrink bool) 
 func (g *satGroup) cycle() []int32 {
 	val := func(l cnf.Lit) bool { return g.s.Value(l.Var()) == l.IsPos() }
 	next := map[int]int{}
+	a := -1 // the first selected edge's source, for the same answer every run
 	for _, e := range g.sel {
 		if _, ok := next[e.a]; !ok && val(e.lit) {
 			next[e.a] = e.b
+			if a < 0 {
+				a = e.a
+			}
 		}
 	}
 	seen := map[int]bool{}
-	a := -1
-	for v := range next {
-		a = v
-		break
-	}
 	for a >= 0 && !seen[a] {
 		seen[a] = true
 		b, ok := next[a]
