@@ -34,18 +34,26 @@ import (
 //     visible and every other visible writer of x precedes it in AR (EXT
 //     with free values: a read returns its last visible writer).
 //   - A cycle: a non-empty set of nodes on(v), each with a selected edge
-//     sel(a,b) to another node of the set. A finite graph in which every
-//     node of a non-empty set has a successor in the set has a cycle, and
-//     a cycle is such a set, so this is "not serializable" as a plain
-//     existential. A selected edge must be a real dependency: session
-//     order; WR (b reads a key from a); WW (AR between writers of a
-//     common key); RW (a reads x from a source that b, writing x, follows
-//     in AR).
+//     sel(a,b) to another node of the set and one from it. A finite graph
+//     in which every node of a non-empty set has a successor in the set
+//     has a cycle, and a cycle is such a set, so this is "not
+//     serializable" as a plain existential. A selected edge must be a
+//     real dependency: session order; WR (b reads a key from a); WW (AR
+//     between writers of a common key); RW (a reads x from a source that
+//     b, writing x, follows in AR).
+//   - What every cycle does, which narrows the search to one description
+//     of each (MixIso Theorems 6.6, 6.7) and turns proofs of robustness
+//     from refuting cycle after cycle into propagation: only an rw edge
+//     goes against AR, to an instance its reader does not see; one such
+//     edge (crit) enters the set's AR-least node (the root), which every
+//     node of the set follows; at PC or SI, crit's reader sees no node of
+//     the set.
 //
-// The clauses are cubic only for TRANSVis; the rest is quadratic in the
-// instances, times the writers per key for reads-from. Clauses that depend
-// on levels are guarded rather than rebuilt, so RefineExact's many queries
-// over one component share one solver and what it learns.
+// The clauses are cubic for TRANSVis and the last of these; the rest is
+// quadratic in the instances, times the writers per key for reads-from.
+// Clauses that depend on levels are guarded rather than rebuilt, so
+// RefineExact's many queries over one component share one solver and what
+// it learns.
 type satGroup struct {
 	w       *Workload
 	members []int32
