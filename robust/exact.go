@@ -24,21 +24,20 @@ import (
 // the workload not robust, and its history is a counterexample that
 // `check --level mixed` accepts and `check --level ser` rejects.
 
-// ConfirmMax bounds the instances Confirm searches over: the search is
-// exponential in them.
-const ConfirmMax = 6
+// ExactMax bounds the instances (with their session predecessors) one SAT
+// question takes: the encoding grows with the cube of them (TRANSVis).
+const ExactMax = 64
 
-// Limits bound a search: Steps per search (one cycle, one component, one
-// level tried), and a Deadline for all of them (zero: none). A search cut
-// short answers nothing, and the static answer stands.
+// Limits bound a search: Steps conflicts per SAT question (one cycle, one
+// component, one level tried; 0: none), and a Deadline for all of them
+// (zero: none). A search cut short answers nothing, and the static answer
+// stands.
 type Limits struct {
 	Steps    int
 	Deadline time.Time
 }
 
-func (l Limits) search(w *Workload, levels []history.Level) *search {
-	return &search{w: w, levels: levels, budget: l.Steps, deadline: l.Deadline}
-}
+func (l Limits) expired() bool { return !l.Deadline.IsZero() && time.Now().After(l.Deadline) }
 
 // Execution is an abstract execution of some instances of a workload.
 type Execution struct {
@@ -53,7 +52,7 @@ type Execution struct {
 
 // Confirm looks for a non-serializable execution of the cycle's instances
 // and their session predecessors at the given levels. It gives up (false)
-// beyond ConfirmMax instances or past lim.
+// beyond ExactMax instances or past lim.
 func Confirm(w *Workload, levels []history.Level, c Cycle, lim Limits) (*Execution, bool) {
 	set := map[int32]bool{}
 	for _, e := range c.Edges {
@@ -63,97 +62,11 @@ func Confirm(w *Workload, levels []history.Level, c Cycle, lim Limits) (*Executi
 			}
 		}
 	}
-	if len(set) > ConfirmMax {
+	if len(set) > ExactMax || lim.expired() {
 		return nil, false
 	}
-	members := make([]int32, 0, len(set))
-	for i := range set {
-		members = append(members, i)
-	}
-	slices.Sort(members)
-	return lim.search(w, levels).run(members)
-}
-
-type search struct {
-	w        *Workload
-	levels   []history.Level
-	budget   int
-	deadline time.Time
-	// order is the arbitration order being built; vis[i] the visible set
-	// of order[i] as positions.
-	order []int32
-	vis   [][]bool
-	found *Execution
-}
-
-func (s *search) run(members []int32) (*Execution, bool) {
-	used := make([]bool, len(members))
-	s.permute(members, used)
-	return s.found, s.found != nil
-}
-
-// permute extends the arbitration order by every instance whose session
-// predecessors are already placed, then chooses its visible set.
-func (s *search) permute(members []int32, used []bool) bool {
-	if s.budget <= 0 || s.found != nil {
-		return false
-	}
-	if len(s.order) == len(members) {
-		s.budget--
-		if ex := s.cyclic(); ex != nil {
-			s.found = ex
-			return false
-		}
-		return true
-	}
-	for i, m := range members {
-		if used[i] {
-			continue
-		}
-		if q := s.w.prev(m); q >= 0 && !slices.Contains(s.order, q) {
-			continue
-		}
-		used[i] = true
-		s.order = append(s.order, m)
-		ok := s.chooseVis(members, used)
-		s.order = s.order[:len(s.order)-1]
-		used[i] = false
-		if !ok {
-			return false
-		}
-	}
-	return true
-}
-
-// chooseVis tries every visible set of the last placed instance that its
-// level allows, recursing into permute for the rest.
-func (s *search) chooseVis(members []int32, used []bool) bool {
-	k := len(s.order) - 1
-	t := s.order[k]
-	ax := axiomsFor(s.levels[t])
-	for mask := 0; mask < 1<<k; mask++ {
-		s.budget--
-		if s.budget&0xfff == 0 && !s.deadline.IsZero() && time.Now().After(s.deadline) {
-			s.budget = 0
-		}
-		if s.budget <= 0 {
-			return false
-		}
-		v := make([]bool, k)
-		for j := range k {
-			v[j] = mask&(1<<j) != 0
-		}
-		if !s.allowed(k, v, ax) {
-			continue
-		}
-		s.vis = append(s.vis, v)
-		ok := s.permute(members, used)
-		s.vis = s.vis[:len(s.vis)-1]
-		if !ok {
-			return false
-		}
-	}
-	return true
+	ex, _ := newSATGroup(w, slices.Sorted(maps.Keys(set)), int64(lim.Steps)).solve(levels, lim)
+	return ex, ex != nil
 }
 
 // levelAxioms are the axioms a level adds to RA's (MixIso Table 2).
@@ -174,96 +87,6 @@ func axiomsFor(l history.Level) levelAxioms {
 		return levelAxioms{transVis: true}
 	}
 	return levelAxioms{}
-}
-
-// allowed checks the axioms of the instance at arbitration position k
-// with visible set v (positions before k).
-func (s *search) allowed(k int, v []bool, ax levelAxioms) bool {
-	t := s.order[k]
-	for j := range k {
-		u := s.order[j]
-		switch {
-		case !v[j] && s.w.soBefore(u, t): // SESSION
-			return false
-		case !v[j] && ax.totalVis:
-			return false
-		case !v[j] && ax.noConflict && intersects(s.w.Instances[u].Writes, s.w.Instances[t].Writes):
-			return false
-		}
-		if v[j] {
-			continue
-		}
-		// u invisible: nothing that sees u (TRANSVis) or comes after u in
-		// arbitration (PREFIX) may be visible.
-		for i := j + 1; i < k; i++ {
-			if !v[i] {
-				continue
-			}
-			if ax.prefix || (ax.transVis && s.vis[i][j]) {
-				return false
-			}
-		}
-	}
-	return true
-}
-
-// cyclic computes the execution's dependencies and returns it when they
-// and session order close a cycle.
-func (s *search) cyclic() *Execution {
-	n := len(s.order)
-	w := s.w
-	edge := make([][]bool, n)
-	for i := range edge {
-		edge[i] = make([]bool, n)
-	}
-	rf := make([]map[KeyID]int, n)
-	for i := range n {
-		t := &w.Instances[s.order[i]]
-		rf[i] = map[KeyID]int{}
-		for _, k := range t.Reads {
-			from := -1
-			for j := i - 1; j >= 0; j-- {
-				if s.vis[i][j] && containsKey(w.Instances[s.order[j]].Writes, k) {
-					from = j
-					break
-				}
-			}
-			rf[i][k] = from
-			if from >= 0 {
-				edge[from][i] = true
-			}
-			for j := from + 1; j < n; j++ {
-				if j != i && containsKey(w.Instances[s.order[j]].Writes, k) {
-					edge[i][j] = true // rw: j overwrites what i read
-				}
-			}
-		}
-		for j := range i {
-			if w.soBefore(s.order[j], s.order[i]) || intersects(w.Instances[s.order[j]].Writes, t.Writes) {
-				edge[j][i] = true
-			}
-		}
-	}
-	// Only rw edges point backwards in arbitration; a cycle needs one.
-	for k := range n {
-		for a := range n {
-			if edge[a][k] {
-				for b := range n {
-					edge[a][b] = edge[a][b] || edge[k][b]
-				}
-			}
-		}
-	}
-	for a := range n {
-		if edge[a][a] {
-			ex := &Execution{Members: slices.Clone(s.order), ReadFrom: rf}
-			for i := range n {
-				ex.Vis = append(ex.Vis, slices.Clone(s.vis[i]))
-			}
-			return ex
-		}
-	}
-	return nil
 }
 
 // JSONL writes the execution as a history in JSON Lines: each member a
@@ -349,7 +172,7 @@ type ExactResult struct {
 	Counterexample *Execution
 	// TooLarge lists, for an undecided answer, the components (with
 	// their session predecessors) the search could not cover: more than
-	// ConfirmMax instances, or the budget ran out.
+	// ExactMax instances, or the budget or deadline ran out.
 	TooLarge [][]int32
 }
 
@@ -361,9 +184,10 @@ type ExactResult struct {
 // instances extends to the whole workload. So the workload is robust
 // exactly when no component, with its session predecessors, has a
 // non-serializable execution of its own, which Exact searches for
-// component by component. A component over ConfirmMax instances, or a
-// search over budget steps, leaves the answer undecided; the static
-// criterion's (Check) stands then.
+// component by component, one SAT question each (sat.go). A component
+// over ExactMax instances, or a question over budget, leaves the answer
+// undecided unless one of its static critical cycles has a
+// non-serializable execution; the static criterion's (Check) stands then.
 func Exact(w *Workload, levels []history.Level, lim Limits) ExactResult {
 	x := newIndex(w)
 	comp := x.sccs()
@@ -400,6 +224,9 @@ func (x *index) withPreds(g []int32) []int32 {
 }
 
 // exact searches the components of comp that hold two or more instances.
+// A component too large for one SAT question is searched through its
+// static critical cycles only (see cycles), which can find a
+// counterexample but never show there is none.
 func (x *index) exact(levels []history.Level, comp []int32, lim Limits) ExactResult {
 	res := ExactResult{Decided: true, Robust: true}
 	for _, g := range x.groups(comp) {
@@ -407,7 +234,15 @@ func (x *index) exact(levels []history.Level, comp []int32, lim Limits) ExactRes
 			continue
 		}
 		members := x.withPreds(g)
-		found, decided := x.searchGroup(levels, members, lim)
+		var found *Execution
+		decided := false
+		switch {
+		case lim.expired():
+		case len(members) <= ExactMax:
+			found, decided = newSATGroup(x.w, members, int64(lim.Steps)).solve(levels, lim)
+		default:
+			found = x.cycles(levels, g, comp, lim)
+		}
 		if found != nil {
 			return ExactResult{Decided: true, Robust: false, Counterexample: found}
 		}
@@ -419,17 +254,30 @@ func (x *index) exact(levels []history.Level, comp []int32, lim Limits) ExactRes
 	return res
 }
 
-// searchGroup searches one component's executions: a counterexample, or
-// whether the search covered them all.
-func (x *index) searchGroup(levels []history.Level, members []int32, lim Limits) (*Execution, bool) {
-	if len(members) > ConfirmMax {
-		return nil, false
+// cycles asks, for every instance of a component that is the middle of a
+// static critical cycle, whether that cycle's instances (with their
+// session predecessors) have a non-serializable execution: a
+// counterexample for the whole component if one has (restriction and
+// extension, above), or nil.
+func (x *index) cycles(levels []history.Level, g []int32, comp []int32, lim Limits) *Execution {
+	for _, p2 := range g {
+		if lim.expired() {
+			return nil
+		}
+		cls := classOf(levels[p2])
+		if cls == classSER {
+			continue
+		}
+		c, ok := x.critical(p2, cls, comp)
+		if !ok {
+			continue
+		}
+		c.Edges = append(c.Edges, x.path(c.Edges[1].To, c.Edges[0].From, p2, comp)...)
+		if ex, ok := Confirm(x.w, levels, c, lim); ok {
+			return ex
+		}
 	}
-	s := lim.search(x.w, levels)
-	if ex, ok := s.run(members); ok {
-		return ex, true
-	}
-	return nil, s.budget > 0
+	return nil
 }
 
 // RefineExact lowers instances beyond Refine where the exact search can
@@ -438,25 +286,33 @@ func (x *index) searchGroup(levels []history.Level, members []int32, lim Limits)
 // order, each instance is tried at every strictly weaker level, weakest
 // first, and keeps the first at which its component still has no
 // non-serializable execution. Lowering one instance can only change its
-// own component's answer, so only that component is searched; an
-// instance whose component is too large for the search keeps its level.
-// levels must be robust (Refine's answer is); the result is, and the
-// second result marks the instances lowered.
+// own component's answer, so only that component is searched, one SAT
+// encoding per component asked under assumptions for each level tried; an
+// instance whose component (with session predecessors) holds more than
+// ExactMax instances keeps its level, and so does every instance not yet
+// tried when lim's deadline passes. levels must be robust (Refine's answer
+// is); the result is, and the second result marks the instances lowered.
 func RefineExact(w *Workload, levels []history.Level, lim Limits) ([]history.Level, []bool) {
 	x := newIndex(w)
 	comp := x.sccs()
 	out := slices.Clone(levels)
 	lowered := make([]bool, len(levels))
 	// Each instance's component, closed under session predecessors, when
-	// it is small enough to search and holds a cycle at all.
-	members := make([][]int32, len(levels))
+	// it is small enough to search and holds a cycle at all; its encoding
+	// is built when first asked.
+	type group struct {
+		members []int32
+		sat     *satGroup
+	}
+	of := make([]*group, len(levels))
 	for _, g := range x.groups(comp) {
 		if len(g) < 2 {
 			continue
 		}
-		if m := x.withPreds(g); len(m) <= ConfirmMax {
+		if m := x.withPreds(g); len(m) <= ExactMax {
+			gr := &group{members: m}
 			for _, i := range g {
-				members[i] = m
+				of[i] = gr
 			}
 		}
 	}
@@ -470,17 +326,21 @@ func RefineExact(w *Workload, levels []history.Level, lim Limits) ([]history.Lev
 	}
 	slices.SortStableFunc(idx, func(a, b int32) int { return rank[levels[a]] - rank[levels[b]] })
 	for _, i := range idx {
-		if members[i] == nil {
+		gr := of[i]
+		if gr == nil {
 			continue // alone in its component (Refine did it) or too large
 		}
-		for j := len(history.Levels) - 1; j >= 0; j-- {
+		for j := len(history.Levels) - 1; j >= 0 && !lim.expired(); j-- {
 			l := history.Levels[j].Level
 			if !Supported(l) || l == out[i] || !out[i].AtLeast(l) {
 				continue
 			}
+			if gr.sat == nil {
+				gr.sat = newSATGroup(w, gr.members, int64(lim.Steps))
+			}
 			old := out[i]
 			out[i] = l
-			if ex, decided := x.searchGroup(out, members[i], lim); ex == nil && decided {
+			if ok, _ := gr.sat.robust(out, lim); ok {
 				lowered[i] = true
 				break
 			}

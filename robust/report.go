@@ -276,7 +276,7 @@ func (r *RobustReport) WriteText(out io.Writer) error {
 		case "not-robust":
 			fmt.Fprintf(&b, "exact search: NOT ROBUST, an execution of %s is not serializable\n", strings.Join(e.Counterexample, ", "))
 		default:
-			fmt.Fprintf(&b, "exact search: undecided, %d component(s) too large for it (%s instances with session predecessors; at most %d, or the budget ran out); the static answer stands\n", len(e.TooLarge), joinInts(e.TooLarge), ConfirmMax)
+			fmt.Fprintf(&b, "exact search: undecided, %d component(s) too large for it (%s instances with session predecessors; at most %d, or the budget or time ran out); the static answer stands\n", len(e.TooLarge), joinInts(e.TooLarge), ExactMax)
 		}
 	}
 	_, err := io.WriteString(out, b.String())
@@ -355,7 +355,7 @@ func (r *AllocationReport) WriteText(out io.Writer, list bool) error {
 		fmt.Fprintf(&b, "  %-4s %7d  %5.1f%%\n", strings.ToUpper(l.Level), l.Count, l.Percent)
 	}
 	if r.ExactRefined != nil {
-		fmt.Fprintf(&b, "refined by the exact search (components of at most %d instances): %d instances lower still\n", ConfirmMax, r.ExactLowered)
+		fmt.Fprintf(&b, "refined by the exact search (components of at most %d instances): %d instances lower still\n", ExactMax, r.ExactLowered)
 		for _, l := range r.ExactRefined {
 			fmt.Fprintf(&b, "  %-4s %7d  %5.1f%%\n", strings.ToUpper(l.Level), l.Count, l.Percent)
 		}

@@ -4,8 +4,10 @@
 // the paper's evaluation, the static dependency graph, the static
 // robustness criterion (Theorem 6.16, with session order), the allocation
 // rules (Theorem 6.18) and their refinement, and the exact search for
-// non-serializable executions that confirms a critical cycle or, where
-// the graph's components are small, decides robustness outright.
+// non-serializable executions (a SAT encoding of a set of instances'
+// executions for hyperiso's CDCL(T) solver) that confirms a critical
+// cycle or, where the graph's components hold up to ExactMax instances,
+// decides robustness outright.
 //
 // MixIso's graph leaves session order out, yet its SER, like hyperiso's,
 // keeps it; the analysis here puts it in (see Check and docs/robustness.md),

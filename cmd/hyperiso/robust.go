@@ -101,11 +101,13 @@ decides static robustness (MixIso, Theorem 6.16, with session order): when
 no static critical cycle exists, every history the instances can produce at
 their levels is serializable. Otherwise it names the instances that are the
 middle of a critical cycle and prints cycles in words. For each printed cycle
-it searches the executions of the cycle's instances (at most 6, with their
-session predecessors) for one that is not serializable; when one is found the
-workload is not robust for certain, and --counterexample FILE writes it as a
-JSONL history that "check --level mixed" accepts and "check --level ser"
-rejects.
+it asks hyperiso's SAT solver whether the cycle's instances (with their
+session predecessors, at most ` + fmt.Sprint(robust.ExactMax) + `) have an execution at their levels that is
+not serializable; when one is found the workload is not robust for certain,
+and --counterexample FILE writes it as a JSONL history that "check --level
+mixed" accepts and "check --level ser" rejects. --exact asks the same of
+each strongly connected component of the static graph, which decides
+robustness exactly where the components hold at most ` + fmt.Sprint(robust.ExactMax) + ` instances.
 
 Levels: ` + robust.SupportedList(", ") + `. Exit status 0: robust; 1: not robust;
 2: bad input.`,
@@ -184,9 +186,9 @@ Levels: ` + robust.SupportedList(", ") + `. Exit status 0: robust; 1: not robust
 	c.Flags().StringVar(&deflevel, "default-level", "", "level of instances that declare none ("+robust.SupportedList("|")+")")
 	c.Flags().IntVar(&cycles, "cycles", 1, "how many critical cycles to print")
 	c.Flags().StringVar(&cexFile, "counterexample", "", "write the first cycle's non-serializable execution, when one is found, to this file as a JSONL history")
-	c.Flags().IntVar(&budget, "confirm-budget", 1_000_000, "search steps for confirming each printed cycle with an execution, and per component for --exact (0: do not)")
+	c.Flags().IntVar(&budget, "confirm-budget", 1_000_000, "SAT conflicts per question: confirming each printed cycle, and each component for --exact (0: no bound)")
 	c.Flags().DurationVar(&timeout, "timeout", 0, "bound the time of confirming cycles and of --exact (0: none); past it the static answer stands")
-	c.Flags().BoolVar(&exact, "exact", false, "when the static criterion finds critical cycles, search each strongly connected component of the static graph (up to 6 instances with session predecessors) for a non-serializable execution: robust, not robust, or undecided")
+	c.Flags().BoolVar(&exact, "exact", false, "when the static criterion finds critical cycles, ask the SAT solver whether some strongly connected component of the static graph (with session predecessors, up to "+fmt.Sprint(robust.ExactMax)+" instances; a larger one through its critical cycles only) has a non-serializable execution: robust, not robust, or undecided")
 	return c
 }
 
@@ -274,8 +276,8 @@ instance's level and why.`,
 	wf.register(c)
 	c.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON (with every instance)")
 	c.Flags().BoolVar(&list, "list", false, "list every instance's level and why")
-	c.Flags().BoolVar(&exact, "exact", false, "lower the refined allocation further where an exact search of the instance's strongly connected component (up to 6 instances) shows it stays robust")
-	c.Flags().IntVar(&budget, "exact-budget", 1_000_000, "--exact: search steps per component and level tried")
+	c.Flags().BoolVar(&exact, "exact", false, "lower the refined allocation further where the SAT solver shows the instance's strongly connected component (up to "+fmt.Sprint(robust.ExactMax)+" instances with session predecessors) stays robust")
+	c.Flags().IntVar(&budget, "exact-budget", 1_000_000, "--exact: SAT conflicts per component and level tried (0: no bound)")
 	c.Flags().DurationVar(&timeout, "timeout", 0, "--exact: bound its time (0: none); past it, instances not yet lowered keep the refined level")
 	c.Flags().IntVar(&seeds, "seeds", 1, "--generate: allocate this many workloads (seeds --seed, --seed+1, …) and report each level's share over them")
 	return c

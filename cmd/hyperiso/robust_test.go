@@ -120,3 +120,21 @@ func TestRobustExactCommand(t *testing.T) {
 	require.Equal(t, exitSatisfied, code, errs)
 	require.Contains(t, out, "(refined: CC)")
 }
+
+// TestRobustExactTimeout: past --timeout the exact search answers nothing
+// and the static answer stands (robust: not robust, exit 1; allocate: the
+// refined allocation, nothing lowered further).
+func TestRobustExactTimeout(t *testing.T) {
+	in := "../../robust/testdata/static-false-alarm.json"
+	code, out, errs := runCLI(t, "robust", "--exact", "--timeout", "1ns", in)
+	require.Equal(t, exitViolated, code, errs)
+	require.Contains(t, out, "exact search: undecided")
+	require.NotContains(t, out, "confirmed: this execution")
+
+	code, out, errs = runCLI(t, "allocate", "--exact", "--timeout", "1ns", "--generate", "smallbank")
+	require.Equal(t, exitSatisfied, code, errs)
+	require.Contains(t, out, "0 instances lower still")
+	code, out, errs = runCLI(t, "allocate", "--exact", "--generate", "smallbank", "--instances", "200")
+	require.Equal(t, exitSatisfied, code, errs)
+	require.NotContains(t, out, " 0 instances lower still")
+}
