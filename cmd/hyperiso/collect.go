@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -16,6 +17,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/hyperiso/hyperiso/collect"
+	"github.com/hyperiso/hyperiso/collect/apps"
 	"github.com/hyperiso/hyperiso/collect/memstore"
 	"github.com/hyperiso/hyperiso/collect/stores"
 	"github.com/hyperiso/hyperiso/collect/workload"
@@ -149,6 +151,7 @@ type collectFlags struct {
 	preset              string
 	unique              bool
 	maxList             int
+	scale, txnMix       string // application workloads
 }
 
 func (f *collectFlags) register(c *cobra.Command) {
@@ -167,10 +170,44 @@ func (f *collectFlags) register(c *cobra.Command) {
 	fs.Int64Var(&f.seed, "seed", 1, "seed of the workload (and of the memory store's schedule)")
 	fs.StringVar(&f.preset, "preset", "", "general preset: RH|BL|WH|HD")
 	fs.BoolVar(&f.unique, "unique", false, "unique-value mode: every written value is unique (--dup-keys 0)")
+	fs.StringVar(&f.scale, "scale", "", "application workloads: their size, NAME=VALUE,… (e.g. tpcc: warehouses=2,districts=4)")
+	fs.StringVar(&f.txnMix, "txn-mix", "", "application workloads: weights of the transaction types, TYPE=WEIGHT,… (types not named weigh 0)")
+}
+
+// generatedOnly are the flags of the generated workloads.
+var generatedOnly = []string{"ops", "reads", "keys", "max-list", "dup-keys", "theta", "value-space", "rollback-rate", "think", "preset", "unique"}
+
+// appWorkload builds the named application workload.
+func (f *collectFlags) appWorkload(c *cobra.Command, name string) (*workload.Workload, error) {
+	for _, fl := range generatedOnly {
+		if c.Flags().Changed(fl) {
+			return nil, fmt.Errorf("--%s does not apply to the %s workload (its size is --scale %s)", fl, name, apps.Params(name))
+		}
+	}
+	cfg, err := apps.Defaults(name)
+	if err != nil {
+		return nil, err
+	}
+	if c.Flags().Changed("sessions") {
+		cfg.Sessions = f.sessions
+	}
+	if c.Flags().Changed("txns") {
+		cfg.Txns = f.txns
+	}
+	cfg.Seed = f.seed
+	return apps.New(name, cfg, f.scale, f.txnMix)
 }
 
 // workload builds the named workload from its defaults and the flags given.
 func (f *collectFlags) workload(c *cobra.Command, name string) (*workload.Workload, error) {
+	if apps.Is(name) {
+		return f.appWorkload(c, name)
+	}
+	for _, fl := range []string{"scale", "txn-mix"} {
+		if c.Flags().Changed(fl) {
+			return nil, fmt.Errorf("--%s applies to the application workloads only (%s)", fl, strings.Join(apps.Names, ", "))
+		}
+	}
 	cfg, err := workload.Defaults(name)
 	if err != nil {
 		return nil, err
@@ -199,8 +236,8 @@ func (f *collectFlags) workload(c *cobra.Command, name string) (*workload.Worklo
 	set("rollback-rate", func() { cfg.RollbackRate = f.rollback })
 	set("think", func() { cfg.Think = f.think })
 	set("max-list", func() {
-		if name != "append" {
-			err = fmt.Errorf("--max-list applies to the append workload only")
+		if name != "append" && name != "rw-register" {
+			err = fmt.Errorf("--max-list applies to the append and rw-register workloads only")
 		}
 		cfg.MaxList = f.maxList
 	})
@@ -223,6 +260,7 @@ func newCollect(stdout io.Writer) *cobra.Command {
 		db        string
 		isoName   string
 		mixSpec   string
+		byType    string
 		wlName    string
 		bugs      string
 		out       string
@@ -267,6 +305,18 @@ func newCollect(stdout io.Writer) *cobra.Command {
 			if err != nil {
 				return fail(exitBadInput, "%v", err)
 			}
+			var types collect.TypeLevels
+			if c.Flags().Changed("mix-by-type") {
+				switch {
+				case w.App() == nil:
+					return fail(exitBadInput, "--mix-by-type applies to the application workloads only (%s)", strings.Join(apps.Names, ", "))
+				case c.Flags().Changed("mix"):
+					return fail(exitBadInput, "--mix and --mix-by-type are exclusive")
+				}
+				if types, err = collect.ParseTypeLevels(byType, w.App().Types()); err != nil {
+					return fail(exitBadInput, "--mix-by-type: %v", err)
+				}
+			}
 			bug, err := memstore.ParseBugs(bugs)
 			if err != nil {
 				return fail(exitBadInput, "--bug: %v", err)
@@ -305,7 +355,7 @@ func newCollect(stdout io.Writer) *cobra.Command {
 				}
 				return fail(exitBadInput, "%v", err)
 			}
-			opt := collect.Options{Isolation: iso, Mix: mix, OpTimeout: timeout, KeepTable: keepTable, Source: out, Faults: sched, Times: times, Sink: rec}
+			opt := collect.Options{Isolation: iso, Mix: mix, ByType: types, OpTimeout: timeout, KeepTable: keepTable, Source: out, Faults: sched, Times: times, Sink: rec}
 			bar := newBar(stderr, w.Sessions()*w.TxnsPerSession(), quiet)
 			if bar != nil {
 				opt.Progress = func() { _ = bar.Add(1) }
@@ -387,7 +437,8 @@ func newCollect(stdout io.Writer) *cobra.Command {
 	c.Flags().StringVar(&db, "db", "memory", "database: memory, postgres://…, mariadb://…, etcd or etcd://host:port,…")
 	c.Flags().StringVar(&isoName, "isolation", collect.Serializable.String(), "isolation level: "+strings.Join(collect.IsolationNames, "|"))
 	c.Flags().StringVar(&mixSpec, "mix", "", "a level per transaction, drawn with --seed: LEVEL=WEIGHT,… (e.g. ser=0.3,si=0.4,rc=0.3; levels "+strings.Join(collect.MixLevelNames, ", ")+")")
-	c.Flags().StringVar(&wlName, "workload", "general", "workload: "+strings.Join(workload.Names, "|"))
+	c.Flags().StringVar(&byType, "mix-by-type", "", "application workloads: a level per transaction type, TYPE=LEVEL,… (e.g. NewOrder=ser,Payment=si); other types run at --isolation")
+	c.Flags().StringVar(&wlName, "workload", "general", "workload: "+strings.Join(append(slices.Clone(workload.Names), apps.Names...), "|"))
 	c.Flags().StringVar(&bugs, "bug", "", "memory store bugs to inject: "+strings.Join(memstore.BugNames(), ","))
 	c.Flags().StringVarP(&out, "output", "o", "-", "history file (- for standard output)")
 	c.Flags().DurationVar(&timeout, "timeout", 30*time.Second, "bound on each operation; a commit that exceeds it is unknown")
