@@ -56,6 +56,9 @@ type txType struct {
 type spec struct {
 	params []param
 	build  func(a *app, p map[string]int64) error
+	// writes bounds the groups one transaction writes, each taking one of
+	// its session's unique values.
+	writes func(p map[string]int64) int64
 }
 
 var specs = map[string]spec{
@@ -73,6 +76,7 @@ type app struct {
 	tables []*table
 	types  []txType
 	load   func(rng *rand.Rand, emit func(t *table, pk []int64, vals ...int64))
+	writes int64 // spec.writes
 	// dialect is the SQL store's, once Setup made the tables there; ""
 	// for a key-value store.
 	dialect string
@@ -133,8 +137,11 @@ func New(name string, c workload.Config, scale, mix string) (*workload.Workload,
 	}
 	for _, t := range a.tables {
 		if t.rows() >= keyBase {
-			return nil, fmt.Errorf("workload %s: table %s would have %d rows, more than its keys can number", name, t.name, t.rows())
+			return nil, fmt.Errorf("workload %s: table %s would have %d rows or more, more than its keys can number", name, t.name, t.rows())
 		}
+	}
+	if n := int64(c.Txns) * a.writes; n >= workload.UniqueBase {
+		return nil, fmt.Errorf("workload %s: a session could write %d values, more than unique values can number (%d): fewer transactions or a smaller scale", name, n, workload.UniqueBase-1)
 	}
 	return workload.NewApp(name, c, a)
 }
@@ -164,6 +171,7 @@ func build(a *app, scale string) error {
 			a.params[i].val = n
 		}
 	}
+	a.writes = sp.writes(vals)
 	return sp.build(a, vals)
 }
 

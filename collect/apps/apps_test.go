@@ -177,3 +177,41 @@ func TestMemoryLostUpdateFound(t *testing.T) {
 		require.True(t, found, "%s: a lost update shows on some seed", name)
 	}
 }
+
+// TestWritesBound: every transaction writes at most as many groups as its
+// application's bound says, which keeps a session's values unique; and
+// parameters beyond what keys and values can number are refused.
+func TestWritesBound(t *testing.T) {
+	for _, name := range apps.Names {
+		w := small(t, name, 4, 60, 5, "", "")
+		h, _ := collectRun(t, memstore.New(memstore.Options{Seed: 5}), w, collect.Options{Isolation: collect.Serializable})
+		most := 0
+		for _, tx := range h.Txns[1:] {
+			n := 0
+			for _, op := range tx.Ops {
+				if op.Kind == history.OpWrite {
+					n++
+				}
+			}
+			most = max(most, n)
+		}
+		require.LessOrEqual(t, int64(most), apps.WritesBound(w), name)
+	}
+	c, _ := apps.Defaults("tpcc")
+	for scale, msg := range map[string]string{
+		"lines=16":                             "at most 15 lines",
+		"districts=100000":                     "more than unique values can number",
+		"warehouses=1000000,customers=1000000": "more than its keys can number",
+		"colour=3":                             "is not NAME=VALUE",
+		"items=0":                              "must be an integer in 1…1000000",
+	} {
+		_, err := apps.New("tpcc", c, scale, "")
+		require.ErrorContains(t, err, msg, scale)
+	}
+	_, err := apps.New("smallbank", c, "", "Balance=0")
+	require.ErrorContains(t, err, "every weight is 0")
+	_, err = apps.New("smallbank", c, "", "Deposit=1")
+	require.ErrorContains(t, err, "Type one of Amalgamate")
+	_, err = apps.New("bank", c, "", "")
+	require.ErrorContains(t, err, "unknown application workload")
+}

@@ -14,7 +14,8 @@ var rubisSpec = spec{
 		{"users", 30, "users at first"},
 		{"items", 30, "items for sale at first"},
 	},
-	build: buildRUBiS,
+	build:  buildRUBiS,
+	writes: func(map[string]int64) int64 { return 2 },
 }
 
 type rubis struct {

@@ -15,6 +15,7 @@ import (
 var smallbankSpec = spec{
 	params: []param{{"accounts", 20, "customers, each with a savings and a checking account"}},
 	build:  buildSmallBank,
+	writes: func(map[string]int64) int64 { return 3 },
 }
 
 type smallbank struct {

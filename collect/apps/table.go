@@ -54,10 +54,14 @@ func newTable(id int, name string, pk []col, groups []group, index ...[]string) 
 	return t
 }
 
-// rows is the number of row indexes the primary key's bounds allow.
+// rows is the number of row indexes the primary key's bounds allow, or
+// keyBase if that is keyBase or more.
 func (t *table) rows() int64 {
 	n := int64(1)
 	for _, c := range t.pk {
+		if c.bound >= keyBase/n+1 {
+			return keyBase
+		}
 		n *= c.bound
 	}
 	return n

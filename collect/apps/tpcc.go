@@ -2,6 +2,7 @@ package apps
 
 import (
 	"cmp"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 
@@ -20,9 +21,15 @@ var tpccSpec = spec{
 		{"districts", 4, "districts per warehouse"},
 		{"customers", 30, "customers per district, and initial orders"},
 		{"items", 50, "items (and stock rows per warehouse)"},
-		{"lines", 10, "most order lines per order (at least 5, or lines if fewer)"},
+		{"lines", 10, "most order lines per order, at most 15 (orders have 5 to lines, or lines if fewer)"},
 	},
 	build: buildTPCC,
+	writes: func(p map[string]int64) int64 {
+		// Delivery: per district a new order, an order, its lines, a
+		// customer; new-order: a district, an order (two groups) and a
+		// new order, and per line a stock row and the line (two groups).
+		return max(p["districts"]*(3+p["lines"]), 4+3*p["lines"], 4)
+	},
 }
 
 type tpcc struct {
@@ -35,6 +42,9 @@ type tpcc struct {
 
 func buildTPCC(a *app, p map[string]int64) error {
 	t := &tpcc{w: p["warehouses"], d: p["districts"], c: p["customers"], i: p["items"], lines: p["lines"]}
+	if t.lines > 15 {
+		return fmt.Errorf("--scale: an order has at most 15 lines (lines=%d)", t.lines)
+	}
 	t.names = max(1, t.c/3)
 	orders := t.c + int64(a.cfg.Sessions)*int64(a.cfg.Txns) + 1
 	W, D := col{"w_id", t.w}, col{"d_id", t.d}

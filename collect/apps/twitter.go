@@ -13,7 +13,8 @@ var twitterSpec = spec{
 		{"follows", 3, "users each user follows at first"},
 		{"tweets", 2, "tweets each user has at first"},
 	},
-	build: buildTwitter,
+	build:  buildTwitter,
+	writes: func(map[string]int64) int64 { return 2 },
 }
 
 type twitter struct {
