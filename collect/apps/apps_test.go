@@ -200,7 +200,7 @@ func TestWritesBound(t *testing.T) {
 	c, _ := apps.Defaults("tpcc")
 	for scale, msg := range map[string]string{
 		"lines=16":                             "at most 15 lines",
-		"districts=100000":                     "more than unique values can number",
+		"districts=1000000":                     "more than unique values can number",
 		"warehouses=1000000,customers=1000000": "more than its keys can number",
 		"colour=3":                             "is not NAME=VALUE",
 		"items=0":                              "must be an integer in 1…1000000",
