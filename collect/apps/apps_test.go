@@ -215,3 +215,48 @@ func TestWritesBound(t *testing.T) {
 	_, err = apps.New("bank", c, "", "")
 	require.ErrorContains(t, err, "unknown application workload")
 }
+
+// TestLevelsByType: with levels by type, each transaction asks for its
+// type's level and records it; the other types run at the run's level and
+// record what the store declares for it (none, for these two). The types follow from
+// the seed, so the test replans them.
+func TestLevelsByType(t *testing.T) {
+	pg, _, _ := dbtest.PostgresScratch(t)
+	for _, db := range []string{"memory", pg} {
+		w := small(t, "tpcc", 4, 25, 7, smallScale["tpcc"], "")
+		types, err := collect.ParseTypeLevels("neworder=ser,Payment=si", w.App().Types())
+		require.NoError(t, err)
+		var st collect.Store = memstore.New(memstore.Options{Seed: 7})
+		if db != "memory" {
+			if st, err = postgres.Open(context.Background(), db); err != nil {
+				t.Fatal(err)
+			}
+		}
+		h, sum := collectRun(t, st, w, collect.Options{Isolation: collect.ReadCommitted, ByType: types})
+		require.Equal(t, "mixed", h.Meta["isolation"])
+		require.Equal(t, "NewOrder=ser,Payment=si; other types read-committed", h.Meta["mix-by-type"])
+		require.Len(t, sum.ByLevel, 2)
+		require.Equal(t, "NewOrder=ser", sum.ByLevel[0].Level)
+		other := history.LevelNone // neither store declares its levels (collect.Leveler)
+		want := map[string]history.Level{"NewOrder": history.SER, "Payment": history.SI}
+		n := 0
+		for _, s := range h.Sessions {
+			gen := w.Session(int(s.ID - 1))
+			for _, id := range s.Txns {
+				typ := gen.Next().Type
+				l, ok := want[typ]
+				if !ok {
+					l = other
+				} else {
+					n++
+				}
+				require.Equal(t, l, h.Txns[id].Level, "%s: T%d, a %s", st.Name(), id, typ)
+			}
+		}
+		require.Equal(t, sum.ByLevel[0].Transactions+sum.ByLevel[1].Transactions, n)
+		back := dbtest.RoundTrip(t, h)
+		res, err := check.Check(context.Background(), back, history.Mixed, check.Options{DefaultLevel: history.RC})
+		require.NoError(t, err)
+		require.Equal(t, check.Satisfied, res.Verdict, "%s: %s", st.Name(), dbtest.Describe(res))
+	}
+}
