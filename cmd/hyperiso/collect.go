@@ -64,6 +64,11 @@ as named. rr and ru ask for REPEATABLE READ and READ UNCOMMITTED and record
 no level, since neither promises one of hyperiso's: check --default-level
 says what to hold them to. A level the database cannot run is refused.
 
+Levels by transaction type (--mix-by-type, application workloads only):
+TYPE=LEVEL,…, e.g. NewOrder=ser,Payment=si: every transaction of a type
+named asks for that level and records it, as a mix does; the other types
+run at --isolation. Exclusive with --mix.
+
 Faults (--faults): comma-separated KIND[:TARGET]@AT[+FOR][/EVERY], AT counted
 from the start of the workload, e.g.
   restart:leader@2s+1s          etcd: stop the leader cleanly at 2s, restart it 1s later
@@ -89,12 +94,33 @@ Workloads (--workload) and their defaults:
                (PostgreSQL BIGINT[], MariaDB text, the memory store's
                own; etcd refuses it); keys retire for fresh ones at about
                32 appends (--max-list, 0 for never)
+  rw-register  Jepsen's rw-register: append's twin over registers, 1 to 4
+               reads and writes of unique values, 10 sessions × 100 txns,
+               10 keys at a time, retired at about 32 writes (--max-list);
+               every store, etcd included
   write-skew   read both keys of a pair, write one: 8 sessions × 50 txns,
                2 keys; finds SI-but-not-SER behaviour
   lost-update  read a key, write it: 8 sessions × 50 txns, 2 keys;
                finds RC-but-not-SI behaviour
 Values are unique (session × 10^9 + sequence) except on the keys chosen to
 repeat; --unique makes every value unique.
+
+Application workloads (10 sessions × 100 txns; memory, PostgreSQL, MariaDB):
+their own tables, created and loaded by the run, and transactions of real
+SQL (on the memory store, the same transactions over keys). Each row's
+columns form groups; each group of each row is a key of the history whose
+value, a version column, every write sets to a fresh unique value. Size:
+--scale NAME=VALUE,…; transaction types' weights: --txn-mix TYPE=WEIGHT,…
+  tpcc       TPC-C's NewOrder 45, Payment 43, OrderStatus 4, Delivery 4,
+             StockLevel 4; warehouses=2,districts=4,customers=30,items=50,
+             lines=10
+  smallbank  Amalgamate 15, Balance 15, DepositChecking 15, SendPayment 25,
+             TransactSavings 15, WriteCheck 15; accounts=20
+  twitter    Tweet 25, Follow 10, Unfollow 5, Timeline 50, Profile 10;
+             users=30,follows=3,tweets=2
+  rubis      RegisterUser 5, RegisterItem 5, StoreBid 20, StoreComment 10,
+             ViewItem 40, ViewUser 20; users=30,items=30
+See docs/apps.md for their tables, keys and SQL.
 
 Memory store bugs (--bug, comma-separated): lost-update, fractured-reads,
 aborted-reads, stale-reads.

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/hyperiso/hyperiso/collect/apps"
 )
 
 // TestCollectApps: every application workload runs from the command line
@@ -50,5 +52,18 @@ func TestCollectApps(t *testing.T) {
 		code, _, errs = runWithCollect(t, append([]string{"collect", "-q"}, args...)...)
 		require.Equal(t, exitBadInput, code, "%v: %s", args, errs)
 		require.Contains(t, errs, msg, args)
+	}
+}
+
+// TestCollectHelpListsApps: collect --help gives each application's
+// parameters with their defaults and names each transaction type.
+func TestCollectHelpListsApps(t *testing.T) {
+	flat := strings.Join(strings.Fields(collectLong), "")
+	for _, name := range apps.Names {
+		require.Contains(t, flat, apps.Params(name), name)
+		for _, tw := range strings.Split(apps.Types(name), ",") {
+			typ, weight, _ := strings.Cut(tw, "=")
+			require.Contains(t, flat, typ+weight, name)
+		}
 	}
 }
