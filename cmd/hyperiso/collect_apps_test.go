@@ -40,14 +40,14 @@ func TestCollectApps(t *testing.T) {
 
 	for msg, args := range map[string][]string{
 		"--keys does not apply to the tpcc workload (its size is --scale warehouses=2,districts=4,customers=30,items=50,lines=10)": {"--workload", "tpcc", "--keys", "3"},
-		"--scale applies to the application workloads only":                                                                      {"--scale", "accounts=3"},
-		"--txn-mix applies to the application workloads only":                                                                    {"--workload", "append", "--txn-mix", "a=1"},
-		"--mix-by-type applies to the application workloads only":                                                                {"--mix-by-type", "a=ser"},
-		"--mix and --mix-by-type are exclusive":                                                                                  {"--workload", "tpcc", "--mix", "ser", "--mix-by-type", "Payment=si"},
-		`--mix-by-type: unknown transaction type "Pay"`:                                                                          {"--workload", "tpcc", "--mix-by-type", "Pay=si"},
-		`workload smallbank: --scale: "accounts" is not NAME=VALUE`:                                                              {"--workload", "smallbank", "--scale", "accounts"},
-		"workload twitter: --txn-mix: every weight is 0":                                                                         {"--workload", "twitter", "--txn-mix", "Tweet=0"},
-		"rw-register writes unique values":                                                                                       {"--workload", "rw-register", "--dup-keys", "0.5"},
+		"--scale applies to the application workloads only":                                                                        {"--scale", "accounts=3"},
+		"--txn-mix applies to the application workloads only":                                                                      {"--workload", "append", "--txn-mix", "a=1"},
+		"--mix-by-type applies to the application workloads only":                                                                  {"--mix-by-type", "a=ser"},
+		"--mix and --mix-by-type are exclusive":                                                                                    {"--workload", "tpcc", "--mix", "ser", "--mix-by-type", "Payment=si"},
+		`--mix-by-type: unknown transaction type "Pay"`:                                                                            {"--workload", "tpcc", "--mix-by-type", "Pay=si"},
+		`workload smallbank: --scale: "accounts" is not NAME=VALUE`:                                                                {"--workload", "smallbank", "--scale", "accounts"},
+		"workload twitter: --txn-mix: every weight is 0":                                                                           {"--workload", "twitter", "--txn-mix", "Tweet=0"},
+		"rw-register writes unique values":                                                                                         {"--workload", "rw-register", "--dup-keys", "0.5"},
 	} {
 		code, _, errs = runWithCollect(t, append([]string{"collect", "-q"}, args...)...)
 		require.Equal(t, exitBadInput, code, "%v: %s", args, errs)

@@ -2,7 +2,9 @@ package apps_test
 
 import (
 	"context"
+	"os"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -200,7 +202,7 @@ func TestWritesBound(t *testing.T) {
 	c, _ := apps.Defaults("tpcc")
 	for scale, msg := range map[string]string{
 		"lines=16":                             "at most 15 lines",
-		"districts=1000000":                     "more than unique values can number",
+		"districts=1000000":                    "more than unique values can number",
 		"warehouses=1000000,customers=1000000": "more than its keys can number",
 		"colour=3":                             "is not NAME=VALUE",
 		"items=0":                              "must be an integer in 1…1000000",
@@ -258,5 +260,23 @@ func TestLevelsByType(t *testing.T) {
 		res, err := check.Check(context.Background(), back, history.Mixed, check.Options{DefaultLevel: history.RC})
 		require.NoError(t, err)
 		require.Equal(t, check.Satisfied, res.Verdict, "%s: %s", st.Name(), dbtest.Describe(res))
+	}
+}
+
+// TestDocsNameEveryColumn: docs/apps.md names every table (by its suffix),
+// group and column of every application.
+func TestDocsNameEveryColumn(t *testing.T) {
+	b, err := os.ReadFile("../../docs/apps.md")
+	require.NoError(t, err)
+	doc := string(b)
+	for _, name := range apps.Names {
+		for table, cols := range apps.Columns(name) {
+			require.Contains(t, doc, "`"+table+"`", "%s: table %s", name, table)
+			for _, c := range cols {
+				if !strings.Contains(doc, "`"+c+"`") && !strings.Contains(doc, c+",") && !strings.Contains(doc, ", "+c+"`") {
+					t.Errorf("%s: docs/apps.md does not name %s's column or group %s", name, table, c)
+				}
+			}
+		}
 	}
 }

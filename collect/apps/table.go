@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/hyperiso/hyperiso/collect/workload"
 )
@@ -339,16 +338,4 @@ func (t *table) keyNames() []string {
 		names[i] = c.name
 	}
 	return names
-}
-
-// describe lists the table's columns and its groups' keys, for the docs'
-// tests.
-func (t *table) describe() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s(%s", t.name, strings.Join(t.keyNames(), ", "))
-	for _, g := range t.groups {
-		fmt.Fprintf(&b, "; %s: %s", g.name, strings.Join(g.cols, ", "))
-	}
-	b.WriteString(")")
-	return b.String()
 }
