@@ -105,9 +105,10 @@ Workloads (--workload) and their defaults:
 Values are unique (session × 10^9 + sequence) except on the keys chosen to
 repeat; --unique makes every value unique.
 
-Application workloads (10 sessions × 100 txns; memory, PostgreSQL, MariaDB):
-their own tables, created and loaded by the run, and transactions of real
-SQL (on the memory store, the same transactions over keys). Each row's
+Application workloads (10 sessions × 100 txns): their own tables, created
+and loaded by the run, and transactions of real SQL on PostgreSQL and
+MariaDB (on the memory store and etcd, the same transactions over keys;
+TPC-C's new-orders exceed etcd's 128 operations per transaction). Each row's
 columns form groups; each group of each row is a key of the history whose
 value, a version column, every write sets to a fresh unique value. Size:
 --scale NAME=VALUE,…; transaction types' weights: --txn-mix TYPE=WEIGHT,…

@@ -170,31 +170,40 @@ func (b kvBackend) scan(ctx context.Context, t *table, s scan, cols []string) ([
 	return out, nil
 }
 
-// loadKV loads the rows load emits into a key-value store, in one
-// transaction of a connection of its own, every version 0.
+// loadKV loads the rows load emits into a key-value store, over a
+// connection of its own, every version 0, in transactions of at most
+// loadBatch writes (etcd bounds a transaction's operations; the load is
+// over before any session starts, so it need not be one transaction).
 func loadKV(ctx context.Context, st collect.Store, load func(emit func(t *table, pk []int64, vals ...int64))) error {
 	c, err := st.Connect(ctx)
 	if err != nil {
 		return err
 	}
 	defer c.Close()
-	tx, err := c.Begin(ctx, collect.Serializable)
-	if err != nil {
-		return err
-	}
-	load(func(t *table, pk []int64, vals ...int64) {
+	var (
+		tx collect.Tx
+		n  int
+	)
+	write := func(k, v int64) {
 		if err != nil {
 			return
 		}
-		r, e := t.row(pk)
-		if e != nil {
-			err = e
+		if tx == nil {
+			if tx, err = c.Begin(ctx, collect.Serializable); err != nil {
+				return
+			}
+		}
+		if err = tx.Write(ctx, k, v); err != nil {
 			return
 		}
-		write := func(k, v int64) {
-			if err == nil {
-				err = tx.Write(ctx, k, v)
-			}
+		if n++; n == loadBatch {
+			err, tx, n = tx.Commit(ctx), nil, 0
+		}
+	}
+	load(func(t *table, pk []int64, vals ...int64) {
+		r, e := t.row(pk)
+		if e != nil && err == nil {
+			err = e
 		}
 		write(t.existsKey(r), 1)
 		for i, v := range vals {
@@ -204,9 +213,14 @@ func loadKV(ctx context.Context, st collect.Store, load func(emit func(t *table,
 			write(t.versionKey(g, r), 0)
 		}
 	})
-	if err != nil {
+	switch {
+	case err != nil && tx != nil:
 		_ = tx.Abort(ctx)
-		return err
+	case tx != nil:
+		err = tx.Commit(ctx)
 	}
-	return tx.Commit(ctx)
+	return err
 }
+
+// loadBatch bounds the writes of one loading transaction.
+const loadBatch = 100

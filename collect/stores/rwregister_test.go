@@ -8,6 +8,7 @@ import (
 
 	"github.com/hyperiso/hyperiso/check"
 	"github.com/hyperiso/hyperiso/collect"
+	"github.com/hyperiso/hyperiso/collect/apps"
 	"github.com/hyperiso/hyperiso/collect/internal/dbtest"
 	"github.com/hyperiso/hyperiso/collect/memstore"
 	"github.com/hyperiso/hyperiso/collect/workload"
@@ -65,4 +66,27 @@ func TestRWRegisterLostUpdate(t *testing.T) {
 		found = dbtest.Verdict(t, h, history.SI).Verdict == check.Violated
 	}
 	require.True(t, found)
+}
+
+// TestAppsOnEtcd: the application workloads run over etcd's keys as over
+// the memory store's (TPC-C aside: its new-orders exceed etcd's 128
+// operations per transaction), and check at SER.
+func TestAppsOnEtcd(t *testing.T) {
+	if !WithEtcd {
+		t.Skip("built without etcd")
+	}
+	for _, name := range []string{"smallbank", "twitter", "rubis"} {
+		st, err := Open(context.Background(), "etcd?members=1", Options{})
+		require.NoError(t, err)
+		c, err := apps.Defaults(name)
+		require.NoError(t, err)
+		c.Sessions, c.Txns = 4, 25
+		w, err := apps.New(name, c, "", "")
+		require.NoError(t, err)
+		h, sum := dbtest.Run(t, st, w, collect.Serializable)
+		require.Positive(t, sum.Committed, name)
+		require.Zero(t, sum.Unknown, name)
+		res := dbtest.Verdict(t, h, history.SER)
+		require.Equal(t, check.Satisfied, res.Verdict, "%s: %s", name, dbtest.Describe(res))
+	}
 }
