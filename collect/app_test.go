@@ -1,6 +1,7 @@
 package collect
 
 import (
+	"os/exec"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -31,5 +32,25 @@ func TestParseTypeLevels(t *testing.T) {
 	} {
 		_, err := ParseTypeLevels(spec, known)
 		require.ErrorContains(t, err, msg, spec)
+	}
+}
+
+// TestClassifyAppTables: an application's tables, named after the run's
+// with a suffix, are swept like the run's own; other suffixes are not
+// the runs'.
+func TestClassifyAppTables(t *testing.T) {
+	cmd := exec.Command("true")
+	require.NoError(t, cmd.Run())
+	dead := cmd.Process.Pid
+	l, ok := ClassifyTable(TableNameOf(dead) + "_neword")
+	require.True(t, ok)
+	require.True(t, l.Orphan)
+	require.Equal(t, dead, l.PID)
+	l, ok = ClassifyTable(KeptTableName() + "_cust")
+	require.True(t, ok)
+	require.Contains(t, l.Note, "kept")
+	for _, name := range []string{TableNameOf(dead) + "_", TableNameOf(dead) + "_Dist", TableNameOf(dead) + "_d1", TableNameOf(dead) + "x"} {
+		_, ok = ClassifyTable(name)
+		require.False(t, ok, name)
 	}
 }

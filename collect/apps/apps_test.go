@@ -58,8 +58,10 @@ func TestMemorySerializable(t *testing.T) {
 	}
 }
 
+// TestPostgresSerializable: each application at SERIALIZABLE satisfies
+// SER, and its tables are gone after the run.
 func TestPostgresSerializable(t *testing.T) {
-	url, _, _ := dbtest.PostgresScratch(t)
+	url, schema, probe := dbtest.PostgresScratch(t)
 	for _, name := range apps.Names {
 		t.Run(name, func(t *testing.T) {
 			st, err := postgres.Open(context.Background(), url)
@@ -67,21 +69,38 @@ func TestPostgresSerializable(t *testing.T) {
 			w := small(t, name, 6, 30, 1, smallScale[name], "")
 			h, sum := collectRun(t, st, w, collect.Options{Isolation: collect.Serializable})
 			require.Positive(t, sum.Committed)
+			require.Empty(t, dbtest.PostgresTables(t, probe, schema), "tables dropped")
 			res := dbtest.Verdict(t, dbtest.RoundTrip(t, h), history.SER)
 			require.Equal(t, check.Satisfied, res.Verdict, "%s: %s", name, dbtest.Describe(res))
 		})
 	}
 }
 
+// TestMariaDBSerializable: as TestPostgresSerializable; a kept run keeps
+// every table of its application, under the kept name.
 func TestMariaDBSerializable(t *testing.T) {
-	url, _, _ := dbtest.MariaDBScratch(t)
+	url, db, probe := dbtest.MariaDBScratch(t)
 	for _, name := range apps.Names {
 		t.Run(name, func(t *testing.T) {
 			st, err := mariadb.Open(context.Background(), url)
 			require.NoError(t, err)
 			w := small(t, name, 6, 30, 1, smallScale[name], "")
-			h, sum := collectRun(t, st, w, collect.Options{Isolation: collect.Serializable})
+			keep := name == "twitter"
+			h, sum := collectRun(t, st, w, collect.Options{Isolation: collect.Serializable, KeepTable: keep})
 			require.Positive(t, sum.Committed)
+			tables := dbtest.MariaDBTables(t, probe, db)
+			if keep {
+				require.Len(t, tables, 3, "user, tweet, follow")
+				for _, tb := range tables {
+					l, ok := collect.ClassifyTable(tb)
+					require.True(t, ok, tb)
+					require.Contains(t, l.Note, "kept")
+					_, err := probe.Exec("DROP TABLE `" + db + "`.`" + tb + "`")
+					require.NoError(t, err)
+				}
+			} else {
+				require.Empty(t, tables, "tables dropped")
+			}
 			res := dbtest.Verdict(t, dbtest.RoundTrip(t, h), history.SER)
 			require.Equal(t, check.Satisfied, res.Verdict, "%s: %s", name, dbtest.Describe(res))
 		})
