@@ -237,7 +237,7 @@ func (f *collectFlags) workload(c *cobra.Command, name string) (*workload.Worklo
 	}
 	cfg, err := workload.Defaults(name)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("unknown workload %q (want one of %s)", name, strings.Join(append(slices.Clone(workload.Names), apps.Names...), ", "))
 	}
 	if f.preset != "" {
 		if name != "general" {
