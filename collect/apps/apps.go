@@ -101,6 +101,16 @@ func Params(name string) string {
 	return strings.Join(parts, ",")
 }
 
+// explainParams says what each parameter of the named application is,
+// with its default.
+func explainParams(name string) string {
+	var parts []string
+	for _, p := range specs[name].params {
+		parts = append(parts, fmt.Sprintf("%s (%s; default %d)", p.name, p.doc, p.val))
+	}
+	return strings.Join(parts, ", ")
+}
+
 // Types lists the transaction types of the named application with their
 // default weights, "Type=weight" pairs.
 func Types(name string) string {
@@ -161,7 +171,7 @@ func build(a *app, scale string) error {
 			k = strings.TrimSpace(k)
 			i := slices.IndexFunc(a.params, func(p param) bool { return p.name == k })
 			if !ok || i < 0 {
-				return fmt.Errorf("--scale: %q is not NAME=VALUE with NAME one of %s", strings.TrimSpace(part), Params(a.name))
+				return fmt.Errorf("--scale: %q is not NAME=VALUE with NAME one of %s", strings.TrimSpace(part), explainParams(a.name))
 			}
 			n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
 			if err != nil || n < 1 || n > 1_000_000 {

@@ -19,9 +19,9 @@ var tpccSpec = spec{
 	params: []param{
 		{"warehouses", 2, "warehouses"},
 		{"districts", 4, "districts per warehouse"},
-		{"customers", 30, "customers per district, and initial orders"},
-		{"items", 50, "items (and stock rows per warehouse)"},
-		{"lines", 10, "most order lines per order, at most 15 (orders have 5 to lines, or lines if fewer)"},
+		{"customers", 30, "customers per district, each with an order at first"},
+		{"items", 50, "items, each with a stock row per warehouse"},
+		{"lines", 10, "most lines of an order, at most 15; an order has 5 to lines"},
 	},
 	build: buildTPCC,
 	writes: func(p map[string]int64) int64 {
