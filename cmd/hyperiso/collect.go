@@ -201,8 +201,9 @@ func (f *collectFlags) register(c *cobra.Command) {
 	fs.StringVar(&f.txnMix, "txn-mix", "", "application workloads: weights of the transaction types, TYPE=WEIGHT,… (types not named weigh 0)")
 }
 
-// generatedOnly are the flags of the generated workloads.
-var generatedOnly = []string{"ops", "reads", "keys", "max-list", "dup-keys", "theta", "value-space", "rollback-rate", "think", "preset", "unique"}
+// generatedOnly are the flags of the generated workloads (--unique is
+// not: an application's values are unique anyway).
+var generatedOnly = []string{"ops", "reads", "keys", "max-list", "dup-keys", "theta", "value-space", "rollback-rate", "think", "preset"}
 
 // appWorkload builds the named application workload.
 func (f *collectFlags) appWorkload(c *cobra.Command, name string) (*workload.Workload, error) {
