@@ -299,3 +299,18 @@ func TestDocsNameEveryColumn(t *testing.T) {
 		}
 	}
 }
+
+// TestMemoryWeakerLevels: at the memory store's snapshot isolation and
+// read committed, every application's history satisfies SI and RC: the
+// recording (a locking read before each update, scans, deletes) invents
+// no anomaly the store did not commit.
+func TestMemoryWeakerLevels(t *testing.T) {
+	for _, name := range apps.Names {
+		for iso, level := range map[collect.Isolation]history.Level{collect.Snapshot: history.SI, collect.ReadCommitted: history.RC} {
+			w := small(t, name, 6, 40, 3, "", "")
+			h, _ := collectRun(t, memstore.New(memstore.Options{Seed: 3}), w, collect.Options{Isolation: iso})
+			res := dbtest.Verdict(t, h, level)
+			require.Equal(t, check.Satisfied, res.Verdict, "%s at %s: %s", name, iso, dbtest.Describe(res))
+		}
+	}
+}
