@@ -1,7 +1,9 @@
 // Package collect records histories from real stores. It defines the small
 // interface a store implements (connect a session; begin a transaction at
-// an isolation level; read a key; write a key; commit; abort; and, for the
-// append workload, append to a list and read a whole list) and Run, the
+// an isolation level; read a key; write a key; commit; abort; for the
+// append workload, append to a list and read a whole list; for the
+// predicate workload, insert, delete and move rows and read key ranges,
+// rows.go) and Run, the
 // recorder: one goroutine per client session runs a workload's
 // transactions, logs every operation with its result and every
 // transaction's outcome, and assembles a history ready for jsonl.Write.

@@ -33,7 +33,14 @@ func (r *runner) streamTxn(rec record, id int64) jsonl.StreamTxn {
 		Timed: r.opt.Times, Start: rec.start, End: rec.end, Ops: make([]jsonl.StreamOp, len(rec.ops))}
 	for i, op := range rec.ops {
 		t.Ops[i] = jsonl.StreamOp{Write: op.kind == history.OpWrite, Key: op.key, Val: op.val,
-			Append: op.kind == history.OpAppend, ReadList: op.kind == history.OpReadList, List: op.list}
+			Append: op.kind == history.OpAppend, ReadList: op.kind == history.OpReadList, List: op.list,
+			Insert: op.src == history.SrcInsert, Delete: op.src == history.SrcDelete, Select: op.src == history.SrcSelect, Hi: op.hi}
+		if op.src == history.SrcSelect {
+			t.Ops[i].Rows = make([][2]int64, len(op.rows))
+			for j, row := range op.rows {
+				t.Ops[i].Rows[j] = [2]int64{row.Key, row.Val}
+			}
+		}
 	}
 	return t
 }
@@ -65,14 +72,18 @@ func (r *runner) build(w *workload.Workload) *history.History {
 	b := history.NewBuilder(r.opt.Source, "collect")
 	b.SetInit(history.InitImplicit, -1)
 	// T⊥ holds the empty list on every key used as a list, as a JSONL
-	// file's init "zero" says, and 0 on every other key.
+	// file's init "zero" says, leaves every row absent (the empty value:
+	// a key inserted, deleted, read absent or in a range read), and holds
+	// 0 on every other key.
 	for _, rec := range r.records {
 		for _, op := range rec.ops {
-			if op.kind == history.OpAppend || op.kind == history.OpReadList {
+			if op.kind == history.OpAppend || op.kind == history.OpReadList || op.src == history.SrcInsert ||
+				op.src == history.SrcDelete || op.kind == history.OpRead && op.src == history.SrcPlain && op.val == history.EmptyList {
 				b.InitWrite(op.key, history.EmptyList)
 			}
 		}
 	}
+	b.InitSelected(history.EmptyList)
 	b.InitAllKeys(0)
 	all := r.records
 	// Stable: a session's records keep their order.
@@ -86,12 +97,18 @@ func (r *runner) build(w *workload.Workload) *history.History {
 			b.SetInterval(t, rec.start, rec.end)
 		}
 		for _, op := range rec.ops {
-			switch op.kind {
-			case history.OpWrite:
+			switch {
+			case op.src == history.SrcInsert:
+				b.Insert(t, op.key, op.val)
+			case op.src == history.SrcDelete:
+				b.Delete(t, op.key)
+			case op.src == history.SrcSelect:
+				b.SelectID(t, op.key, op.hi, versions(b, op.rows))
+			case op.kind == history.OpWrite:
 				b.Write(t, op.key, op.val)
-			case history.OpAppend:
+			case op.kind == history.OpAppend:
 				b.Append(t, op.key, op.val)
-			case history.OpReadList:
+			case op.kind == history.OpReadList:
 				b.ReadList(t, op.key, op.list, history.EmptyList)
 			default:
 				b.Read(t, op.key, op.val)
@@ -102,4 +119,14 @@ func (r *runner) build(w *workload.Workload) *history.History {
 		b.SetMeta(k, v)
 	}
 	return b.Finish()
+}
+
+// versions interns a range read's rows for Builder.SelectID.
+func versions(b *history.Builder, rows []Row) []history.Version {
+	out := make([]history.Version, len(rows))
+	for i, row := range rows {
+		k := b.KeyID(row.Key)
+		out[i] = history.Version{Key: k, Value: b.ValueID(k, row.Val)}
+	}
+	return out
 }

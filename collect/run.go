@@ -96,8 +96,11 @@ type record struct {
 
 type opRecord struct {
 	kind     history.OpKind // OpRead, OpWrite, OpAppend or OpReadList
+	src      history.OpSrc  // a row's insert or delete, or a range read (rows.go)
 	key, val int64
 	list     []int64 // OpReadList: the list read
+	hi       int64   // a range read: the end of its range [key, hi)
+	rows     []Row   // a range read: the rows returned
 }
 
 // Run sets up st for w, runs w's sessions concurrently at opt.Isolation
@@ -197,6 +200,13 @@ func Run(ctx context.Context, st Store, w *workload.Workload, opt Options) (*his
 			return nil, nil, errors.Join(&NoListsError{Store: st.Name(), Workload: w.Name()}, teardown())
 		}
 		setup = ls.SetupLists
+	}
+	if w.Rows() {
+		rs, ok := st.(RowStore)
+		if !ok {
+			return nil, nil, errors.Join(&NoRowsError{Store: st.Name(), Workload: w.Name()}, teardown())
+		}
+		setup = func(ctx context.Context, _ int64) error { return rs.SetupRows(ctx, nil) }
 	}
 	if err := setup(ctx, w.Keys()); err != nil {
 		return nil, nil, errors.Join(fmt.Errorf("setting up %s: %w", st.Name(), err), teardown())
@@ -537,6 +547,8 @@ func (r *runner) txn(ctx context.Context, conn Conn, plan workload.Txn, iso Isol
 				break
 			}
 			rec.ops = append(rec.ops, opRecord{kind: history.OpWrite, key: op.Key, val: op.Value})
+		case workload.Insert, workload.Delete, workload.Select, workload.Move, workload.ReadRow:
+			opErr = r.rowOp(ctx, tx, op, &rec)
 		}
 		if opErr != nil {
 			break

@@ -47,6 +47,7 @@ func TestCollectApps(t *testing.T) {
 		`--mix-by-type: unknown transaction type "Pay"`:                                                                            {"--workload", "tpcc", "--mix-by-type", "Pay=si"},
 		`workload smallbank: --scale: "accounts" is not NAME=VALUE`:                                                                {"--workload", "smallbank", "--scale", "accounts"},
 		"workload twitter: --txn-mix: every weight is 0":                                                                           {"--workload", "twitter", "--txn-mix", "Tweet=0"},
+		"lost-update, tpcc, smallbank, twitter, rubis)":                                                                            {"--workload", "tpce"},
 		"rw-register writes unique values":                                                                                         {"--workload", "rw-register", "--dup-keys", "0.5"},
 	} {
 		code, _, errs = runWithCollect(t, append([]string{"collect", "-q"}, args...)...)

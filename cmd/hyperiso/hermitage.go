@@ -42,7 +42,7 @@ func runHermitage(c *cobra.Command, stdout io.Writer, db, scenarios, dir string,
 				for _, s := range hermitage.Scenarios {
 					all = append(all, s.Name)
 				}
-				return fail(exitBadInput, "--scenario: no scenario %q (want some of %s; PMP and G2 are predicate tests, not run)", name, strings.Join(all, ","))
+				return fail(exitBadInput, "--scenario: no scenario %q (want some of %s)", name, strings.Join(all, ","))
 			}
 			scs = append(scs, sc)
 		}

@@ -19,7 +19,7 @@ func TestHermitageUsageErrors(t *testing.T) {
 		"--isolation does not apply":         {"--hermitage", "--db", "postgres://u@127.0.0.1:1/x", "--isolation", "rr"},
 		"--mix does not apply":               {"--hermitage", "--db", "postgres://u@127.0.0.1:1/x", "--mix", "ser,rc"},
 		"--workload does not apply":          {"--hermitage", "--db", "postgres://u@127.0.0.1:1/x", "--workload", "lost-update"},
-		"no scenario \"PMP\"":                {"--hermitage", "--db", "postgres://u@127.0.0.1:1/x", "--scenario", "P4,PMP"},
+		"no scenario \"P5\"":                 {"--hermitage", "--db", "postgres://u@127.0.0.1:1/x", "--scenario", "P4,P5"},
 		"--scenario applies to --hermitage":  {"--scenario", "P4"},
 		"unknown database":                   {"--hermitage", "--db", "sqlite://x"},
 		"connecting to 127.0.0.1:1":          {"--hermitage", "--db", "postgres://nobody@127.0.0.1:1/x?connect_timeout=2"},

@@ -35,8 +35,9 @@ import (
 // DefaultMembers is the size of the embedded cluster.
 const DefaultMembers = 3
 
-// Store is an etcd cluster. It implements collect.Store, collect.Leveler
-// and, for the embedded cluster, collect.Faulter.
+// Store is an etcd cluster. It implements collect.Store, collect.Leveler,
+// collect.RowStore (rows.go) and, for the embedded cluster,
+// collect.Faulter.
 type Store struct {
 	cluster   *Cluster // nil for an existing cluster
 	endpoints []string
@@ -197,7 +198,9 @@ func (s *Store) Supports(iso collect.Isolation) error {
 // Level implements collect.Leveler. The STM's RepeatableReads validates
 // every key read at commit, as its serializable levels do: on a
 // key-value history without predicates, repeatable read (Adya's PL-2.99)
-// forbids what serializability forbids, so it declares SER.
+// forbids what serializability forbids, so it declares SER. A range read
+// reads every key of its range through the STM (rows.go), absent ones
+// included, so it is validated too: no phantom either.
 func (s *Store) Level(iso collect.Isolation) history.Level {
 	if iso == collect.ReadCommitted {
 		return history.RC
@@ -325,6 +328,7 @@ type opKind uint8
 const (
 	opRead opKind = iota
 	opWrite
+	opDelete
 	opCommit
 	opAbort
 )
@@ -366,6 +370,9 @@ func (t *tx) apply(stm concurrency.STM) error {
 			req.reply <- stm.Get(t.s.key(req.key))
 		case opWrite:
 			stm.Put(t.s.key(req.key), strconv.FormatInt(req.val, 10))
+			req.reply <- ""
+		case opDelete:
+			stm.Del(t.s.key(req.key))
 			req.reply <- ""
 		case opCommit:
 			return nil

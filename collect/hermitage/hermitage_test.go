@@ -24,14 +24,28 @@ func TestScenariosAreWellFormed(t *testing.T) {
 		require.Contains(t, []int{2, 3}, sc.Txns, sc.Name)
 		ended := make([]bool, sc.Txns+1)
 		written := map[[2]int64]bool{}
+		initial := map[int64]int64{}
+		if sc.Rows {
+			for _, r := range hermitage.InitialRows {
+				initial[r.Key] = r.Val
+			}
+		}
 		for _, s := range sc.Steps {
 			require.True(t, s.T >= 1 && s.T <= sc.Txns, "%s: %s", sc.Name, s)
 			require.False(t, ended[s.T], "%s: %s after its transaction ended", sc.Name, s)
 			switch s.Action {
-			case hermitage.Write:
+			case hermitage.Write, hermitage.Insert:
 				v := [2]int64{s.Key, s.Value}
-				require.False(t, written[v] || s.Value == 0, "%s: %s does not write a unique value", sc.Name, s)
+				require.False(t, written[v] || s.Value == initial[s.Key], "%s: %s does not write a unique value", sc.Name, s)
 				written[v] = true
+				if sc.Rows {
+					require.True(t, s.Key >= hermitage.RowKeys[0] && s.Key <= hermitage.RowKeys[1], "%s: %s outside the rows the observer reads", sc.Name, s)
+				} else {
+					require.Contains(t, hermitage.Keys, s.Key, "%s: %s", sc.Name, s)
+				}
+			case hermitage.Select, hermitage.DeleteRange:
+				require.True(t, sc.Rows, "%s: %s in an item-level scenario", sc.Name, s)
+				require.LessOrEqual(t, s.Key, s.Value, "%s: %s", sc.Name, s)
 			case hermitage.Commit, hermitage.Rollback:
 				ended[s.T] = true
 			}
@@ -43,8 +57,11 @@ func TestScenariosAreWellFormed(t *testing.T) {
 		require.True(t, ok)
 		require.Equal(t, sc.Name, got.Name)
 	}
-	_, ok := hermitage.Lookup("PMP")
-	require.False(t, ok, "PMP is predicate-based")
+	for _, name := range []string{"PMP", "PMP-write", "G2", "G2-two-edges"} {
+		sc, ok := hermitage.Lookup(name)
+		require.True(t, ok, name)
+		require.True(t, sc.Rows, "%s is a predicate scenario", name)
+	}
 	for kind, rows := range hermitage.Expected {
 		for level := range rows {
 			require.Len(t, hermitage.ExpectedRow(kind, level), len(hermitage.Scenarios), "%s %s", kind, level)
@@ -148,7 +165,27 @@ func checkRun(t *testing.T, r *hermitage.Run, sc hermitage.Scenario, lv hermitag
 	}
 	observer := h.Txns[sc.Txns+1]
 	require.Equal(t, history.Committed, observer.Status, what)
-	require.Len(t, observer.Ops, len(hermitage.Keys), what)
+	if sc.Rows {
+		// One predicate read of every row.
+		var mine []history.Select
+		for _, s := range h.Selects {
+			if s.Txn == history.TxnID(sc.Txns+1) {
+				mine = append(mine, s)
+			}
+		}
+		require.Len(t, mine, 1, what)
+		obs := mine[0]
+		require.Equal(t, [2]int64{hermitage.RowKeys[0], hermitage.RowKeys[1] + 1}, [2]int64{obs.Lo, obs.Hi}, what)
+		require.Len(t, observer.Ops, int(obs.N), what)
+	} else {
+		require.Len(t, observer.Ops, len(hermitage.Keys), what)
+	}
 	require.Equal(t, sc.Name, h.Meta["scenario"], what)
 	require.Equal(t, lv.Name, h.Meta["isolation"], what)
+	// The file says what the run recorded: the same verdicts.
+	back, err := hermitage.Judge(context.Background(), &hermitage.Run{Scenario: r.Scenario, Level: r.Level, History: h})
+	require.NoError(t, err, what)
+	cell, err := hermitage.Judge(context.Background(), r)
+	require.NoError(t, err, what)
+	require.Equal(t, cell.Verdicts, back.Verdicts, what)
 }

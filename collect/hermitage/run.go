@@ -75,9 +75,14 @@ func (r *Run) txnName(i int) string {
 	return fmt.Sprintf("T%d", i+1)
 }
 
+// opRecord is one recorded operation: a read or write of a key, or a
+// row's insert, delete or predicate read (src).
 type opRecord struct {
 	write    bool
+	src      history.OpSrc
 	key, val int64
+	hi       int64         // a predicate read: its range is [key, hi)
+	rows     []collect.Row // a predicate read: the rows returned
 }
 
 // txn is one transaction's state; only the goroutine running its current
@@ -97,6 +102,7 @@ type txn struct {
 type driver struct {
 	tg      *Target
 	opt     Options
+	rows    bool // a predicate scenario: keys are rows that may be absent
 	probe   waitCounter
 	txns    []*txn
 	last    []chan struct{} // per transaction, the done channel of its last step
@@ -123,10 +129,19 @@ func (tg *Target) Run(ctx context.Context, sc Scenario, lv Level, opt Options) (
 	if err := st.Supports(lv.Iso); err != nil {
 		return nil, wrap(err)
 	}
-	if err := st.Setup(ctx, int64(len(Keys))); err != nil {
+	if sc.Rows {
+		rs, ok := st.(collect.RowStore)
+		if !ok {
+			return nil, wrap(fmt.Errorf("%s holds no rows", st.Name()))
+		}
+		err = rs.SetupRows(ctx, InitialRows)
+	} else {
+		err = st.Setup(ctx, int64(len(Keys)))
+	}
+	if err != nil {
 		return nil, wrap(err)
 	}
-	d := &driver{tg: tg, opt: opt}
+	d := &driver{tg: tg, opt: opt, rows: sc.Rows}
 	if d.probe, err = tg.probe(ctx, table); err != nil {
 		return nil, wrap(err)
 	}
@@ -187,8 +202,12 @@ func (tg *Target) Run(ctx context.Context, sc Scenario, lv Level, opt Options) (
 	if obs.tx, err = conns[sc.Txns].Begin(sctx, lv.Iso); err != nil {
 		return nil, wrap(fmt.Errorf("observer begin: %w", err))
 	}
-	for _, k := range Keys {
-		d.step(ctx, obs, Step{Action: Read, Key: k})
+	if sc.Rows {
+		d.step(ctx, obs, Step{Action: Select, Key: RowKeys[0], Value: RowKeys[1]})
+	} else {
+		for _, k := range Keys {
+			d.step(ctx, obs, Step{Action: Read, Key: k})
+		}
 	}
 	d.step(ctx, obs, Step{Action: Commit})
 	if obs.broken != nil || obs.out.Status != history.Committed {
@@ -287,6 +306,12 @@ func (d *driver) step(ctx context.Context, t *txn, s Step) {
 	defer cancel()
 	switch s.Action {
 	case Read:
+		if d.rows {
+			if err := d.rowStep(sctx, t, s); err != nil {
+				d.fail(ctx, t, err)
+			}
+			return
+		}
 		v, found, err := t.tx.Read(sctx, s.Key)
 		if err != nil {
 			d.fail(ctx, t, err)
@@ -303,6 +328,11 @@ func (d *driver) step(ctx context.Context, t *txn, s Step) {
 			return
 		}
 		t.ops = append(t.ops, opRecord{write: true, key: s.Key, val: s.Value})
+	case Select, Insert, DeleteRange:
+		if err := d.rowStep(sctx, t, s); err != nil {
+			d.fail(ctx, t, err)
+			return
+		}
 	case Commit:
 		t.ended = true
 		err := t.tx.Commit(sctx)
@@ -324,6 +354,71 @@ func (d *driver) step(ctx context.Context, t *txn, s Step) {
 			t.broken = fmt.Errorf("rollback: %w", err)
 		}
 	}
+}
+
+// rowStep runs and records a step on rows: a read of one row (a range
+// read of its key, so that a key found twice is an error, not one of its
+// rows; recorded as a point read of the value or of the absence), a
+// range read, an insert, or a range delete, recorded as a predicate read
+// of what it deleted followed by their deletes.
+func (d *driver) rowStep(ctx context.Context, t *txn, s Step) error {
+	rt, ok := t.tx.(collect.RowTx)
+	if !ok {
+		return fmt.Errorf("%s: transactions hold no rows", d.tg.Kind)
+	}
+	switch s.Action {
+	case Read:
+		rows, err := rt.Select(ctx, s.Key, s.Key+1)
+		if err != nil {
+			return err
+		}
+		if len(rows) > 1 || len(rows) == 1 && rows[0].Key != s.Key {
+			return fmt.Errorf("%s found %d rows", s, len(rows))
+		}
+		v := history.EmptyList
+		if len(rows) == 1 {
+			v = rows[0].Val
+		}
+		t.ops = append(t.ops, opRecord{key: s.Key, val: v})
+		return nil
+	case Insert:
+		if err := rt.Insert(ctx, s.Key, s.Value); err != nil {
+			return err
+		}
+		t.ops = append(t.ops, opRecord{write: true, src: history.SrcInsert, key: s.Key, val: s.Value})
+		return nil
+	case Select:
+		rows, err := rt.Select(ctx, s.Key, s.Value+1)
+		if err != nil {
+			return err
+		}
+		return t.selected(s, rows)
+	}
+	rows, err := rt.DeleteRange(ctx, s.Key, s.Value+1)
+	if err != nil {
+		return err
+	}
+	if err := t.selected(s, rows); err != nil {
+		return err
+	}
+	for _, r := range rows {
+		t.ops = append(t.ops, opRecord{write: true, src: history.SrcDelete, key: r.Key})
+	}
+	return nil
+}
+
+// selected records that s found rows in its range, refusing what no
+// history holds (a row out of the range, a key twice).
+func (t *txn) selected(s Step, rows []collect.Row) error {
+	seen := map[int64]bool{}
+	for _, r := range rows {
+		if r.Key < s.Key || r.Key > s.Value || seen[r.Key] {
+			return fmt.Errorf("%s returned row %d out of its range or twice", s, r.Key)
+		}
+		seen[r.Key] = true
+	}
+	t.ops = append(t.ops, opRecord{src: history.SrcSelect, key: s.Key, hi: s.Value + 1, rows: rows})
+	return nil
 }
 
 // fail ends t after a failed statement: the server aborted it (a
@@ -359,6 +454,20 @@ func (d *driver) outcomes() []Outcome {
 func (d *driver) build(tg *Target, sc Scenario, lv Level) *history.History {
 	b := history.NewBuilder("hermitage/"+tg.Kind+"/"+lv.Name+"/"+sc.Name, "collect")
 	b.SetInit(history.InitImplicit, -1)
+	if sc.Rows {
+		// T⊥ holds the initial rows; every other row starts absent.
+		for _, r := range InitialRows {
+			b.InitWrite(r.Key, r.Val)
+		}
+		for _, t := range d.txns {
+			for _, op := range t.ops {
+				if op.src != history.SrcSelect {
+					b.InitWrite(op.key, history.EmptyList)
+				}
+			}
+		}
+		b.InitSelected(history.EmptyList)
+	}
 	b.InitAllKeys(0)
 	for i, t := range d.txns {
 		id := b.Begin(b.Session(int64(t.session)), int64(i+1), t.out.Status, history.Pos{})
@@ -366,9 +475,21 @@ func (d *driver) build(tg *Target, sc Scenario, lv Level) *history.History {
 			b.SetLevel(id, t.level)
 		}
 		for _, op := range t.ops {
-			if op.write {
+			switch {
+			case op.src == history.SrcInsert:
+				b.Insert(id, op.key, op.val)
+			case op.src == history.SrcDelete:
+				b.Delete(id, op.key)
+			case op.src == history.SrcSelect:
+				vs := make([]history.Version, len(op.rows))
+				for j, r := range op.rows {
+					k := b.KeyID(r.Key)
+					vs[j] = history.Version{Key: k, Value: b.ValueID(k, r.Val)}
+				}
+				b.SelectID(id, op.key, op.hi, vs)
+			case op.write:
 				b.Write(id, op.key, op.val)
-			} else {
+			default:
 				b.Read(id, op.key, op.val)
 			}
 		}

@@ -5,7 +5,8 @@
 // created and seeded by Setup, dropped by Teardown. For the append
 // workload (SetupLists) the table holds a text per key, the list's elements
 // in decimal separated by spaces, appended to with CONCAT in one statement
-// and read back whole.
+// and read back whole; for the predicate workload (SetupRows, rows.go),
+// only the live rows.
 package mariadb
 
 import (
@@ -26,7 +27,7 @@ import (
 )
 
 // Store is a MariaDB or MySQL database. It implements collect.Store,
-// collect.ListStore and collect.Faulter (kill-conns).
+// collect.ListStore, collect.RowStore and collect.Faulter (kill-conns).
 type Store struct {
 	db      *sql.DB
 	mu      sync.Mutex

@@ -2,10 +2,11 @@
 // key-value store with selectable isolation — serializable (optimistic:
 // snapshot reads, validated at commit), snapshot isolation with
 // first-committer-wins, read committed — and bugs to inject on purpose, so
-// that tests get histories whose truth is known. Keys hold integers or,
-// for the append workload, lists (collect.ListStore): a list is versioned
-// like an integer, and a commit installs, on each key it appended to, the
-// latest list followed by its appends.
+// that tests get histories whose truth is known. Keys hold integers; for
+// the append workload, lists (collect.ListStore): a list is versioned like
+// an integer, and a commit installs, on each key it appended to, the
+// latest list followed by its appends; for the predicate workload, rows
+// that come and go (collect.RowStore, rows.go).
 //
 // Sessions are interleaved by a seeded scheduler: every operation waits
 // until all open sessions are waiting, and then one of them, chosen by the
@@ -124,6 +125,7 @@ type version struct {
 	ts   uint64
 	val  int64
 	list []int64 // a list key's list; never changed once installed
+	gone bool    // a row deleted (rows.go)
 }
 
 type dirtyWrite struct {
@@ -261,7 +263,7 @@ func (c *conn) Begin(_ context.Context, iso collect.Isolation) (collect.Tx, erro
 		iso = collect.Snapshot
 	}
 	s.nextTx++
-	t := &tx{c: c, iso: iso, id: s.nextTx, snap: s.clock, readSnap: s.clock, writes: map[int64]int64{}, appends: map[int64][]int64{}, reads: map[int64]bool{}}
+	t := &tx{c: c, iso: iso, id: s.nextTx, snap: s.clock, readSnap: s.clock, writes: map[int64]int64{}, gone: map[int64]bool{}, appends: map[int64][]int64{}, reads: map[int64]bool{}}
 	if s.opt.Bugs&StaleReads != 0 {
 		t.readSnap -= min(t.readSnap, uint64(s.rng.IntN(s.opt.MaxLag+1)))
 	}
@@ -276,16 +278,18 @@ type tx struct {
 	// readSnap is the one reads use (older under StaleReads).
 	snap, readSnap uint64
 	writes         map[int64]int64
+	gone           map[int64]bool    // rows deleted: writes of absence (rows.go)
 	appends        map[int64][]int64 // list keys appended to: the appends
 	order          []int64           // written keys, first write first
 	reads          map[int64]bool
 	done           bool
 }
 
-// at returns the value of key at timestamp ts.
+// at returns the value of key at timestamp ts, if it has one (a row may
+// be absent).
 func (s *Store) at(key int64, ts uint64) (int64, bool) {
 	v, ok := s.versionAt(key, ts)
-	return v.val, ok
+	return v.val, ok && !v.gone
 }
 
 // versionAt returns the version of key at timestamp ts.
@@ -308,7 +312,7 @@ func (t *tx) Read(_ context.Context, key int64) (int64, bool, error) {
 		return 0, false, errDone
 	}
 	if v, ok := t.writes[key]; ok {
-		return v, true, nil
+		return v, !t.gone[key], nil
 	}
 	t.reads[key] = true
 	if s.opt.Bugs&AbortedReads != 0 {
@@ -403,14 +407,23 @@ func (t *tx) Write(_ context.Context, key, val int64) error {
 	if t.done {
 		return errDone
 	}
+	t.put(key, val, false)
+	return nil
+}
+
+// put buffers t's write of val to key, or (gone) of the row's absence.
+// Called with s.mu held.
+func (t *tx) put(key, val int64, gone bool) {
 	if _, ok := t.writes[key]; !ok {
 		t.order = append(t.order, key)
 	}
 	t.writes[key] = val
-	if s.opt.Bugs&AbortedReads != 0 {
+	t.gone[key] = gone
+	// A dirty read of a deleted row would need absence in dirtyWrite:
+	// the bug leaves deletes out.
+	if t.c.s.opt.Bugs&AbortedReads != 0 && !gone {
 		t.dirty(key, dirtyWrite{tx: t.id, val: val})
 	}
-	return nil
 }
 
 // latest returns the timestamp of key's newest committed version.
@@ -468,7 +481,7 @@ func (t *tx) Commit(context.Context) error {
 			s.data[k] = append(s.data[k], version{ts: s.clock, list: slices.Concat(base.list, l)})
 			continue
 		}
-		s.data[k] = append(s.data[k], version{ts: s.clock, val: t.writes[k]})
+		s.data[k] = append(s.data[k], version{ts: s.clock, val: t.writes[k], gone: t.gone[k]})
 	}
 	return nil
 }

@@ -3,7 +3,8 @@
 // READ (PostgreSQL's snapshot isolation) and READ COMMITTED, and a table
 // of its own per run — created and seeded by Setup, dropped by Teardown.
 // For the append workload (SetupLists) the table holds a BIGINT[] per key,
-// appended to with array_append in one statement and read back whole.
+// appended to with array_append in one statement and read back whole; for
+// the predicate workload (SetupRows, rows.go), only the live rows.
 package postgres
 
 import (
@@ -21,7 +22,7 @@ import (
 )
 
 // Store is a PostgreSQL database. It implements collect.Store,
-// collect.ListStore and collect.Faulter (kill-conns).
+// collect.ListStore, collect.RowStore and collect.Faulter (kill-conns).
 type Store struct {
 	cfg     *pgx.ConnConfig
 	mu      sync.Mutex

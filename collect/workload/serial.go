@@ -3,6 +3,7 @@ package workload
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"io"
 	"maps"
 	"math/rand/v2"
@@ -24,6 +25,9 @@ import (
 // append), so that the scale bench can write millions of them. meta is added to the header's metadata.
 func (w *Workload) WriteSerial(ctx context.Context, out io.Writer, meta map[string]string) error {
 	c := &w.cfg
+	if w.Rows() {
+		return fmt.Errorf("the serial store has no rows: it cannot run the %s workload", w.name)
+	}
 	bw := bufio.NewWriterSize(out, 1<<20)
 	buf := []byte(`{"hyperiso":1,"init":"zero","meta":{"collector":"hyperiso bench (serial store)","workload":`)
 	buf = strconv.AppendQuote(buf, w.name)

@@ -1,10 +1,11 @@
 // Package workload generates the transactions that hyperiso collect runs
 // against a store: the VeriStrong general generator with its RH, BL, WH and
 // HD presets, Cobra's blindw-rw, Jepsen's list-append (append) and
-// rw-register, and two baits (write-skew, lost-update) that expose weak
-// isolation quickly. Application workloads (collect/apps) come in through
-// NewApp: their transactions are Programs, code that runs against the
-// store and records what it read and wrote. A workload is a pure function of its
+// rw-register, rows under range reads (predicate), and two baits
+// (write-skew, lost-update) that expose weak isolation quickly. Application
+// workloads (collect/apps) come in through NewApp: their transactions are
+// Programs, code that runs against the store and records what it read and
+// wrote. A workload is a pure function of its
 // Config: the same seed gives the same transactions in every session, and
 // the choice of keys and operations never depends on the values written, so
 // a duplicate-value run and its unique-value twin differ only in values.
@@ -34,6 +35,17 @@ const (
 	Append
 	// ReadList reads the whole list at a key.
 	ReadList
+	// Insert makes row Key live with Value (predicate.go's row
+	// operations follow).
+	Insert
+	// Delete makes row Key absent.
+	Delete
+	// Select reads the rows with Key <= key < To.
+	Select
+	// Move moves row Key to key To with Value.
+	Move
+	// ReadRow reads row Key: its value, or its absence.
+	ReadRow
 )
 
 func (k OpKind) String() string {
@@ -48,6 +60,16 @@ func (k OpKind) String() string {
 		return "append"
 	case ReadList:
 		return "r-list"
+	case Insert:
+		return "insert"
+	case Delete:
+		return "delete"
+	case Select:
+		return "select"
+	case Move:
+		return "move"
+	case ReadRow:
+		return "r-row"
 	}
 	return fmt.Sprintf("OpKind(%d)", k)
 }
@@ -57,6 +79,8 @@ type Op struct {
 	Kind  OpKind
 	Key   int64
 	Value int64
+	// To is the end of a Select's range (excluded) and a Move's target.
+	To    int64
 	Pause time.Duration
 }
 
@@ -74,7 +98,7 @@ type Txn struct {
 }
 
 // Names lists the workloads, the default first.
-var Names = []string{"general", "blindw-rw", "append", "rw-register", "write-skew", "lost-update"}
+var Names = []string{"general", "blindw-rw", "append", "rw-register", "predicate", "write-skew", "lost-update"}
 
 // Presets lists the presets of the general workload (VeriStrong §7.1).
 var Presets = []string{"RH", "BL", "WH", "HD"}
@@ -100,7 +124,8 @@ type Config struct {
 	// of read-modify-write pairs per transaction (lost-update).
 	Ops int
 	// Reads is the proportion of reads among operations (general; list
-	// reads in append) or of read-only transactions (blindw-rw).
+	// reads in append; range and point reads in predicate) or of
+	// read-only transactions (blindw-rw).
 	Reads float64
 	// Keys is the number of keys, 1…Keys, all seeded with 0 (with the
 	// empty list for append). write-skew uses them in pairs (1,2), (3,4), ….
@@ -148,6 +173,10 @@ func Defaults(name string) (Config, error) {
 		// of them reads, over a few keys at a time, which retire at
 		// about 32 appends (writes), so that transactions meet.
 		c.Sessions, c.Txns, c.Ops, c.Reads, c.Keys, c.MaxList = 10, 100, 4, 0.5, 10, 32
+	case "predicate":
+		// Rows coming and going under range reads: 4 operations, half
+		// of them reads, over 12 keys that start absent.
+		c.Sessions, c.Txns, c.Ops, c.Reads, c.Keys = 8, 50, 4, 0.5, 12
 	case "write-skew":
 		c.Sessions, c.Txns, c.Keys = 8, 50, 2
 	case "lost-update":
@@ -201,6 +230,8 @@ func New(name string, c Config) (*Workload, error) {
 		w.next = nextAppend
 	case "rw-register":
 		w.next = nextRWRegister
+	case "predicate":
+		w.next = nextPredicate
 	case "write-skew":
 		w.next = nextWriteSkew
 	case "lost-update":
@@ -260,6 +291,12 @@ func (w *Workload) validate() error {
 	}
 	if w.name == "rw-register" && c.DupKeys > 0 {
 		return fmt.Errorf("rw-register writes unique values, so that a read names its writer: dup-keys must be 0 (got %g)", c.DupKeys)
+	}
+	if w.name == "predicate" && c.Keys < 2 {
+		return fmt.Errorf("the predicate workload moves rows between keys: keys must be at least 2 (got %d)", c.Keys)
+	}
+	if w.name == "predicate" && c.DupKeys > 0 {
+		return fmt.Errorf("the predicate workload writes unique values, so that a range read names its writers: dup-keys must be 0 (got %g)", c.DupKeys)
 	}
 	if w.name == "write-skew" && c.Keys%2 != 0 {
 		return fmt.Errorf("write-skew uses keys in pairs: keys must be even (got %d)", c.Keys)
@@ -334,7 +371,7 @@ func (w *Workload) Describe() string {
 	if w.name != "write-skew" {
 		add("ops", strconv.Itoa(c.Ops))
 	}
-	if w.name == "general" || w.name == "blindw-rw" || w.name == "append" || w.name == "rw-register" {
+	if w.name == "general" || w.name == "blindw-rw" || w.name == "append" || w.name == "rw-register" || w.name == "predicate" {
 		add("reads", f(c.Reads))
 	}
 	add("keys", strconv.FormatInt(c.Keys, 10))

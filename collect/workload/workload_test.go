@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"io"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -325,6 +326,49 @@ func TestAppendShape(t *testing.T) {
 	require.ErrorContains(t, err, "dup-keys must be 0")
 	_, err = New("append", Config{Sessions: 1, Txns: 1, Ops: 1, Keys: 1, MaxList: -1})
 	require.ErrorContains(t, err, "maximum list length")
+}
+
+// TestPredicateShape: the predicate workload's operations are reads of one
+// row or of a range inside the keys, inserts and moves of unique values,
+// deletes, and moves to another key, in about the proportions asked.
+func TestPredicateShape(t *testing.T) {
+	w := mustNew(t, "predicate", func(c *Config) { c.Sessions, c.Txns, c.Keys = 4, 300, 10 })
+	require.True(t, w.Rows())
+	require.False(t, w.Lists())
+	counts := map[OpKind]int{}
+	values := map[int64]bool{}
+	for _, txns := range all(w) {
+		for _, txn := range txns {
+			require.Len(t, txn.Ops, 4)
+			for _, op := range txn.Ops {
+				counts[op.Kind]++
+				require.True(t, op.Key >= 1 && op.Key <= 10, "%+v", op)
+				switch op.Kind {
+				case Select:
+					require.True(t, op.To > op.Key && op.To <= 11 && op.To-op.Key <= 5, "%+v", op)
+				case Move:
+					require.True(t, op.To >= 1 && op.To <= 10 && op.To != op.Key, "%+v", op)
+					fallthrough
+				case Insert:
+					require.False(t, values[op.Value], "value %d twice", op.Value)
+					values[op.Value] = true
+				case ReadRow, Delete:
+				default:
+					t.Fatalf("unexpected %s", op.Kind)
+				}
+			}
+		}
+	}
+	n := 4 * 300 * 4
+	reads := counts[Select] + counts[ReadRow]
+	require.InDelta(t, 0.5, float64(reads)/float64(n), 0.05)
+	require.InDelta(t, PointReads, float64(counts[ReadRow])/float64(reads), 0.05)
+	for _, k := range []OpKind{Insert, Delete, Move} {
+		require.InDelta(t, 1.0/6, float64(counts[k])/float64(n), 0.03, k.String())
+	}
+	_, err := New("predicate", Config{Sessions: 1, Txns: 1, Ops: 1, Keys: 1})
+	require.ErrorContains(t, err, "keys must be at least 2")
+	require.ErrorContains(t, w.WriteSerial(t.Context(), io.Discard, nil), "no rows")
 }
 
 // TestRWRegisterShape: rw-register plans append's transactions over

@@ -17,8 +17,8 @@ import (
 const IncompleteField = "incomplete"
 
 // StreamOp is one operation of a StreamTxn on integer keys and values: a
-// register read or write, or (for list-append) an append or a whole-list
-// read.
+// register read or write, (for list-append) an append or a whole-list
+// read, or (for rows) an insert, a delete or a predicate read.
 type StreamOp struct {
 	Write    bool
 	Key, Val int64
@@ -28,6 +28,14 @@ type StreamOp struct {
 	// (oldest element first; empty for the empty list).
 	ReadList bool
 	List     []int64
+	// Insert makes the operation an insert of Val at row Key, Delete a
+	// delete of row Key.
+	Insert, Delete bool
+	// Select makes the operation a predicate read of the keys Key ≤ k <
+	// Hi that returned Rows, each a key and its value.
+	Select bool
+	Hi     int64
+	Rows   [][2]int64
 }
 
 // StreamTxn is one transaction as a recorder streams it: integer keys and
@@ -166,6 +174,36 @@ func appendStreamTxn(buf []byte, t *StreamTxn) []byte {
 			buf = append(buf, ',')
 		}
 		switch {
+		case op.Insert:
+			buf = append(buf, `["insert",`...)
+			buf = strconv.AppendInt(buf, op.Key, 10)
+			buf = append(buf, ',')
+			buf = strconv.AppendInt(buf, op.Val, 10)
+			buf = append(buf, ']')
+			continue
+		case op.Delete:
+			buf = append(buf, `["delete",`...)
+			buf = strconv.AppendInt(buf, op.Key, 10)
+			buf = append(buf, ']')
+			continue
+		case op.Select:
+			buf = append(buf, `["select",{"keys":[`...)
+			buf = strconv.AppendInt(buf, op.Key, 10)
+			buf = append(buf, ',')
+			buf = strconv.AppendInt(buf, op.Hi, 10)
+			buf = append(buf, "]},["...)
+			for j, row := range op.Rows {
+				if j > 0 {
+					buf = append(buf, ',')
+				}
+				buf = append(buf, '[')
+				buf = strconv.AppendInt(buf, row[0], 10)
+				buf = append(buf, ',')
+				buf = strconv.AppendInt(buf, row[1], 10)
+				buf = append(buf, ']')
+			}
+			buf = append(buf, "]]"...)
+			continue
 		case op.ReadList:
 			buf = append(buf, `["r",`...)
 			buf = strconv.AppendInt(buf, op.Key, 10)

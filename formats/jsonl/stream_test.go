@@ -199,3 +199,34 @@ func TestStreamLists(t *testing.T) {
 	require.Len(t, h.List(read), 2)
 	require.Equal(t, history.EmptyList, h.Value(h.Txns[history.InitTxn].Ops[0].Key, h.Txns[history.InitTxn].Ops[0].Value))
 }
+
+// TestStreamRows: inserts, deletes and predicate reads stream in the
+// native syntax and read back as rows: every key starts absent, and a
+// predicate read covers the keys of its range.
+func TestStreamRows(t *testing.T) {
+	var out bytes.Buffer
+	s, err := NewStream(&out, nil, false)
+	require.NoError(t, err)
+	require.NoError(t, s.Txn(StreamTxn{Session: 1, ID: 1, Status: history.Committed,
+		Ops: []StreamOp{{Insert: true, Key: 1, Val: 7}, {Insert: true, Key: 3, Val: 9}, {Delete: true, Key: 1}}}))
+	require.NoError(t, s.Txn(StreamTxn{Session: 2, ID: 2, Status: history.Committed,
+		Ops: []StreamOp{{Select: true, Key: 1, Hi: 4, Rows: [][2]int64{{3, 9}}}, {Select: true, Key: 5, Hi: 6, Rows: [][2]int64{}}}}))
+	require.NoError(t, s.Trailer())
+	require.Contains(t, out.String(), `"ops":[["insert",1,7],["insert",3,9],["delete",1]]`)
+	require.Contains(t, out.String(), `"ops":[["select",{"keys":[1,4]},[[3,9]]],["select",{"keys":[5,6]},[]]]`)
+	require.Equal(t, End{Txns: 2, Ops: 5, Lines: 3}, s.End())
+	h, err := Parse(bytes.NewReader(out.Bytes()), "h.jsonl", Options{})
+	require.NoError(t, err)
+	ops := h.Txns[1].Ops
+	require.Equal(t, []history.OpSrc{history.SrcInsert, history.SrcInsert, history.SrcDelete}, []history.OpSrc{ops[0].Src, ops[1].Src, ops[2].Src})
+	require.Len(t, h.Selects, 2)
+	// Keys 1 and 3 of the file are in [1,4): row 1 read absent, row 3 = 9.
+	sel := h.Selects[0].Ops(h)
+	require.Len(t, sel, 2)
+	require.Equal(t, history.EmptyList, h.Value(sel[0].Key, sel[0].Value))
+	require.Equal(t, int64(9), h.Value(sel[1].Key, sel[1].Value))
+	require.Zero(t, h.Selects[1].N, "no key of the file in [5,6)")
+	for _, op := range h.Txns[history.InitTxn].Ops {
+		require.Equal(t, history.EmptyList, h.Value(op.Key, op.Value), "rows start absent")
+	}
+}

@@ -28,3 +28,12 @@ func SetIncremental(on bool) bool {
 // IncrementalCounts returns how many rows incremental fills kept and how
 // many pairs passWW skipped, since the process began.
 func IncrementalCounts() (rows, pairs int64) { return keptRows.Load(), skippedPairs.Load() }
+
+// SetParallelPairs sets how many pairs make passWW use a second
+// goroutine, for tests that compare it with one; it returns the previous
+// setting.
+func SetParallelPairs(n int64) int64 {
+	was := parallelPairs
+	parallelPairs = n
+	return was
+}

@@ -208,14 +208,11 @@ type pruner struct {
 	edge []int32
 	// order is a topological order of the states, rank its inverse.
 	order, rank []int32
-	// The known readers of each writer's version of key rdKey, as linked
-	// lists: rdHead[w] (valid when rdStamp[w] == rdGen) indexes rdList and
-	// rdNext. Loaded per key from g.Reads.
-	rdKey           history.KeyID
-	rdGen           int32
-	rdHead, rdStamp []int32
-	rdNext          []int32
-	rdList          []history.TxnID
+	// What deciding one key's pairs writes (each passWW worker has its
+	// own: parallel.go), and whether this is a worker, which keeps the
+	// edges it decides for applyWW.
+	keyScratch
+	buffered bool
 	// wwSucc[kt(x, t)] lists the known WW successors of t on x, kept only
 	// for the candidates t of uncertain reads of x (the only ones asked).
 	wwSucc map[uint64][]history.TxnID
@@ -230,10 +227,8 @@ type pruner struct {
 	soPrev          []bool
 	maxChains       int
 	head, open, vec []int32
-	// The known version order of the key case I is at, the known WW (and
-	// for compact RW) edges by key, and whether a pass added WW edges
-	// since the last compaction.
-	ord        keyOrder
+	// The known WW (and for compact RW) edges by key, and whether a pass
+	// added WW edges since the last compaction.
 	kOff, kIdx []int32
 	addedWW    bool
 	// The keys that gained known WW edges since the last compaction
@@ -245,11 +240,8 @@ type pruner struct {
 	wrOf    []history.TxnID
 	wrStamp []int32
 	wrGen   int32
-	// Scratch of passWW and compact.
-	dropPair                      []bool
-	pairs                         []hyperpolygraph.WWPair
-	byRank, place, count, pairIdx []int32
-	gone                          []bool
+	// Scratch of compact.
+	gone []bool
 	// fixed is the size of the per-transaction indexes newPruner
 	// allocated, asked of the budget with the first state graph.
 	fixed int64
@@ -276,13 +268,44 @@ type pruner struct {
 	// Scratch.
 	fillBuf, indeg []int32
 	stamp          []int32
-	opt            []hyperpolygraph.Edge
 	drop           []history.TxnID
 	keys           []uint64
 }
 
+// keyScratch is what deciding the pairs of one key at a time writes:
+// the key's known version order, the known readers of its writers'
+// versions, the options tested, which pairs were decided, and the WW
+// edges decided (wwOut), applied once the pass has decided every key.
+type keyScratch struct {
+	// The known version order of the key case I is at.
+	ord keyOrder
+	// The known readers of each writer's version of key rdKey, as linked
+	// lists: rdHead[w] (valid when rdStamp[w] == rdGen) indexes rdList and
+	// rdNext. Loaded per key from g.Reads.
+	rdKey           history.KeyID
+	rdGen           int32
+	rdHead, rdStamp []int32
+	rdNext          []int32
+	rdList          []history.TxnID
+	opt             []hyperpolygraph.Edge
+	// Scratch of decideKey.
+	dropPair                      []bool
+	byRank, place, count, pairIdx []int32
+	out                           wwOut
+}
+
+// wwOut is what a passWW worker decided, in key order: the known edges
+// (each WW edge with the RW edges it derives) and the WW edges themselves
+// (for wwSucc and the keys to compact), when it is buffered; and, on a
+// graph whose pairs are pending, the pairs it left undecided.
+type wwOut struct {
+	edges []hyperpolygraph.Edge
+	ww    []hyperpolygraph.WWPair // A→B on Key
+	kept  []hyperpolygraph.WWPair
+}
+
 func newPruner(g *hyperpolygraph.Graph) *pruner {
-	p := &pruner{g: g, rdKey: -1, dirtyAll: true}
+	p := &pruner{g: g, keyScratch: keyScratch{rdKey: -1}, dirtyAll: true}
 	p.r.layers = 1
 	if g.Level == history.SI {
 		p.r.layers = 2
@@ -515,18 +538,56 @@ func (p *pruner) compactWR(newSet []int32, writer []history.TxnID, n int, resolv
 	}
 }
 
-// addWW makes a→b a known WW edge on x, with the RW edges it derives.
-func (p *pruner) addWW(x history.KeyID, a, b history.TxnID) error {
+// addWW makes a→b a known WW edge on x, with the RW edges it derives;
+// a passWW worker (buffered) keeps them in p.out for applyWW instead.
+func (p *pruner) addWW(x history.KeyID, a, b history.TxnID) (err error) {
 	opt := p.wwOption(x, a, b)
+	if p.buffered {
+		if p.out.edges, err = growFit(p, p.out.edges, len(opt), "pruning's decided version orders"); err != nil {
+			return err
+		}
+		if p.out.ww, err = growFit(p, p.out.ww, 1, "pruning's decided version orders"); err != nil {
+			return err
+		}
+		p.out.edges = append(p.out.edges, opt...)
+		p.out.ww = append(p.out.ww, hyperpolygraph.WWPair{Key: x, A: a, B: b})
+		return nil
+	}
 	if err := p.growKnown(len(opt)); err != nil {
 		return err
 	}
 	p.g.Known = append(p.g.Known, opt...)
+	p.noteWW(x, a, b)
+	return nil
+}
+
+// noteWW records a new known WW edge a→b on x for case II and compact.
+func (p *pruner) noteWW(x history.KeyID, a, b history.TxnID) {
 	if l, ok := p.wwSucc[kt(x, a)]; ok {
 		p.wwSucc[kt(x, a)] = append(l, b)
 	}
 	p.addedWW = true
 	p.markDirty(x)
+}
+
+// applyWW makes the edges a worker decided (out) known, all or, when the
+// budget refuses the room, none: their pairs then go back to g.WW
+// undecided, so the graph stays what the pass found.
+func (p *pruner) applyWW(out *wwOut) error {
+	defer func() { out.edges, out.ww = out.edges[:0], out.ww[:0] }()
+	if len(out.ww) == 0 {
+		return nil
+	}
+	if err := p.growKnown(len(out.edges)); err != nil {
+		for _, e := range out.ww {
+			p.g.WW = append(p.g.WW, hyperpolygraph.WWPair{Key: e.Key, A: min(e.A, e.B), B: max(e.A, e.B)})
+		}
+		return err
+	}
+	p.g.Known = append(p.g.Known, out.edges...)
+	for _, e := range out.ww {
+		p.noteWW(e.Key, e.A, e.B)
+	}
 	return nil
 }
 

@@ -259,107 +259,29 @@ func (p *pruner) markDirty(x history.KeyID) {
 // the version order follows that order, the edges between neighbours come
 // first and imply the rest, so a key of k writers adds about k edges,
 // not k²/2. The pairs kept stay in their order.
+//
+// On a graph whose pairs are pending (the first pass of a graph built
+// with LazyPairs) it lists each key's pairs in scratch, decides them,
+// and lists in g.WW only those it cannot decide, so the pairs of one key
+// at a time are held, not those of all. On a stop the keys not reached
+// stay pending.
 func (p *pruner) passWW(ctx context.Context) (changed bool, c *Conflict, err error) {
 	g := p.g
-	if g.Pending && len(g.WW) == 0 {
-		return p.passWWLazy(ctx)
-	}
-	// A graph a stopped pruning left partly listed is listed whole: its
-	// listed pairs must be tested in this pass too.
-	g.ListPairs()
-	if !slices.IsSortedFunc(g.WW, func(a, b hyperpolygraph.WWPair) int { return cmp.Compare(a.Key, b.Key) }) {
-		// Build lists pairs key by key; a graph made otherwise is grouped.
-		slices.SortStableFunc(g.WW, func(a, b hyperpolygraph.WWPair) int { return cmp.Compare(a.Key, b.Key) })
+	lazy := g.Pending && len(g.WW) == 0
+	if !lazy {
+		// A graph a stopped pruning left partly listed is listed whole:
+		// its listed pairs must be tested in this pass too.
+		g.ListPairs()
+		if !slices.IsSortedFunc(g.WW, func(a, b hyperpolygraph.WWPair) int { return cmp.Compare(a.Key, b.Key) }) {
+			// Build lists pairs key by key; a graph made otherwise is grouped.
+			slices.SortStableFunc(g.WW, func(a, b hyperpolygraph.WWPair) int { return cmp.Compare(a.Key, b.Key) })
+		}
 	}
 	if err := p.indexWW(false); err != nil {
 		return false, nil, err
 	}
-	out, tested := 0, 0
-	for lo := 0; lo < len(g.WW); {
-		x := g.WW[lo].Key
-		hi := lo + 1
-		for hi < len(g.WW) && g.WW[hi].Key == x {
-			hi++
-		}
-		ch, c, err := p.decideKey(ctx, x, g.WW[lo:hi], &tested)
-		changed = changed || ch
-		// The group's undecided pairs are kept, and on a stop those of
-		// the groups after it: nothing is lost.
-		for i := lo; i < hi; i++ {
-			if !p.dropPair[i-lo] {
-				g.WW[out] = g.WW[i]
-				out++
-			}
-		}
-		if err != nil || c != nil {
-			out += copy(g.WW[out:], g.WW[hi:])
-			clear(g.WW[out:])
-			g.WW = g.WW[:out]
-			return changed, c, err
-		}
-		lo = hi
-	}
-	clear(g.WW[out:])
-	g.WW = g.WW[:out]
-	if out < cap(g.WW)/4 {
-		// Most pairs are decided in the first pass: let the rest of the
-		// check do without the room they took.
-		g.WW = slices.Clip(slices.Clone(g.WW))
-	}
-	return changed, nil, nil
-}
-
-// passWWLazy is passWW on a graph whose pairs are pending (the first
-// pass of a graph built with LazyPairs): it lists each key's pairs in
-// scratch, decides them, and lists in g.WW only those it cannot decide,
-// so the pairs of one key at a time are held, not those of all. On a stop
-// the keys not reached stay pending.
-func (p *pruner) passWWLazy(ctx context.Context) (changed bool, c *Conflict, err error) {
-	g := p.g
-	if err := p.indexWW(false); err != nil {
-		return false, nil, err
-	}
-	var kept []hyperpolygraph.WWPair
-	tested := 0
-	for x := g.PendingFrom; int(x) < len(g.Writers); x++ {
-		ws := g.Writers[x]
-		n := len(ws)
-		if n > 0 && ws[0] == history.InitTxn {
-			n-- // T⊥ orders its writes: they make no pair
-		}
-		if n < 2 {
-			continue
-		}
-		// Room for the key's pairs, and for keeping them all, asked
-		// first: once decided, the undecided pairs must find a place.
-		if p.pairs, err = growFit(p, p.pairs[:0], n*(n-1)/2, "pruning's version-order pairs of one key"); err == nil {
-			kept, err = growFit(p, kept, n*(n-1)/2, "pruning's undecided version-order pairs")
-		}
-		if err != nil {
-			g.WW, g.PendingFrom = kept, x
-			return changed, nil, err
-		}
-		p.pairs = g.KeyPairs(p.pairs, x)
-		ch, c, err := p.decideKey(ctx, x, p.pairs, &tested)
-		changed = changed || ch
-		for i, pr := range p.pairs {
-			if !p.dropPair[i] {
-				kept = append(kept, pr)
-			}
-		}
-		if err != nil || c != nil {
-			g.WW, g.PendingFrom = kept, x+1
-			return changed, c, err
-		}
-	}
-	g.WW, g.Pending, g.PendingFrom = kept, false, 0
-	if len(kept) < cap(kept)/4 {
-		g.WW = slices.Clip(slices.Clone(kept))
-	}
-	if cap(p.pairs) > 1<<16 {
-		p.pairs = nil // a large key's scratch is not needed again
-	}
-	return changed, nil, nil
+	tasks := p.keyTasks(lazy)
+	return p.decideTasks(ctx, tasks, lazy)
 }
 
 // decideKey is cases I and III for the pairs of key x, marking in
@@ -367,53 +289,135 @@ func (p *pruner) passWWLazy(ctx context.Context) (changed bool, c *Conflict, err
 // orientations are infeasible (the Conflict), or when ctx is done or the
 // budget refuses a known edge; the pairs it has not reached stay unmarked.
 func (p *pruner) decideKey(ctx context.Context, x history.KeyID, group []hyperpolygraph.WWPair, tested *int) (changed bool, c *Conflict, err error) {
-	o := &p.ord
 	p.loadOrder(x, group)
 	p.dropPair = fitLen(p.dropPair, len(group))
 	clear(p.dropPair)
 	for _, i := range p.pairOrder(group) {
-		if *tested++; *tested&255 == 0 {
-			if err := ctx.Err(); err != nil {
-				return changed, nil, err
-			}
-		}
-		pr := group[i]
-		ia, ib := o.loc[pr.A], o.loc[pr.B]
-		if reduceKnown && (o.reaches(ia, ib) || o.reaches(ib, ia)) {
-			// Known already: the other orientation closes a WW cycle.
-			p.dropPair[i] = true
-			continue
-		}
-		if p.skipPairs && !p.rowsChanged(pr.A) && !p.rowsChanged(pr.B) {
-			// Tested last pass against the same rows and readers: both
-			// orientations are feasible again.
-			skippedPairs.Add(1)
-			continue
-		}
-		fwdBad := p.wwBad(x, pr.A, pr.B)
-		bwdBad := p.wwBad(x, pr.B, pr.A)
-		switch {
-		case fwdBad && bwdBad:
-			c1 := p.optionCycle(p.wwOption(x, pr.A, pr.B))
-			c2 := p.optionCycle(p.wwOption(x, pr.B, pr.A))
-			// A copy: taking pr's address would move every pair of the
-			// loop to the heap.
-			ww := pr
-			return changed, &Conflict{Cycle: c1, Options: [][]hyperpolygraph.Edge{c1, c2}, WW: &ww}, nil
-		case fwdBad || bwdBad:
-			a, b, ia, ib := pr.A, pr.B, ia, ib
-			if fwdBad {
-				a, b, ia, ib = b, a, ib, ia
-			}
-			if err := p.addWW(x, a, b); err != nil {
-				return changed, nil, err
-			}
-			o.add(ia, ib)
-			p.dropPair[i] = true
-			changed = true
+		drop, ch, c, err := p.decidePair(ctx, x, group[i], tested)
+		p.dropPair[i] = drop
+		changed = changed || ch
+		if err != nil || c != nil {
+			return changed, c, err
 		}
 	}
 	return changed, nil, nil
+}
+
+// decideAllPairs is decideKey for every pair of key x's writers but T⊥,
+// none listed: it takes them in pairOrder's order straight from the
+// writers' ranks and appends those it does not decide to p.out.kept in
+// Build's order (KeyPairs), so that it ends as listing the pairs and
+// deciding them would, but holds only the undecided ones. On a stop the
+// pairs not reached are kept.
+func (p *pruner) decideAllPairs(ctx context.Context, x history.KeyID, tested *int) (changed bool, c *Conflict, err error) {
+	o := &p.ord
+	ws := p.g.Writers[x]
+	if len(ws) > 0 && ws[0] == history.InitTxn {
+		ws = ws[1:]
+	}
+	o.begin(x, p.g.N())
+	for _, w := range ws {
+		o.local(w)
+	}
+	p.loadKnownOrder(x)
+	byRank := p.byPlace()
+	from := len(p.out.kept)
+	k := len(byRank)
+	pair := func(i, j int32) hyperpolygraph.WWPair {
+		a, b := o.ws[byRank[i]], o.ws[byRank[j]]
+		return hyperpolygraph.WWPair{Key: x, A: min(a, b), B: max(a, b)}
+	}
+	for d := int32(1); d < int32(k); d++ {
+		for i := int32(0); i+d < int32(k); i++ {
+			if o.ws[byRank[i]] == history.InitTxn || o.ws[byRank[i+d]] == history.InitTxn {
+				continue
+			}
+			pr := pair(i, i+d)
+			drop, ch, c, err := p.decidePair(ctx, x, pr, tested)
+			changed = changed || ch
+			if !drop {
+				p.out.kept = append(p.out.kept, pr)
+			}
+			if err != nil || c != nil {
+				// The pairs not reached stay undecided.
+				for i2 := i + 1; i2+d < int32(k); i2++ {
+					p.keepPair(pair(i2, i2+d))
+				}
+				for d2 := d + 1; d2 < int32(k); d2++ {
+					for i2 := int32(0); i2+d2 < int32(k); i2++ {
+						p.keepPair(pair(i2, i2+d2))
+					}
+				}
+				sortPairs(p.out.kept[from:])
+				return changed, c, err
+			}
+		}
+	}
+	sortPairs(p.out.kept[from:])
+	return changed, nil, nil
+}
+
+// keepPair keeps pr undecided unless it involves T⊥.
+func (p *pruner) keepPair(pr hyperpolygraph.WWPair) {
+	if pr.A != history.InitTxn {
+		p.out.kept = append(p.out.kept, pr)
+	}
+}
+
+// sortPairs puts one key's pairs in Build's order: by first writer, then
+// second.
+func sortPairs(prs []hyperpolygraph.WWPair) {
+	slices.SortFunc(prs, func(a, b hyperpolygraph.WWPair) int {
+		if c := cmp.Compare(a.A, b.A); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.B, b.B)
+	})
+}
+
+// decidePair is cases I and III for one pair of key x: drop says that it
+// leaves the uncertain pairs, known already or decided now (changed).
+func (p *pruner) decidePair(ctx context.Context, x history.KeyID, pr hyperpolygraph.WWPair, tested *int) (drop, changed bool, c *Conflict, err error) {
+	o := &p.ord
+	if *tested++; *tested&255 == 0 {
+		if err := ctx.Err(); err != nil {
+			return false, false, nil, err
+		}
+	}
+	ia, ib := o.loc[pr.A], o.loc[pr.B]
+	if reduceKnown && (o.reaches(ia, ib) || o.reaches(ib, ia)) {
+		// Known already: the other orientation closes a WW cycle.
+		return true, false, nil, nil
+	}
+	if p.skipPairs && !p.rowsChanged(pr.A) && !p.rowsChanged(pr.B) {
+		// Tested last pass against the same rows and readers: both
+		// orientations are feasible again.
+		skippedPairs.Add(1)
+		return false, false, nil, nil
+	}
+	fwdBad := p.wwBad(x, pr.A, pr.B)
+	bwdBad := p.wwBad(x, pr.B, pr.A)
+	switch {
+	case fwdBad && bwdBad:
+		c1 := p.optionCycle(p.wwOption(x, pr.A, pr.B))
+		c2 := p.optionCycle(p.wwOption(x, pr.B, pr.A))
+		// A copy: taking pr's address would move every pair tested to
+		// the heap.
+		ww := new(hyperpolygraph.WWPair)
+		*ww = pr
+		return false, false, &Conflict{Cycle: c1, Options: [][]hyperpolygraph.Edge{c1, c2}, WW: ww}, nil
+	case fwdBad || bwdBad:
+		a, b, ia, ib := pr.A, pr.B, ia, ib
+		if fwdBad {
+			a, b, ia, ib = b, a, ib, ia
+		}
+		if err := p.addWW(x, a, b); err != nil {
+			return false, false, nil, err
+		}
+		o.add(ia, ib)
+		return true, true, nil, nil
+	}
+	return false, false, nil, nil
 }
 
 // rowsChanged reports whether a row of t's states changed in this pass's
@@ -462,6 +466,13 @@ func (p *pruner) loadOrder(x history.KeyID, group []hyperpolygraph.WWPair) {
 		o.local(pr.A)
 		o.local(pr.B)
 	}
+	p.loadKnownOrder(x)
+}
+
+// loadKnownOrder adds key x's known WW edges to the order begun, and
+// builds it.
+func (p *pruner) loadKnownOrder(x history.KeyID) {
+	o := &p.ord
 	for _, i := range p.knownWW(x) {
 		if e := p.g.Known[i]; e.Rel == history.WW {
 			o.edge(o.local(e.From), o.local(e.To))
@@ -470,12 +481,11 @@ func (p *pruner) loadOrder(x history.KeyID, group []hyperpolygraph.WWPair) {
 	o.build()
 }
 
-// pairOrder returns the indexes of group by increasing distance of the
-// pair's writers in the topological order of the known graph.
-func (p *pruner) pairOrder(group []hyperpolygraph.WWPair) []int32 {
+// byPlace returns the loaded writers (local indexes) in the topological
+// order of the known graph (p.place[w] is w's position in it).
+func (p *pruner) byPlace() []int32 {
 	o := &p.ord
 	k := len(o.ws)
-	// Each writer's place among the key's writers, by rank.
 	byRank := fitLen(p.byRank, k)
 	for i := range byRank {
 		byRank[i] = int32(i)
@@ -491,27 +501,50 @@ func (p *pruner) pairOrder(group []hyperpolygraph.WWPair) []int32 {
 	for i, w := range byRank {
 		place[w] = int32(i)
 	}
+	p.byRank, p.place = byRank, place
+	return byRank
+}
+
+// pairOrder returns the indexes of group by increasing distance of the
+// pair's writers in the topological order of the known graph, pairs at
+// one distance by the place of their first writer in it (the order in
+// which decideAllPairs makes them).
+func (p *pruner) pairOrder(group []hyperpolygraph.WWPair) []int32 {
+	o := &p.ord
+	k := len(o.ws)
+	p.byPlace()
+	place := p.place
+	lower := func(pr hyperpolygraph.WWPair) int32 { return min(place[o.loc[pr.A]], place[o.loc[pr.B]]) }
 	dist := func(pr hyperpolygraph.WWPair) int32 {
 		d := place[o.loc[pr.A]] - place[o.loc[pr.B]]
 		return max(d, -d)
 	}
-	// Counting sort by distance.
+	// Two counting sorts: by first place, then (stable) by distance.
 	count := fitLen(p.count, k+1)
-	clear(count)
-	for _, pr := range group {
-		count[dist(pr)]++
+	byLower := fitLen(p.pairIdx, 2*len(group))
+	order, tmp := byLower[:len(group)], byLower[len(group):]
+	sortBy := func(dst, src []int32, key func(hyperpolygraph.WWPair) int32) {
+		clear(count)
+		for _, i := range src {
+			count[key(group[i])]++
+		}
+		sum := int32(0)
+		for d := range count {
+			count[d], sum = sum, sum+count[d]
+		}
+		for _, i := range src {
+			d := key(group[i])
+			dst[count[d]] = i
+			count[d]++
+		}
 	}
-	sum := int32(0)
-	for d := range count {
-		count[d], sum = sum, sum+count[d]
+	for i := range tmp {
+		tmp[i] = int32(i)
 	}
-	order := fitLen(p.pairIdx, len(group))
-	for i, pr := range group {
-		d := dist(pr)
-		order[count[d]] = int32(i)
-		count[d]++
-	}
-	p.byRank, p.place, p.count, p.pairIdx = byRank, place, count, order
+	sortBy(order, tmp, lower)
+	copy(tmp, order)
+	sortBy(order, tmp, dist)
+	p.count, p.pairIdx = count, byLower
 	return order
 }
 
