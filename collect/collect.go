@@ -28,7 +28,10 @@
 //
 // The stores live in sub-packages: memstore (embedded, with selectable
 // isolation and injectable bugs), postgres and mariadb; stores.Open picks
-// one from a --db string. The workloads live in collect/workload.
+// one from a --db string. The workloads live in collect/workload, the
+// application workloads (whose transactions are programs that issue SQL,
+// SQLStore and SQLTx) in collect/apps, with levels by transaction type
+// (TypeLevels, app.go).
 package collect
 
 import (

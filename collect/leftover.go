@@ -49,8 +49,10 @@ func (l Leftover) String() string {
 }
 
 var (
-	runNameRE = regexp.MustCompile(`^hyperiso_([0-9]+)_([0-9a-f]{8})_[0-9]{8}_[0-9]{6}_[0-9a-f]{8}$`)
-	keptRE    = regexp.MustCompile(`^hyperiso_kept_[0-9]{8}_[0-9]{6}_[0-9a-f]{8}$`)
+	// A run's name may end with an application table's suffix
+	// (SQLStore.AppTable).
+	runNameRE = regexp.MustCompile(`^hyperiso_([0-9]+)_([0-9a-f]{8})_[0-9]{8}_[0-9]{6}_[0-9a-f]{8}(?:_[a-z]+)?$`)
+	keptRE    = regexp.MustCompile(`^hyperiso_kept_[0-9]{8}_[0-9]{6}_[0-9a-f]{8}(?:_[a-z]+)?$`)
 	olderRE   = regexp.MustCompile(`^hyperiso_[0-9]{8}_[0-9]{6}_[0-9a-f]{8}$`)
 )
 

@@ -20,7 +20,7 @@ func (r *runner) level(rec record) history.Level {
 	case rec.mix >= 0:
 		// What the transaction asked for, whatever the store declares
 		// for the level it ran at.
-		return r.opt.Mix.Entries[rec.mix].Level
+		return r.opt.entries()[rec.mix].Level
 	case r.lv != nil:
 		return r.lv.Level(r.opt.Isolation)
 	}
@@ -57,6 +57,9 @@ func meta(st Store, w *workload.Workload, opt Options) map[string]string {
 	}
 	if len(opt.Mix.Entries) > 0 {
 		m["mix"] = opt.Mix.String()
+	}
+	if len(opt.ByType.Types) > 0 {
+		m["mix-by-type"] = byTypeName(opt)
 	}
 	maps.Copy(m, opt.Meta)
 	return m

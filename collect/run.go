@@ -23,6 +23,10 @@ type Options struct {
 	// instead, drawn with the workload's seed (Mix.Session), and the
 	// history records it on the transaction; Isolation must then be 0.
 	Mix Mix
+	// ByType, when it names types, gives each transaction of an
+	// application workload whose type it names that type's level (and
+	// records it); the others run at Isolation. Exclusive with Mix.
+	ByType TypeLevels
 	// OpTimeout bounds each operation, commit and abort included (default
 	// 30s; negative: no bound). A commit that times out is unknown.
 	OpTimeout time.Duration
@@ -75,8 +79,8 @@ const maxReasons = 32
 type record struct {
 	session int64
 	status  history.Status
-	// mix is the index of the transaction's level in Options.Mix, -1 in
-	// a run at one level.
+	// mix is the index of the transaction's level in Options.Mix (or
+	// Options.ByType), -1 in a run at one level.
 	mix int
 	// start and end bound the transaction in time since the workload's
 	// start (ns).
@@ -142,6 +146,9 @@ func Run(ctx context.Context, st Store, w *workload.Workload, opt Options) (*his
 	if mixed && opt.Isolation != 0 {
 		return nil, nil, errors.Join(fmt.Errorf("an isolation level (%s) and a mix (%s) are exclusive", opt.Isolation, opt.Mix), teardown())
 	}
+	if mixed && len(opt.ByType.Types) > 0 {
+		return nil, nil, errors.Join(fmt.Errorf("a mix (%s) and levels by type (%s) are exclusive", opt.Mix, opt.ByType), teardown())
+	}
 	if err := supports(st, opt); err != nil {
 		return nil, nil, errors.Join(err, teardown())
 	}
@@ -150,6 +157,12 @@ func Run(ctx context.Context, st Store, w *workload.Workload, opt Options) (*his
 		sum.ByLevel = make([]LevelCount, len(opt.Mix.Entries))
 		for i, e := range opt.Mix.Entries {
 			sum.ByLevel[i].Level = e.Name
+		}
+	}
+	if len(opt.ByType.Types) > 0 {
+		sum.Mix = byTypeName(opt)
+		for i, t := range opt.ByType.Types {
+			sum.ByLevel = append(sum.ByLevel, LevelCount{Level: t + "=" + opt.ByType.Entries[i].Name})
 		}
 	}
 	faulter, _ := st.(Faulter)
@@ -179,7 +192,9 @@ func Run(ctx context.Context, st Store, w *workload.Workload, opt Options) (*his
 		}
 	}
 	setup := st.Setup
-	if w.Lists() {
+	if app := w.App(); app != nil {
+		setup = func(ctx context.Context, _ int64) error { return app.Setup(ctx, st) }
+	} else if w.Lists() {
 		ls, ok := st.(ListStore)
 		if !ok {
 			return nil, nil, errors.Join(&NoListsError{Store: st.Name(), Workload: w.Name()}, teardown())
@@ -279,7 +294,7 @@ func Run(ctx context.Context, st Store, w *workload.Workload, opt Options) (*his
 
 // isolationName names the run's level for the summary and the metadata.
 func isolationName(opt Options) string {
-	if len(opt.Mix.Entries) > 0 {
+	if len(opt.Mix.Entries) > 0 || len(opt.ByType.Types) > 0 {
 		return history.Mixed.String()
 	}
 	return opt.Isolation.String()
@@ -289,9 +304,11 @@ func isolationName(opt Options) string {
 // mix's level it cannot.
 func supports(st Store, opt Options) error {
 	if len(opt.Mix.Entries) == 0 {
-		return st.Supports(opt.Isolation)
+		if err := st.Supports(opt.Isolation); err != nil {
+			return err
+		}
 	}
-	for _, e := range opt.Mix.Entries {
+	for _, e := range opt.entries() {
 		err := st.Supports(e.Iso)
 		switch {
 		case err == nil:
@@ -423,6 +440,8 @@ func (r *runner) session(ctx context.Context, i int, conn Conn, w *workload.Work
 		if draw != nil {
 			mix = draw.Next()
 			iso = r.opt.Mix.Entries[mix].Iso
+		} else if t := r.opt.ByType.index(plan.Type); t >= 0 {
+			mix, iso = t, r.opt.ByType.Entries[t].Iso
 		}
 		rec, broken := r.txn(ctx, conn, plan, iso)
 		rec.mix = mix
@@ -470,6 +489,12 @@ func (r *runner) txn(ctx context.Context, conn Conn, plan workload.Txn, iso Isol
 		return rec, r.failed(ctx, &rec, "begin", err)
 	}
 	var opErr error
+	if plan.Program != nil {
+		opErr = r.program(ctx, tx, plan, &rec)
+		if errors.Is(opErr, workload.ErrRollback) {
+			opErr, plan.Rollback = nil, true
+		}
+	}
 	for _, op := range plan.Ops {
 		switch op.Kind {
 		case workload.Pause:

@@ -139,7 +139,7 @@ func TestBenchGenerators(t *testing.T) {
 	assert.Regexp(t, `(?m)^gen:lost-update:isolation=snapshot,bug=lost-update,txns=20\s+si\s+veristrong\s+violated\s+160\s`, out)
 
 	for spec, msg := range map[string]string{
-		"gen:nope":                  `unknown generator "nope" (known: append, blindw-rw, general, lost-update, predicate, write-skew)`,
+		"gen:nope":                  `unknown generator "nope" (known: append, blindw-rw, general, lost-update, predicate, rubis, rw-register, smallbank, tpcc, twitter, write-skew)`,
 		"gen:general:nope=1":        "unknown flag: --nope",
 		"gen:general:sessions=x":    `invalid argument "x" for "--sessions"`,
 		"gen:write-skew:preset=WH":  "--preset applies to the general workload only",

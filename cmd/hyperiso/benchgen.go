@@ -12,6 +12,7 @@ import (
 
 	"github.com/hyperiso/hyperiso/bench"
 	"github.com/hyperiso/hyperiso/collect"
+	"github.com/hyperiso/hyperiso/collect/apps"
 	"github.com/hyperiso/hyperiso/collect/memstore"
 	"github.com/hyperiso/hyperiso/collect/workload"
 	"github.com/hyperiso/hyperiso/history"
@@ -19,18 +20,18 @@ import (
 
 // benchGenHelp describes the gen: targets of "hyperiso bench".
 var benchGenHelp = `gen:WORKLOAD[:SPEC] is a history generated in memory: one of collect's
-workloads (` + strings.Join(workload.Names, ", ") + `)
+workloads (` + strings.Join(append(slices.Clone(workload.Names), apps.Names...), ", ") + `)
 run against the embedded memory store, as "hyperiso collect --db memory"
 would, without a file.
 SPEC is collect's flags without their dashes, separated by commas, for
 example gen:general:preset=WH,sessions=50,txns=200,isolation=snapshot
 (also seed, ops, reads, keys, dup-keys, unique, ...; bug=a+b for the
-memory store's bugs).`
+memory store's bugs; scale and txn-mix take one NAME=VALUE each).`
 
 // registerBenchGenerators makes every collect workload a bench generator,
 // once per process.
 var registerBenchGenerators = sync.OnceFunc(func() {
-	for _, name := range workload.Names {
+	for _, name := range append(slices.Clone(workload.Names), apps.Names...) {
 		bench.RegisterGenerator(name, func(spec string) (bench.Generator, error) {
 			return memoryGenerator(name, spec)
 		})

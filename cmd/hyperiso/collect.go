@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -16,6 +17,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/hyperiso/hyperiso/collect"
+	"github.com/hyperiso/hyperiso/collect/apps"
 	"github.com/hyperiso/hyperiso/collect/memstore"
 	"github.com/hyperiso/hyperiso/collect/stores"
 	"github.com/hyperiso/hyperiso/collect/workload"
@@ -62,6 +64,11 @@ as named. rr and ru ask for REPEATABLE READ and READ UNCOMMITTED and record
 no level, since neither promises one of hyperiso's: check --default-level
 says what to hold them to. A level the database cannot run is refused.
 
+Levels by transaction type (--mix-by-type, application workloads only):
+TYPE=LEVEL,…, e.g. NewOrder=ser,Payment=si: every transaction of a type
+named asks for that level and records it, as a mix does; the other types
+run at --isolation. Exclusive with --mix.
+
 Faults (--faults): comma-separated KIND[:TARGET]@AT[+FOR][/EVERY], AT counted
 from the start of the workload, e.g.
   restart:leader@2s+1s          etcd: stop the leader cleanly at 2s, restart it 1s later
@@ -87,6 +94,10 @@ Workloads (--workload) and their defaults:
                (PostgreSQL BIGINT[], MariaDB text, the memory store's
                own; etcd refuses it); keys retire for fresh ones at about
                32 appends (--max-list, 0 for never)
+  rw-register  Jepsen's rw-register: append's twin over registers, 1 to 4
+               reads and writes of unique values, 10 sessions × 100 txns,
+               10 keys at a time, retired at about 32 writes (--max-list);
+               every store, etcd included
   write-skew   read both keys of a pair, write one: 8 sessions × 50 txns,
                2 keys; finds SI-but-not-SER behaviour
   lost-update  read a key, write it: 8 sessions × 50 txns, 2 keys;
@@ -100,6 +111,24 @@ Workloads (--workload) and their defaults:
                range through its STM)
 Values are unique (session × 10^9 + sequence) except on the keys chosen to
 repeat; --unique makes every value unique.
+
+Application workloads (10 sessions × 100 txns): their own tables, created
+and loaded by the run, and transactions of real SQL on PostgreSQL and
+MariaDB (on the memory store and etcd, the same transactions over keys;
+TPC-C's new-orders exceed etcd's 128 operations per transaction). Each row's
+columns form groups; each group of each row is a key of the history whose
+value, a version column, every write sets to a fresh unique value. Size:
+--scale NAME=VALUE,…; transaction types' weights: --txn-mix TYPE=WEIGHT,…
+  tpcc       TPC-C's NewOrder 45, Payment 43, OrderStatus 4, Delivery 4,
+             StockLevel 4; warehouses=2,districts=4,customers=30,items=50,
+             lines=10
+  smallbank  Amalgamate 15, Balance 15, DepositChecking 15, SendPayment 25,
+             TransactSavings 15, WriteCheck 15; accounts=20
+  twitter    Tweet 25, Follow 10, Unfollow 5, Timeline 50, Profile 10;
+             users=30,follows=3,tweets=2
+  rubis      RegisterUser 5, RegisterItem 5, StoreBid 20, StoreComment 10,
+             ViewItem 40, ViewUser 20; users=30,items=30
+See docs/apps.md for their tables, keys and SQL.
 
 Memory store bugs (--bug, comma-separated): lost-update, fractured-reads,
 aborted-reads, stale-reads.
@@ -159,6 +188,7 @@ type collectFlags struct {
 	preset              string
 	unique              bool
 	maxList             int
+	scale, txnMix       string // application workloads
 }
 
 func (f *collectFlags) register(c *cobra.Command) {
@@ -177,13 +207,48 @@ func (f *collectFlags) register(c *cobra.Command) {
 	fs.Int64Var(&f.seed, "seed", 1, "seed of the workload (and of the memory store's schedule)")
 	fs.StringVar(&f.preset, "preset", "", "general preset: RH|BL|WH|HD")
 	fs.BoolVar(&f.unique, "unique", false, "unique-value mode: every written value is unique (--dup-keys 0)")
+	fs.StringVar(&f.scale, "scale", "", "application workloads: their size, NAME=VALUE,… (e.g. tpcc: warehouses=2,districts=4)")
+	fs.StringVar(&f.txnMix, "txn-mix", "", "application workloads: weights of the transaction types, TYPE=WEIGHT,… (types not named weigh 0)")
+}
+
+// generatedOnly are the flags of the generated workloads (--unique is
+// not: an application's values are unique anyway).
+var generatedOnly = []string{"ops", "reads", "keys", "max-list", "dup-keys", "theta", "value-space", "rollback-rate", "think", "preset"}
+
+// appWorkload builds the named application workload.
+func (f *collectFlags) appWorkload(c *cobra.Command, name string) (*workload.Workload, error) {
+	for _, fl := range generatedOnly {
+		if c.Flags().Changed(fl) {
+			return nil, fmt.Errorf("--%s does not apply to the %s workload (its size is --scale %s)", fl, name, apps.Params(name))
+		}
+	}
+	cfg, err := apps.Defaults(name)
+	if err != nil {
+		return nil, err
+	}
+	if c.Flags().Changed("sessions") {
+		cfg.Sessions = f.sessions
+	}
+	if c.Flags().Changed("txns") {
+		cfg.Txns = f.txns
+	}
+	cfg.Seed = f.seed
+	return apps.New(name, cfg, f.scale, f.txnMix)
 }
 
 // workload builds the named workload from its defaults and the flags given.
 func (f *collectFlags) workload(c *cobra.Command, name string) (*workload.Workload, error) {
+	if apps.Is(name) {
+		return f.appWorkload(c, name)
+	}
+	for _, fl := range []string{"scale", "txn-mix"} {
+		if c.Flags().Changed(fl) {
+			return nil, fmt.Errorf("--%s applies to the application workloads only (%s)", fl, strings.Join(apps.Names, ", "))
+		}
+	}
 	cfg, err := workload.Defaults(name)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("unknown workload %q (want one of %s)", name, strings.Join(append(slices.Clone(workload.Names), apps.Names...), ", "))
 	}
 	if f.preset != "" {
 		if name != "general" {
@@ -209,8 +274,8 @@ func (f *collectFlags) workload(c *cobra.Command, name string) (*workload.Worklo
 	set("rollback-rate", func() { cfg.RollbackRate = f.rollback })
 	set("think", func() { cfg.Think = f.think })
 	set("max-list", func() {
-		if name != "append" {
-			err = fmt.Errorf("--max-list applies to the append workload only")
+		if name != "append" && name != "rw-register" {
+			err = fmt.Errorf("--max-list applies to the append and rw-register workloads only")
 		}
 		cfg.MaxList = f.maxList
 	})
@@ -233,6 +298,7 @@ func newCollect(stdout io.Writer) *cobra.Command {
 		db        string
 		isoName   string
 		mixSpec   string
+		byType    string
 		wlName    string
 		bugs      string
 		out       string
@@ -277,6 +343,18 @@ func newCollect(stdout io.Writer) *cobra.Command {
 			if err != nil {
 				return fail(exitBadInput, "%v", err)
 			}
+			var types collect.TypeLevels
+			if c.Flags().Changed("mix-by-type") {
+				switch {
+				case w.App() == nil:
+					return fail(exitBadInput, "--mix-by-type applies to the application workloads only (%s)", strings.Join(apps.Names, ", "))
+				case c.Flags().Changed("mix"):
+					return fail(exitBadInput, "--mix and --mix-by-type are exclusive")
+				}
+				if types, err = collect.ParseTypeLevels(byType, w.App().Types()); err != nil {
+					return fail(exitBadInput, "--mix-by-type: %v", err)
+				}
+			}
 			bug, err := memstore.ParseBugs(bugs)
 			if err != nil {
 				return fail(exitBadInput, "--bug: %v", err)
@@ -315,7 +393,7 @@ func newCollect(stdout io.Writer) *cobra.Command {
 				}
 				return fail(exitBadInput, "%v", err)
 			}
-			opt := collect.Options{Isolation: iso, Mix: mix, OpTimeout: timeout, KeepTable: keepTable, Source: out, Faults: sched, Times: times, Sink: rec}
+			opt := collect.Options{Isolation: iso, Mix: mix, ByType: types, OpTimeout: timeout, KeepTable: keepTable, Source: out, Faults: sched, Times: times, Sink: rec}
 			bar := newBar(stderr, w.Sessions()*w.TxnsPerSession(), quiet)
 			if bar != nil {
 				opt.Progress = func() { _ = bar.Add(1) }
@@ -397,7 +475,8 @@ func newCollect(stdout io.Writer) *cobra.Command {
 	c.Flags().StringVar(&db, "db", "memory", "database: memory, postgres://…, mariadb://…, etcd or etcd://host:port,…")
 	c.Flags().StringVar(&isoName, "isolation", collect.Serializable.String(), "isolation level: "+strings.Join(collect.IsolationNames, "|"))
 	c.Flags().StringVar(&mixSpec, "mix", "", "a level per transaction, drawn with --seed: LEVEL=WEIGHT,… (e.g. ser=0.3,si=0.4,rc=0.3; levels "+strings.Join(collect.MixLevelNames, ", ")+")")
-	c.Flags().StringVar(&wlName, "workload", "general", "workload: "+strings.Join(workload.Names, "|"))
+	c.Flags().StringVar(&byType, "mix-by-type", "", "application workloads: a level per transaction type, TYPE=LEVEL,… (e.g. NewOrder=ser,Payment=si); other types run at --isolation")
+	c.Flags().StringVar(&wlName, "workload", "general", "workload: "+strings.Join(append(slices.Clone(workload.Names), apps.Names...), "|"))
 	c.Flags().StringVar(&bugs, "bug", "", "memory store bugs to inject: "+strings.Join(memstore.BugNames(), ","))
 	c.Flags().StringVarP(&out, "output", "o", "-", "history file (- for standard output)")
 	c.Flags().DurationVar(&timeout, "timeout", 30*time.Second, "bound on each operation; a commit that exceeds it is unknown")

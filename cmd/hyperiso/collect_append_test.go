@@ -25,9 +25,9 @@ func TestCollectAppend(t *testing.T) {
 	require.Equal(t, exitViolated, code, out+errs)
 
 	for msg, args := range map[string][]string{
-		"--max-list applies to the append workload only": {"--max-list", "8"},
-		"dup-keys must be 0":                             {"--workload", "append", "--dup-keys", "0.5"},
-		"maximum list length must not be negative":       {"--workload", "append", "--max-list", "-1"},
+		"--max-list applies to the append and rw-register workloads only": {"--max-list", "8"},
+		"dup-keys must be 0":                       {"--workload", "append", "--dup-keys", "0.5"},
+		"maximum list length must not be negative": {"--workload", "append", "--max-list", "-1"},
 	} {
 		code, _, errs = runWithCollect(t, append([]string{"collect", "-q"}, args...)...)
 		require.Equal(t, exitBadInput, code, "%v: %s", args, errs)

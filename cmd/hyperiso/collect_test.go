@@ -109,7 +109,7 @@ func TestCollectUsageErrors(t *testing.T) {
 	)
 	cases := map[string][]string{
 		"unknown isolation level":            {"--isolation", "chaos"},
-		"unknown workload":                   {"--workload", "tpcc"},
+		"unknown workload \"tpce\"":          {"--workload", "tpce"},
 		"--preset applies to the general":    {"--workload", "write-skew", "--preset", "RH"},
 		"unknown preset":                     {"--preset", "XL"},
 		"only be injected into the memory":   {"--db", "postgres://u@127.0.0.1:1/x", "--bug", "lost-update"},

@@ -40,6 +40,7 @@ type Store struct {
 	// The list table's statements.
 	readList   string
 	appendList string
+	apps       []string // the application tables' names (AppTable)
 }
 
 // ParseURL turns mariadb://user:password@host:port/database?param=value
@@ -236,6 +237,7 @@ func (s *Store) Teardown(ctx context.Context, keep bool) error {
 	var err error
 	if !keep {
 		_, err = s.db.ExecContext(ctx, "DROP TABLE IF EXISTS "+s.table)
+		err = errors.Join(err, s.dropApps(ctx))
 	}
 	// As for PostgreSQL, closing a dead connection says nothing about
 	// the table.

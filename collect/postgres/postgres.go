@@ -36,6 +36,7 @@ type Store struct {
 	// The list table's statements.
 	readList   string
 	appendList string
+	apps       []string // the application tables' names (AppTable)
 }
 
 // Open connects to the database named by url (postgres://user@host:port/db?…,
@@ -170,6 +171,9 @@ func (s *Store) Teardown(ctx context.Context, keep bool) error {
 				s.admin = c
 				_, err = c.Exec(ctx, drop)
 			}
+		}
+		if !s.admin.IsClosed() {
+			err = errors.Join(err, s.dropApps(ctx, s.admin))
 		}
 	}
 	// Closing says nothing about the table: a control connection the

@@ -1,8 +1,11 @@
 // Package workload generates the transactions that hyperiso collect runs
 // against a store: the VeriStrong general generator with its RH, BL, WH and
-// HD presets, Cobra's blindw-rw, Jepsen's list-append (append), rows under
-// range reads (predicate), and two baits (write-skew, lost-update)
-// that expose weak isolation quickly. A workload is a pure function of its
+// HD presets, Cobra's blindw-rw, Jepsen's list-append (append) and
+// rw-register, rows under range reads (predicate), and two baits
+// (write-skew, lost-update) that expose weak isolation quickly. Application
+// workloads (collect/apps) come in through NewApp: their transactions are
+// Programs, code that runs against the store and records what it read and
+// wrote. A workload is a pure function of its
 // Config: the same seed gives the same transactions in every session, and
 // the choice of keys and operations never depends on the values written, so
 // a duplicate-value run and its unique-value twin differ only in values.
@@ -86,10 +89,16 @@ type Op struct {
 type Txn struct {
 	Ops      []Op
 	Rollback bool
+	// Type names an application transaction's type (NewOrder, Payment,
+	// …), which a level per type keys on; "" for generated ones.
+	Type string
+	// Program, if set, is the transaction (Ops is then empty): it runs
+	// against the store and records its own reads and writes.
+	Program Program
 }
 
 // Names lists the workloads, the default first.
-var Names = []string{"general", "blindw-rw", "append", "predicate", "write-skew", "lost-update"}
+var Names = []string{"general", "blindw-rw", "append", "rw-register", "predicate", "write-skew", "lost-update"}
 
 // Presets lists the presets of the general workload (VeriStrong §7.1).
 var Presets = []string{"RH", "BL", "WH", "HD"}
@@ -135,7 +144,8 @@ type Config struct {
 	// Think is a pause between the reads and the writes of a bait
 	// transaction.
 	Think time.Duration
-	// MaxList retires keys (append): with MaxList > 0 each session's
+	// MaxList retires keys (append, rw-register, where it bounds writes
+	// per key): with MaxList > 0 each session's
 	// transactions come in generations of ListGeneration transactions,
 	// as many as make a key expect about MaxList appends over all
 	// sessions, and generation g appends to and reads keys g·Keys+1 …
@@ -158,10 +168,10 @@ func Defaults(name string) (Config, error) {
 	case "blindw-rw":
 		// Cobra's BlindW-RW: half read-only, half write-only, 8 operations.
 		c.Sessions, c.Txns, c.Ops, c.Reads, c.Keys = 20, 100, 8, 0.5, 1000
-	case "append":
-		// Jepsen's list-append: 1 to 4 operations, half of them list
-		// reads, over a few keys at a time, which retire at about 32
-		// appends, so that lists stay short and transactions meet.
+	case "append", "rw-register":
+		// Jepsen's list-append and rw-register: 1 to 4 operations, half
+		// of them reads, over a few keys at a time, which retire at
+		// about 32 appends (writes), so that transactions meet.
 		c.Sessions, c.Txns, c.Ops, c.Reads, c.Keys, c.MaxList = 10, 100, 4, 0.5, 10, 32
 	case "predicate":
 		// Rows coming and going under range reads: 4 operations, half
@@ -205,6 +215,7 @@ type Workload struct {
 	zipf   *zipf
 	dupKey func(key int64) bool
 	next   func(g *Session) Txn
+	app    App // an application workload's, nil otherwise
 }
 
 // New validates c for the named workload.
@@ -217,6 +228,8 @@ func New(name string, c Config) (*Workload, error) {
 		w.next = nextBlindWRW
 	case "append":
 		w.next = nextAppend
+	case "rw-register":
+		w.next = nextRWRegister
 	case "predicate":
 		w.next = nextPredicate
 	case "write-skew":
@@ -276,6 +289,9 @@ func (w *Workload) validate() error {
 	if w.name == "append" && c.DupKeys > 0 {
 		return fmt.Errorf("appended values are unique, so that a list read names its appenders: dup-keys must be 0 (got %g)", c.DupKeys)
 	}
+	if w.name == "rw-register" && c.DupKeys > 0 {
+		return fmt.Errorf("rw-register writes unique values, so that a read names its writer: dup-keys must be 0 (got %g)", c.DupKeys)
+	}
 	if w.name == "predicate" && c.Keys < 2 {
 		return fmt.Errorf("the predicate workload moves rows between keys: keys must be at least 2 (got %d)", c.Keys)
 	}
@@ -307,6 +323,9 @@ func (w *Workload) TxnsPerSession() int { return w.cfg.Txns }
 // with the empty list, if Lists): Config.Keys, times the generations of
 // keys when append retires them (Config.MaxList).
 func (w *Workload) Keys() int64 {
+	if w.app != nil {
+		return 0
+	}
 	if g := w.ListGeneration(); g > 0 {
 		return w.cfg.Keys * int64((w.cfg.Txns+g-1)/g)
 	}
@@ -314,12 +333,12 @@ func (w *Workload) Keys() int64 {
 }
 
 // ListGeneration returns how many transactions of a session use one
-// generation of keys before they retire (append with MaxList > 0: as many
+// generation of keys before they retire (append or rw-register with MaxList > 0: as many
 // as make each key expect about MaxList appends over all sessions, at
 // least 1), or 0 if keys never retire.
 func (w *Workload) ListGeneration() int {
 	c := &w.cfg
-	if w.name != "append" || c.MaxList == 0 || c.Reads >= 1 {
+	if (w.name != "append" && w.name != "rw-register") || c.MaxList == 0 || c.Reads >= 1 {
 		return 0
 	}
 	appends := float64(c.Sessions) * float64(1+c.Ops) / 2 * (1 - c.Reads) // per transaction of every session
@@ -337,6 +356,9 @@ func (w *Workload) DupKey(k int64) bool { return w.dupKey(k) }
 // Describe renders the parameters the workload uses as "name=value" pairs
 // separated by spaces, in a fixed order, for a history's metadata.
 func (w *Workload) Describe() string {
+	if w.app != nil {
+		return w.describeApp()
+	}
 	c := &w.cfg
 	var parts []string
 	add := func(k, v string) { parts = append(parts, k+"="+v) }
@@ -349,11 +371,11 @@ func (w *Workload) Describe() string {
 	if w.name != "write-skew" {
 		add("ops", strconv.Itoa(c.Ops))
 	}
-	if w.name == "general" || w.name == "blindw-rw" || w.name == "append" || w.name == "predicate" {
+	if w.name == "general" || w.name == "blindw-rw" || w.name == "append" || w.name == "rw-register" || w.name == "predicate" {
 		add("reads", f(c.Reads))
 	}
 	add("keys", strconv.FormatInt(c.Keys, 10))
-	if w.name == "append" && c.MaxList > 0 {
+	if (w.name == "append" || w.name == "rw-register") && c.MaxList > 0 {
 		add("max-list", strconv.Itoa(c.MaxList))
 	}
 	add("dup-keys", f(c.DupKeys))
@@ -382,11 +404,15 @@ type Session struct {
 	seq    int64      // values written so far
 	txn    int        // transactions generated so far
 	buf    []Op
+	app    func() Txn // an application workload's generator
 }
 
 // Session returns the generator of session i (0-based). Generators of the
 // same workload and i produce the same transactions.
 func (w *Workload) Session(i int) *Session {
+	if w.app != nil {
+		return &Session{w: w, app: w.app.Session(i)}
+	}
 	s := uint64(w.cfg.Seed)
 	return &Session{
 		w:      w,
@@ -398,6 +424,9 @@ func (w *Workload) Session(i int) *Session {
 
 // Next returns the session's next transaction. Its Ops slice is fresh.
 func (g *Session) Next() Txn {
+	if g.app != nil {
+		return g.app()
+	}
 	g.buf = g.buf[:0]
 	t := g.w.next(g)
 	g.txn++
@@ -506,6 +535,21 @@ func nextLostUpdate(g *Session) Txn {
 // run, so that every element of a list read names the transaction that
 // appended it.
 func nextAppend(g *Session) Txn {
+	g.jepsen(g.readList, g.appendTo)
+	return Txn{}
+}
+
+// nextRWRegister: Jepsen's rw-register, append's twin over registers: 1
+// to Ops reads and writes of unique values on the generation's keys.
+func nextRWRegister(g *Session) Txn {
+	g.jepsen(g.read, g.write)
+	return Txn{}
+}
+
+// jepsen plans 1 to Ops operations (uniformly), each a read with
+// probability Reads, else a write, on keys chosen uniformly among the
+// generation's.
+func (g *Session) jepsen(read, write func(k int64)) {
 	n := 1 + g.ops.IntN(g.w.cfg.Ops)
 	var base int64 // the first key of the generation, less one
 	if gen := g.w.ListGeneration(); gen > 0 {
@@ -515,10 +559,9 @@ func nextAppend(g *Session) Txn {
 		isRead := g.ops.Float64() < g.w.cfg.Reads
 		k := base + g.key()
 		if isRead {
-			g.readList(k)
+			read(k)
 		} else {
-			g.appendTo(k)
+			write(k)
 		}
 	}
-	return Txn{}
 }

@@ -370,3 +370,46 @@ func TestPredicateShape(t *testing.T) {
 	require.ErrorContains(t, err, "keys must be at least 2")
 	require.ErrorContains(t, w.WriteSerial(t.Context(), io.Discard, nil), "no rows")
 }
+
+// TestRWRegisterShape: rw-register plans append's transactions over
+// registers: 1 to 4 reads and writes of unique values on the keys of the
+// transaction's generation, about 32 writes per key.
+func TestRWRegisterShape(t *testing.T) {
+	w := mustNew(t, "rw-register", func(c *Config) { c.Sessions, c.Txns, c.Keys, c.MaxList = 10, 200, 10, 32 })
+	require.False(t, w.Lists())
+	gen := w.ListGeneration()
+	require.Equal(t, 25, gen)
+	require.EqualValues(t, 80, w.Keys())
+	require.Contains(t, w.Describe(), "reads=0.5 keys=10 max-list=32 dup-keys=0")
+	seen := map[int64]bool{}
+	perKey := map[int64]int{}
+	reads, writes := 0, 0
+	for _, txns := range all(w) {
+		for j, tx := range txns {
+			require.NotEmpty(t, tx.Ops)
+			require.LessOrEqual(t, len(tx.Ops), 4)
+			lo := int64(j/gen)*10 + 1
+			for _, op := range tx.Ops {
+				require.GreaterOrEqual(t, op.Key, lo)
+				require.Less(t, op.Key, lo+10)
+				switch op.Kind {
+				case Read:
+					reads++
+				case Write:
+					writes++
+					perKey[op.Key]++
+					require.False(t, seen[op.Value], "unique values")
+					seen[op.Value] = true
+				default:
+					t.Fatalf("rw-register plans %s", op.Kind)
+				}
+			}
+		}
+	}
+	require.InDelta(t, 0.5, float64(reads)/float64(reads+writes), 0.05)
+	for k, n := range perKey {
+		require.Less(t, n, 2*32, "key %d", k)
+	}
+	_, err := New("rw-register", Config{Sessions: 1, Txns: 1, Ops: 1, Keys: 1, DupKeys: 0.5, ValueSpace: 10})
+	require.ErrorContains(t, err, "rw-register writes unique values")
+}
