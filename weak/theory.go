@@ -142,15 +142,17 @@ func (th *coTheory) build() [][]cnf.Lit {
 			}
 		}
 		th.pk.Reserve(len(g.to), out, in)
-	} else {
-		th.pk.RemoveTo(0)
-	}
-	for u := range c.n {
-		for e := g.start[u]; e < g.start[u+1]; e++ {
-			th.pk.AddEdge(th.ids[u], th.ids[g.to[e]], -1) // acyclic: never refused
+		for u := range c.n {
+			for e := g.start[u]; e < g.start[u+1]; e++ {
+				th.pk.AddEdge(th.ids[u], th.ids[g.to[e]], -1) // acyclic: never refused
+			}
 		}
+		th.certainLen = th.pk.NumEdges()
+	} else {
+		// The certain co′ stays: removing what came after it keeps the
+		// order valid.
+		th.pk.RemoveTo(th.certainLen)
 	}
-	th.certainLen = th.pk.NumEdges()
 	th.reasons = th.reasons[:0]
 	replay := make([]cnf.Lit, 0, len(th.undo))
 	for _, m := range th.undo {
