@@ -113,7 +113,10 @@ func TestRestartUnderLoad(t *testing.T) {
 	requireGone(t, dir, eps)
 
 	require.Equal(t, 1, sum.Faults, sum.String())
-	require.Contains(t, sum.FaultLog[0], "(leader) stopped")
+	require.Len(t, sum.FaultLog, 2, sum.String())
+	require.Contains(t, sum.FaultLog[0].String(), "start restart:leader@20ms+300ms: member ")
+	require.Contains(t, sum.FaultLog[0].What, "(leader) stopped")
+	require.Contains(t, sum.FaultLog[1].What, "(leader) back after")
 	stats := h.Stats()
 	require.Equal(t, 320, stats.Transactions)
 	require.Positive(t, stats.Committed)

@@ -6,8 +6,8 @@
 // gets through until the hold ends, as TCP behaves across a partition
 // that heals), and reset every connection (both ends see a reset).
 //
-// A fault can apply to every connection or only to those from one source:
-// Options.Source names a connection's source from the first bytes its
+// A condition can apply to every connection or only to those from one
+// source: Options.Source names a connection's source from the first bytes its
 // client sends (the etcd store reads the sending member from the
 // X-Server-From header of etcd's peer requests).
 package proxy
@@ -15,6 +15,7 @@ package proxy
 import (
 	"errors"
 	"io"
+	"maps"
 	"math/rand/v2"
 	"net"
 	"sync"
@@ -43,7 +44,7 @@ type Cond struct {
 type Options struct {
 	// Source, if set, is given what a client sent so far (at most its
 	// last 4 KiB) until it returns a non-empty name: the connection's
-	// source, for SetFrom. A connection without one is ruled by Set only.
+	// source, which Set can give a condition of its own.
 	Source func(sent []byte) string
 }
 
@@ -70,7 +71,7 @@ func Start(network, upstream string, opt Options) (*Proxy, error) {
 		return nil, err
 	}
 	p := &Proxy{ln: ln, network: network, upstream: upstream, opt: opt,
-		from: map[string]Cond{}, changed: make(chan struct{}), conns: map[*link]bool{}}
+		changed: make(chan struct{}), conns: map[*link]bool{}}
 	p.wg.Go(p.accept)
 	return p, nil
 }
@@ -81,32 +82,19 @@ func (p *Proxy) Addr() string { return p.ln.Addr().String() }
 // Upstream is where the proxy forwards.
 func (p *Proxy) Upstream() string { return p.upstream }
 
-// Set makes c the condition of every connection (but those of a source
-// SetFrom rules), the open ones included.
-func (p *Proxy) Set(c Cond) {
+// Set makes all the condition of every connection, the open ones
+// included, and from[src] instead that of the connections from source
+// src (Options.Source); both change at once.
+func (p *Proxy) Set(all Cond, from map[string]Cond) {
 	p.mu.Lock()
-	p.all = c
-	p.notify()
-	p.mu.Unlock()
-}
-
-// SetFrom makes c the condition of the connections from source src
-// (Options.Source), instead of Set's.
-func (p *Proxy) SetFrom(src string, c Cond) {
-	p.mu.Lock()
-	p.from[src] = c
+	p.all = all
+	p.from = maps.Clone(from)
 	p.notify()
 	p.mu.Unlock()
 }
 
 // Clear ends every condition: the proxy forwards as it comes.
-func (p *Proxy) Clear() {
-	p.mu.Lock()
-	p.all = Cond{}
-	clear(p.from)
-	p.notify()
-	p.mu.Unlock()
-}
+func (p *Proxy) Clear() { p.Set(Cond{}, nil) }
 
 // notify wakes the connections waiting on a hold. Called with p.mu held.
 func (p *Proxy) notify() {

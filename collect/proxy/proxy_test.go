@@ -81,7 +81,7 @@ func TestForwardsInOrder(t *testing.T) {
 		p.Set(Cond{
 			Up:   Delay{Fixed: time.Duration(r.IntN(3)) * time.Millisecond, Jitter: time.Duration(r.IntN(4)) * time.Millisecond},
 			Down: Delay{Jitter: time.Duration(r.IntN(4)) * time.Millisecond},
-		})
+		}, nil)
 		c := dial(t, p)
 		var sent bytes.Buffer
 		got := make(chan []byte)
@@ -114,10 +114,10 @@ func TestDelay(t *testing.T) {
 	p := start(t, up, Options{})
 	c := dial(t, p)
 	fast := roundTrip(t, c, "x")
-	p.Set(Cond{Up: Delay{Fixed: 80 * time.Millisecond}})
+	p.Set(Cond{Up: Delay{Fixed: 80 * time.Millisecond}}, nil)
 	d := roundTrip(t, c, "y")
 	require.GreaterOrEqual(t, d, 80*time.Millisecond)
-	p.Set(Cond{Up: Delay{Fixed: 80 * time.Millisecond}, Down: Delay{Fixed: 40 * time.Millisecond, Jitter: 20 * time.Millisecond}})
+	p.Set(Cond{Up: Delay{Fixed: 80 * time.Millisecond}, Down: Delay{Fixed: 40 * time.Millisecond, Jitter: 20 * time.Millisecond}}, nil)
 	d = roundTrip(t, c, "z")
 	require.GreaterOrEqual(t, d, 120*time.Millisecond)
 	require.Less(t, d, 2*time.Second)
@@ -133,7 +133,7 @@ func TestHold(t *testing.T) {
 	p := start(t, up, Options{})
 	c := dial(t, p)
 	roundTrip(t, c, "before")
-	p.Set(Cond{Hold: true})
+	p.Set(Cond{Hold: true}, nil)
 	_, err := c.Write([]byte("held"))
 	require.NoError(t, err)
 	late := dial(t, p)
@@ -181,9 +181,9 @@ func TestReset(t *testing.T) {
 	roundTrip(t, dial(t, p), "again")
 }
 
-// SetFrom rules only the connections of its source, named from what the
-// client sends first; the others keep Set's condition.
-func TestSetFrom(t *testing.T) {
+// A condition by source rules only the connections of its source, named
+// from what the client sends first; the others keep the common one.
+func TestBySource(t *testing.T) {
 	up, _ := echo(t)
 	p := start(t, up, Options{Source: func(sent []byte) string {
 		line, _, ok := strings.Cut(string(sent), "\n")
@@ -195,7 +195,7 @@ func TestSetFrom(t *testing.T) {
 	a, b := dial(t, p), dial(t, p)
 	roundTrip(t, a, "from a\n")
 	roundTrip(t, b, "from b\n")
-	p.SetFrom("a", Cond{Hold: true})
+	p.Set(Cond{}, map[string]Cond{"a": {Hold: true}})
 	roundTrip(t, b, "b still")
 	_, err := a.Write([]byte("a held"))
 	require.NoError(t, err)
@@ -209,7 +209,7 @@ func TestSetFrom(t *testing.T) {
 	require.NoError(t, a2.SetReadDeadline(time.Now().Add(150*time.Millisecond)))
 	_, err = a2.Read(make([]byte, 1))
 	require.Error(t, err)
-	p.Set(Cond{Up: Delay{Fixed: 60 * time.Millisecond}})
+	p.Set(Cond{Up: Delay{Fixed: 60 * time.Millisecond}}, map[string]Cond{"a": {Hold: true}})
 	require.GreaterOrEqual(t, roundTrip(t, b, "b slow"), 60*time.Millisecond)
 	p.Clear()
 	got := make([]byte, len("a held"))
