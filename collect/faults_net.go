@@ -3,6 +3,7 @@ package collect
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"sync"
 	"time"
 
@@ -128,3 +129,13 @@ func AddConds(a, b proxy.Cond) proxy.Cond {
 	}
 	return proxy.Cond{Up: add(a.Up, b.Up), Down: add(a.Down, b.Down), Hold: a.Hold || b.Hold}
 }
+
+// addrs matches the IPv4 and bracketed IPv6 addresses, with their ports,
+// that connection errors name ("read tcp 127.0.0.1:41234->127.0.0.1:5432:
+// … reset by peer").
+var addrs = regexp.MustCompile(`(\d{1,3}(\.\d{1,3}){3}|\[[0-9a-fA-F:.]+\]):\d+`)
+
+// reasonText is an error as the summary's reasons count it: shortened,
+// without the addresses of the connection it names, so that the errors a
+// network fault causes on every connection count as one reason.
+func reasonText(err error) string { return addrs.ReplaceAllString(short(err), "…") }

@@ -205,3 +205,15 @@ func TestTimesAndInDoubt(t *testing.T) {
 	}
 	require.Equal(t, sum.InDoubt, unknown)
 }
+
+// The errors network faults cause count as one reason whatever the
+// connection: the addresses they name are left out.
+func TestReasonText(t *testing.T) {
+	for in, want := range map[string]string{
+		"read tcp 127.0.0.1:48238->127.0.0.1:42441: read: connection reset by peer": "read tcp …->…: read: connection reset by peer",
+		"dial tcp [::1]:5432: connect: connection refused":                          "dial tcp …: connect: connection refused",
+		"serialization failure (40001) on key 12":                                   "serialization failure (40001) on key 12",
+	} {
+		require.Equal(t, want, collect.ReasonText(errors.New(in)))
+	}
+}
