@@ -65,7 +65,12 @@ func TestPartitionAndDelayTakeEffect(t *testing.T) {
 		require.NoError(t, err)
 		return time.Since(t0)
 	}
-	put()
+	// The member that rejoined may still unsettle the leadership: the
+	// first write may fail, and is retried.
+	require.Eventually(t, func() bool {
+		_, err := cl.Put(ctx, "hyperiso-test-delay", "x")
+		return err == nil
+	}, 10*time.Second, 50*time.Millisecond, "writes succeed once the partition is lifted")
 	const d = 150 * time.Millisecond
 	id = c.addNet(netFault{isolate: -1, delay: proxy.Delay{Fixed: d}})
 	// The leader appends, a follower acknowledges: each way delayed.
