@@ -15,3 +15,6 @@ func NewFileRecorderForTest(dest, tmp string, f interface {
 }
 
 var _ file = (*os.File)(nil)
+
+// ReasonText is reasonText, for the tests.
+var ReasonText = reasonText

@@ -17,7 +17,8 @@ import (
 )
 
 func TestParseFaults(t *testing.T) {
-	fs, err := collect.ParseFaults("restart:leader@2s+1s, pause:2@500ms/3s,kill@1m,kill-conns@4s/2s,restart:follower@0s")
+	fs, err := collect.ParseFaults("restart:leader@2s+1s, pause:2@500ms/3s,kill@1m,kill-conns@4s/2s,restart:follower@0s," +
+		"partition@1s,partition:3@2s+3s,delay@0s,delay:50ms~0.02s@1s+2s/10s,delay:0s~5ms@0s,drop@1s/2s,drop@3s+500ms")
 	require.NoError(t, err)
 	require.Equal(t, []collect.Fault{
 		{Kind: "restart", Target: "leader", At: 2 * time.Second, For: time.Second},
@@ -25,9 +26,20 @@ func TestParseFaults(t *testing.T) {
 		{Kind: "kill", Target: "leader", At: time.Minute, For: time.Second},
 		{Kind: "kill-conns", At: 4 * time.Second, Every: 2 * time.Second},
 		{Kind: "restart", Target: "follower", For: time.Second},
+		{Kind: "partition", At: time.Second, For: time.Second},
+		{Kind: "partition", Target: "3", At: 2 * time.Second, For: 3 * time.Second},
+		{Kind: "delay", Target: "100ms", For: time.Second, Delay: 100 * time.Millisecond},
+		{Kind: "delay", Target: "50ms~20ms", At: time.Second, For: 2 * time.Second, Every: 10 * time.Second, Delay: 50 * time.Millisecond, Jitter: 20 * time.Millisecond},
+		{Kind: "delay", Target: "0s~5ms", For: time.Second, Jitter: 5 * time.Millisecond},
+		{Kind: "drop", At: time.Second, Every: 2 * time.Second},
+		{Kind: "drop", At: 3 * time.Second, For: 500 * time.Millisecond},
 	}, fs)
 	require.Equal(t, "pause:2@500ms+1s/3s", fs[1].String())
 	require.Equal(t, "kill-conns@4s/2s", fs[3].String())
+	require.Equal(t, "partition@1s+1s", fs[5].String())
+	require.Equal(t, "delay:50ms~20ms@1s+2s/10s", fs[8].String())
+	require.Equal(t, "drop@1s/2s", fs[10].String())
+	require.Equal(t, "drop@3s+500ms", fs[11].String())
 	none, err := collect.ParseFaults("  ")
 	require.NoError(t, err)
 	require.Empty(t, none)
@@ -44,6 +56,14 @@ func TestParseFaults(t *testing.T) {
 		"restart@1s+x":             `FOR "x"`,
 		"restart@1s+2s/2s":         "EVERY (2s) must exceed FOR (2s)",
 		"restart@1s,pause@2s+1ms/": `fault 2 "pause@2s+1ms/": EVERY ""`,
+		"pause:01@1s":              `target "01"`,
+		"partition:x@1s":           `target "x"`,
+		"delay:fast@1s":            `DELAY "fast": want a duration`,
+		"delay:1ms~x@1s":           `JITTER "x"`,
+		"delay:0s@1s":              "a delay of 0 is no fault",
+		"delay:-1ms@1s":            "DELAY -1ms is negative",
+		"drop:1@1s":                "drop takes no target",
+		"drop@1s+1s/1s":            "EVERY (1s) must exceed FOR (1s)",
 	} {
 		_, err := collect.ParseFaults(in)
 		require.ErrorContains(t, err, msg, in)
@@ -105,11 +125,17 @@ func (c *gatedConn) Begin(ctx context.Context, iso collect.Isolation) (collect.T
 	return c.Conn.Begin(ctx, iso)
 }
 
-func (f *faultable) Inject(ctx context.Context, fault collect.Fault) (string, error) {
+var _ collect.Faulter = (*faultable)(nil)
+
+func (f *faultable) Inject(ctx context.Context, fault collect.Fault, began func(string)) (string, error) {
 	f.injected.Add(1)
 	if f.began != nil {
 		f.once.Do(func() { close(f.began) })
 	}
+	if fault.For == 0 {
+		return "did " + fault.Kind, nil
+	}
+	began("doing " + fault.Kind)
 	t := time.NewTimer(fault.For)
 	defer t.Stop()
 	select {
@@ -133,9 +159,14 @@ func TestFaultsAreInjectedAndCounted(t *testing.T) {
 	require.Less(t, time.Since(start), time.Minute)
 	require.Equal(t, int64(1), st.injected.Load())
 	require.Equal(t, 1, sum.Faults)
-	require.Len(t, sum.FaultLog, 1)
-	require.Contains(t, sum.FaultLog[0], "restart:leader@0s+1h0m0s: did restart")
+	require.Len(t, sum.FaultLog, 2)
+	require.Equal(t, []string{"start", "end"}, []string{sum.FaultLog[0].Event, sum.FaultLog[1].Event})
+	require.Equal(t, "doing restart", sum.FaultLog[0].What)
+	require.Equal(t, "restart:leader@0s+1h0m0s", sum.FaultLog[1].Fault)
+	require.Contains(t, sum.FaultLog[1].String(), " end restart:leader@0s+1h0m0s: did restart")
 	require.Contains(t, sum.String(), "1 faults injected:\n")
+	require.Equal(t, "restart:leader@0s+1h0m0s,pause:2@1h0m0s+1s", h.Meta["faults"])
+	require.Contains(t, h.Meta["fault_log"], "start restart:leader@0s+1h0m0s: doing restart\n")
 	for _, tx := range h.Txns[1:] {
 		require.Equal(t, history.SI, tx.Level, "the store's Leveler declares each transaction's level")
 		require.False(t, tx.Timed, "no times unless asked")
@@ -173,4 +204,16 @@ func TestTimesAndInDoubt(t *testing.T) {
 		}
 	}
 	require.Equal(t, sum.InDoubt, unknown)
+}
+
+// The errors network faults cause count as one reason whatever the
+// connection: the addresses they name are left out.
+func TestReasonText(t *testing.T) {
+	for in, want := range map[string]string{
+		"read tcp 127.0.0.1:48238->127.0.0.1:42441: read: connection reset by peer": "read tcp …->…: read: connection reset by peer",
+		"dial tcp [::1]:5432: connect: connection refused":                          "dial tcp …: connect: connection refused",
+		"serialization failure (40001) on key 12":                                   "serialization failure (40001) on key 12",
+	} {
+		require.Equal(t, want, collect.ReasonText(errors.New(in)))
+	}
 }

@@ -61,6 +61,9 @@ func meta(st Store, w *workload.Workload, opt Options) map[string]string {
 	if len(opt.ByType.Types) > 0 {
 		m["mix-by-type"] = byTypeName(opt)
 	}
+	if len(opt.Faults) > 0 {
+		m["faults"] = FormatFaults(opt.Faults)
+	}
 	maps.Copy(m, opt.Meta)
 	return m
 }
@@ -117,6 +120,9 @@ func (r *runner) build(w *workload.Workload) *history.History {
 	}
 	for k, v := range meta(r.st, w, r.opt) {
 		b.SetMeta(k, v)
+	}
+	if log := r.faultLog(); log != "" {
+		b.SetMeta("fault_log", log)
 	}
 	return b.Finish()
 }

@@ -571,7 +571,7 @@ func (r *runner) txn(ctx context.Context, conn Conn, plan workload.Txn, iso Isol
 		if err := tx.Abort(octx); err != nil {
 			// Logged, but the transaction is the client's own abort
 			// whatever the rollback said.
-			r.reason("aborted", "rollback: "+short(err))
+			r.reason("aborted", "rollback: "+reasonText(err))
 			broken = true
 		}
 	default:
@@ -593,7 +593,7 @@ func (r *runner) txn(ctx context.Context, conn Conn, plan workload.Txn, iso Isol
 			r.reason("unknown", "commit in flight when the run stopped")
 			break
 		}
-		r.reason("unknown", "commit: "+short(err))
+		r.reason("unknown", "commit: "+reasonText(err))
 		rec.fail, rec.why = "commit: "+shape(err), "commit: "+short(err)
 	}
 	return rec, broken
@@ -617,7 +617,7 @@ func (r *runner) failed(ctx context.Context, rec *record, stage string, err erro
 	// A transaction that failed before its commit was sent cannot have
 	// committed.
 	rec.status = history.Aborted
-	r.reason("aborted", stage+": "+short(err))
+	r.reason("aborted", stage+": "+reasonText(err))
 	rec.fail, rec.why = stage+": "+shape(err), stage+": "+short(err)
 	return true
 }

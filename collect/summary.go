@@ -47,10 +47,13 @@ type Summary struct {
 	// store may or may not have committed them.
 	InDoubt int `json:"in_doubt"`
 	// Faults counts the faults injected (Options.Faults), FaultErrors
-	// those that failed, and FaultLog says what each did, when.
-	Faults      int      `json:"faults,omitempty"`
-	FaultErrors int      `json:"fault_errors,omitempty"`
-	FaultLog    []string `json:"fault_log,omitempty"`
+	// those that failed, and FaultLog says when each started and ended
+	// and what it did, in time order (FaultLogDropped counts the events
+	// beyond its bound).
+	Faults          int          `json:"faults,omitempty"`
+	FaultErrors     int          `json:"fault_errors,omitempty"`
+	FaultLog        []FaultEvent `json:"fault_log,omitempty"`
+	FaultLogDropped int          `json:"fault_log_dropped,omitempty"`
 	// Stopped says why the run ended before all planned transactions.
 	Stopped string `json:"stopped,omitempty"`
 	// Swept says what the run removed (or failed to remove) of what
@@ -148,6 +151,9 @@ func (s *Summary) String() string {
 		b.WriteString(":\n")
 		for _, e := range s.FaultLog {
 			fmt.Fprintf(&b, "  %s\n", e)
+		}
+		if s.FaultLogDropped > 0 {
+			fmt.Fprintf(&b, "  (%d more events not logged)\n", s.FaultLogDropped)
 		}
 	}
 	keys := make([]string, 0, len(s.Reasons))

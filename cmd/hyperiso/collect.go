@@ -74,10 +74,26 @@ from the start of the workload, e.g.
   restart:leader@2s+1s          etcd: stop the leader cleanly at 2s, restart it 1s later
   kill:2@3s+2s/10s              etcd: stop member 2 abruptly at 3s for 2s, every 10s
   pause:follower@1s+500ms       etcd: cut a follower off from its peers for 500ms
+                                (inside etcd: its raft transport pauses)
+  partition:leader@2s+3s        etcd: cut the network between the leader and its
+                                peers for 3s, both ways (at the peer proxies)
+  delay:50ms~20ms@1s+5s         etcd: delay every message between members by
+                                50ms plus up to 20ms, for 5s
+                                postgres, mariadb: delay what the sessions send
+                                and the server answers, each way
+  partition@2s+500ms            postgres, mariadb: hold the sessions' traffic
+                                with the server for 500ms (nothing lost)
+  drop@2s/5s                    postgres, mariadb: reset every session
+                                connection; drop@2s+1s also holds new ones 1s
   kill-conns@2s/5s              postgres, mariadb: terminate the sessions' connections
-TARGET is leader (default), follower or a member number; FOR defaults to 1s.
-The summary counts the faults injected and the transactions in doubt (commit
-sent, answer lost), which are recorded as unknown.
+TARGET is leader (default), follower or a member number; for delay it is
+DELAY[~JITTER] (default 100ms). FOR defaults to 1s (drop: 0). partition,
+delay and drop go through a TCP proxy in the process: the SQL sessions
+then connect through it; the embedded etcd members always talk to their
+peers through one each. The summary counts the faults injected and the
+transactions in doubt (commit sent, answer lost), which are recorded as
+unknown, and logs when each fault started and ended, in time order; the
+history's metadata holds the schedule ("faults").
 --times records each transaction's interval for strict-ser (check --level
 strict-ser); a transaction of unknown outcome never completes.
 

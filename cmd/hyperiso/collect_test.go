@@ -278,6 +278,7 @@ func TestCollectEtcdUnderFaults(t *testing.T) {
 	hist, err := os.ReadFile(h)
 	require.NoError(t, err)
 	require.Contains(t, string(hist), `"level":"ser","time":[`)
+	require.Contains(t, string(hist), `"faults":"kill:follower@1ms+200ms"`, "the metadata holds the schedule")
 
 	for msg, args := range map[string][]string{
 		`--faults: fault 1 "reboot@1s": unknown kind "reboot"`: {"--faults", "reboot@1s"},

@@ -16,25 +16,35 @@ import (
 
 	"github.com/hyperiso/hyperiso/collect"
 	"github.com/hyperiso/hyperiso/collect/etcd/etcddirs"
+	"github.com/hyperiso/hyperiso/collect/proxy"
 )
 
 // Cluster is an etcd cluster running inside this process: members on
 // loopback ports, data under one temporary directory. Members can be
-// stopped, restarted and paused while clients use the cluster.
+// stopped, restarted and paused while clients use the cluster. Each
+// member's peer traffic comes in through a proxy of its own (package
+// collect/proxy), which knows the sending member of each connection, so
+// that members can be cut off from their peers and the traffic between
+// them delayed (netfaults.go).
 type Cluster struct {
 	dir     string
 	members []*member
 	initial string // the initial-cluster string every member starts with
 
-	mu sync.Mutex // guards the members' state
+	mu  sync.Mutex // guards the members' state and the network faults
+	net netState
 }
 
 type member struct {
-	name         string
-	dir          string
-	peer, client url.URL
-	e            *embed.Etcd // nil while stopped
-	paused       bool
+	name string
+	dir  string
+	// peer is the address the member advertises to its peers: its
+	// proxy's, which forwards to listen, where the member listens.
+	peer, listen, client url.URL
+	proxy                *proxy.Proxy
+	id                   string      // the member's id, as its peer requests give it (X-Server-From)
+	e                    *embed.Etcd // nil while stopped
+	paused               bool
 }
 
 // DirPrefix begins the name of an embedded cluster's data directory, in
@@ -66,15 +76,19 @@ func StartCluster(ctx context.Context, n int) (*Cluster, error) {
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("etcd: finding free loopback ports: %w", err)
 	}
-	c := &Cluster{dir: dir}
+	c := &Cluster{dir: dir, net: netState{faults: map[int]netFault{}}}
 	var initial []string
 	for i := range n {
 		m := &member{
 			name:   fmt.Sprintf("m%d", i+1),
 			dir:    fmt.Sprintf("%s/m%d", dir, i+1),
-			peer:   url.URL{Scheme: "http", Host: fmt.Sprintf("127.0.0.1:%d", ports[2*i])},
+			listen: url.URL{Scheme: "http", Host: fmt.Sprintf("127.0.0.1:%d", ports[2*i])},
 			client: url.URL{Scheme: "http", Host: fmt.Sprintf("127.0.0.1:%d", ports[2*i+1])},
 		}
+		if m.proxy, err = proxy.Start("tcp", m.listen.Host, proxy.Options{Source: peerSource}); err != nil {
+			return nil, errors.Join(fmt.Errorf("etcd: starting member %s's peer proxy: %w", m.name, err), c.Close())
+		}
+		m.peer = url.URL{Scheme: "http", Host: m.proxy.Addr()}
 		c.members = append(c.members, m)
 		initial = append(initial, m.name+"="+m.peer.String())
 	}
@@ -120,7 +134,7 @@ func (c *Cluster) launch(m *member) error {
 	cfg := embed.NewConfig()
 	cfg.Name = m.name
 	cfg.Dir = m.dir
-	cfg.ListenPeerUrls = []url.URL{m.peer}
+	cfg.ListenPeerUrls = []url.URL{m.listen}
 	cfg.AdvertisePeerUrls = []url.URL{m.peer}
 	cfg.ListenClientUrls = []url.URL{m.client}
 	cfg.AdvertiseClientUrls = []url.URL{m.client}
@@ -138,6 +152,7 @@ func (c *Cluster) launch(m *member) error {
 		return fmt.Errorf("etcd: starting member %s: %w", m.name, err)
 	}
 	m.e = e
+	m.id = e.Server.MemberID().String()
 	return nil
 }
 
@@ -302,9 +317,12 @@ func (c *Cluster) Resume(i int) error {
 	return nil
 }
 
-// Close stops every member and removes the data directory.
+// Close stops every member and its proxy and removes the data directory.
 func (c *Cluster) Close() error {
 	c.StopAll()
+	for _, m := range c.members {
+		m.proxy.Close()
+	}
 	return os.RemoveAll(c.dir)
 }
 

@@ -113,7 +113,10 @@ func TestRestartUnderLoad(t *testing.T) {
 	requireGone(t, dir, eps)
 
 	require.Equal(t, 1, sum.Faults, sum.String())
-	require.Contains(t, sum.FaultLog[0], "(leader) stopped")
+	require.Len(t, sum.FaultLog, 2, sum.String())
+	require.Contains(t, sum.FaultLog[0].String(), "start restart:leader@20ms+300ms: member ")
+	require.Contains(t, sum.FaultLog[0].What, "(leader) stopped")
+	require.Contains(t, sum.FaultLog[1].What, "(leader) back after")
 	stats := h.Stats()
 	require.Equal(t, 320, stats.Transactions)
 	require.Positive(t, stats.Committed)
@@ -131,6 +134,39 @@ func TestRestartUnderLoad(t *testing.T) {
 	t.Logf("%s", sum)
 	require.Equal(t, check.Satisfied, verdict(t, h, history.SER))
 	require.Equal(t, check.Satisfied, verdict(t, h, history.StrictSER))
+}
+
+// TestPartitionUnderLoad: a short workload at serializable while the
+// leader is cut off from its peers and, meanwhile, every message between
+// members is delayed; the history must stay serializable, and the log
+// says when each fault started and ended, in time order.
+func TestPartitionUnderLoad(t *testing.T) {
+	ctx := context.Background()
+	st, err := etcd.Open(ctx, "etcd")
+	require.NoError(t, err)
+	faults, err := collect.ParseFaults("partition:leader@20ms+1500ms,delay:20ms~10ms@40ms+1s")
+	require.NoError(t, err)
+	h, sum, err := collect.Run(ctx, st, small(t, 8, 40), collect.Options{Isolation: collect.Serializable, Faults: faults, Times: true})
+	require.NoError(t, err)
+	t.Logf("%s", sum)
+	require.Equal(t, 2, sum.Faults, sum.String())
+	require.Len(t, sum.FaultLog, 4, sum.String())
+	for i, e := range sum.FaultLog {
+		if i > 0 {
+			require.GreaterOrEqual(t, e.At, sum.FaultLog[i-1].At, "the log is in time order")
+		}
+	}
+	require.Equal(t, "start", sum.FaultLog[0].Event)
+	require.Contains(t, sum.FaultLog[0].What, "(leader) cut off from its peers")
+	require.Contains(t, sum.String(), "start delay:20ms~10ms@40ms+1s: messages between members delayed by 20ms~10ms")
+	require.Contains(t, sum.String(), "end partition:leader@20ms+1.5s: member ")
+	stats := h.Stats()
+	require.Equal(t, 320, stats.Transactions)
+	require.Positive(t, stats.Committed)
+	require.Equal(t, sum.Unknown, stats.Unknown)
+	require.Equal(t, "partition:leader@20ms+1.5s,delay:20ms~10ms@40ms+1s", h.Meta["faults"])
+	require.Equal(t, check.Satisfied, verdict(t, h, history.SER))
+	t.Logf("strict-ser: %s", verdict(t, h, history.StrictSER))
 }
 
 // TestLevels runs each STM level briefly and checks what it guarantees
@@ -255,6 +291,8 @@ func TestOpenAndFaultErrors(t *testing.T) {
 		{Kind: "kill-conns"}:                "fault kill-conns not supported",
 		{Kind: "restart", Target: "2"}:      "member 2 does not exist (the cluster has 1)",
 		{Kind: "pause", Target: "follower"}: "a one-member cluster has no follower",
+		{Kind: "drop"}:                      "fault drop not supported (want restart, kill, pause, partition or delay)",
+		{Kind: "partition", Target: "3"}:    "member 3 does not exist",
 	} {
 		require.ErrorContains(t, st.CheckFault(f), msg)
 	}

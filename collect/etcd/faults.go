@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hyperiso/hyperiso/collect"
+	"github.com/hyperiso/hyperiso/collect/proxy"
 )
 
 // leaderWait bounds the wait for a leader before a fault aimed at it, and
@@ -16,16 +17,18 @@ const (
 	restartTimeout = time.Minute
 )
 
-// CheckFault implements collect.Faulter: member faults on the embedded
-// cluster only.
+// CheckFault implements collect.Faulter: member faults, partitions and
+// delays between members, on the embedded cluster only.
 func (s *Store) CheckFault(f collect.Fault) error {
 	if s.cluster == nil {
 		return fmt.Errorf("etcd: faults need the embedded cluster (--db etcd), not an existing one")
 	}
 	switch f.Kind {
-	case "restart", "kill", "pause":
+	case "restart", "kill", "pause", "partition":
+	case "delay":
+		return nil
 	default:
-		return fmt.Errorf("etcd: fault %s not supported (want restart, kill or pause)", f.Kind)
+		return fmt.Errorf("etcd: fault %s not supported (want restart, kill, pause, partition or delay)", f.Kind)
 	}
 	if n, err := strconv.Atoi(f.Target); err == nil && n > s.cluster.Size() {
 		return fmt.Errorf("etcd: member %d does not exist (the cluster has %d)", n, s.cluster.Size())
@@ -51,7 +54,7 @@ func (s *Store) target(ctx context.Context, f collect.Fault) (int, string, error
 	if err != nil {
 		return -1, "", err
 	}
-	if f.Target == "leader" {
+	if f.Target == "leader" || f.Target == "" {
 		return lead, fmt.Sprintf("member %d (leader)", lead+1), nil
 	}
 	c.mu.Lock()
@@ -65,28 +68,47 @@ func (s *Store) target(ctx context.Context, f collect.Fault) (int, string, error
 }
 
 // Inject implements collect.Faulter.
-func (s *Store) Inject(ctx context.Context, f collect.Fault) (string, error) {
+func (s *Store) Inject(ctx context.Context, f collect.Fault, began func(string)) (string, error) {
+	c := s.cluster
+	t0 := time.Now()
+	if f.Kind == "delay" {
+		id := c.addNet(netFault{isolate: -1, delay: proxy.Delay{Fixed: f.Delay, Jitter: f.Jitter}})
+		began(fmt.Sprintf("messages between members delayed by %s", f.Target))
+		collect.Sleep(ctx, f.For)
+		c.removeNet(id)
+		return fmt.Sprintf("delay lifted after %s", time.Since(t0).Round(time.Millisecond)), nil
+	}
 	i, who, err := s.target(ctx, f)
 	if err != nil {
 		return "", err
 	}
-	c := s.cluster
-	t0 := time.Now()
 	switch f.Kind {
+	case "partition":
+		id := c.addNet(netFault{isolate: i})
+		began(who + " cut off from its peers")
+		collect.Sleep(ctx, f.For)
+		c.removeNet(id)
+		return fmt.Sprintf("%s reconnected after %s", who, time.Since(t0).Round(time.Millisecond)), nil
 	case "pause":
 		if err := c.Pause(i); err != nil {
 			return "", err
 		}
+		began(who + " paused")
 		collect.Sleep(ctx, f.For)
 		if err := c.Resume(i); err != nil {
 			return "", err
 		}
-		return fmt.Sprintf("%s paused for %s", who, time.Since(t0).Round(time.Millisecond)), nil
+		return fmt.Sprintf("%s resumed after %s", who, time.Since(t0).Round(time.Millisecond)), nil
 	default: // restart, kill
 		if err := c.Stop(i, f.Kind == "kill"); err != nil {
 			return "", err
 		}
 		stopped := time.Since(t0)
+		verb := "stopped"
+		if f.Kind == "kill" {
+			verb = "killed"
+		}
+		began(fmt.Sprintf("%s %s (in %s)", who, verb, stopped.Round(time.Millisecond)))
 		collect.Sleep(ctx, f.For-stopped)
 		// Restart even when the run is ending: the cluster is torn down
 		// whole, and a later fault may aim at this member.
@@ -95,10 +117,9 @@ func (s *Store) Inject(ctx context.Context, f collect.Fault) (string, error) {
 		if err := c.Start(rctx, i); err != nil {
 			return "", err
 		}
-		verb := "stopped"
-		if f.Kind == "kill" {
-			verb = "killed"
-		}
-		return fmt.Sprintf("%s %s (in %s), back after %s", who, verb, stopped.Round(time.Millisecond), time.Since(t0).Round(time.Millisecond)), nil
+		return fmt.Sprintf("%s back after %s", who, time.Since(t0).Round(time.Millisecond)), nil
 	}
 }
+
+// The store injects faults.
+var _ collect.Faulter = (*Store)(nil)

@@ -27,9 +27,15 @@ import (
 )
 
 // Store is a MariaDB or MySQL database. It implements collect.Store,
-// collect.ListStore, collect.RowStore and collect.Faulter (kill-conns).
+// collect.ListStore, collect.RowStore and collect.Faulter (kill-conns,
+// and the network faults, through a proxy its sessions then connect to).
 type Store struct {
-	db      *sql.DB
+	db  *sql.DB
+	cfg *mysql.Config
+	net collect.NetFaults
+	// sess opens the sessions' connections: db, or a pool through the
+	// fault proxy.
+	sess    *sql.DB
 	mu      sync.Mutex
 	ids     map[*conn]int64 // the sessions' connection ids, for kill-conns
 	name    string
@@ -109,7 +115,7 @@ func Open(ctx context.Context, url string) (*Store, error) {
 	// A closed session connection is really closed, never handed back
 	// with a transaction it may have left open.
 	db.SetMaxIdleConns(0)
-	s := &Store{db: db, ids: map[*conn]int64{}}
+	s := &Store{db: db, cfg: cfg, sess: db, ids: map[*conn]int64{}}
 	if err := db.QueryRowContext(ctx, "SELECT VERSION()").Scan(&s.version); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("mariadb: connecting to %s: %w", cfg.Addr, err)
@@ -242,12 +248,16 @@ func (s *Store) Teardown(ctx context.Context, keep bool) error {
 	// As for PostgreSQL, closing a dead connection says nothing about
 	// the table.
 	_ = s.db.Close()
+	if s.sess != s.db {
+		_ = s.sess.Close()
+	}
+	s.net.Close()
 	return err
 }
 
-// Connect implements collect.Store.
+// Connect implements collect.Store: through the fault proxy, if one runs.
 func (s *Store) Connect(ctx context.Context) (collect.Conn, error) {
-	c, err := s.db.Conn(ctx)
+	c, err := s.sess.Conn(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("mariadb: %w", err)
 	}
@@ -394,17 +404,46 @@ func (s *Store) classify(err error) error {
 	return err
 }
 
-// CheckFault implements collect.Faulter: kill-conns only.
+// CheckFault implements collect.Faulter: kill-conns, and the network
+// faults, for which it starts the proxy between the sessions and the
+// server and a pool of session connections through it.
 func (s *Store) CheckFault(f collect.Fault) error {
-	if f.Kind != "kill-conns" {
-		return fmt.Errorf("mariadb: fault %s not supported (want kill-conns)", f.Kind)
+	switch {
+	case f.Kind == "kill-conns":
+		return nil
+	case !collect.NetworkFaults[f.Kind]:
+		return fmt.Errorf("mariadb: fault %s not supported (want kill-conns, delay, drop or partition)", f.Kind)
+	case f.Kind == "partition" && f.Target != "":
+		return fmt.Errorf("mariadb: partition takes no target: it holds the traffic between the sessions and the server")
+	case s.sess != s.db:
+		return nil // the proxy runs
 	}
+	network := s.cfg.Net
+	if network != "unix" {
+		network = "tcp"
+	}
+	if err := s.net.Prepare(network, s.cfg.Addr); err != nil {
+		return fmt.Errorf("mariadb: %w", err)
+	}
+	// TLS, if any, keeps the server's name: the proxy only forwards.
+	cfg := s.cfg.Clone()
+	cfg.Net, cfg.Addr = "tcp", s.net.Addr()
+	connector, err := mysql.NewConnector(cfg)
+	if err != nil {
+		return fmt.Errorf("mariadb: %w", err)
+	}
+	s.sess = sql.OpenDB(connector)
+	s.sess.SetMaxIdleConns(0)
 	return nil
 }
 
-// Inject implements collect.Faulter: the server kills the run's open
-// session connections (KILL CONNECTION), over a connection of the pool.
-func (s *Store) Inject(ctx context.Context, f collect.Fault) (string, error) {
+// Inject implements collect.Faulter: for kill-conns, the server kills
+// the run's open session connections (KILL CONNECTION), over a connection
+// of the pool; the network faults go through the proxy.
+func (s *Store) Inject(ctx context.Context, f collect.Fault, began func(string)) (string, error) {
+	if f.Kind != "kill-conns" {
+		return s.net.Inject(ctx, f, began)
+	}
 	s.mu.Lock()
 	ids := make([]int64, 0, len(s.ids))
 	for _, id := range s.ids {
@@ -425,3 +464,6 @@ func (s *Store) Inject(ctx context.Context, f collect.Fault) (string, error) {
 	}
 	return fmt.Sprintf("killed %d session connections", n), nil
 }
+
+// The store injects faults.
+var _ collect.Faulter = (*Store)(nil)

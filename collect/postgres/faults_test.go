@@ -11,3 +11,6 @@ func TestKillConns(t *testing.T) { dbtest.KillConns(t, open(t)) }
 
 // TestKillConnsAppend: dbtest.KillConnsAppend against this server.
 func TestKillConnsAppend(t *testing.T) { dbtest.KillConnsAppend(t, open(t)) }
+
+// TestNetFaults: dbtest.NetFaults against this server, through the proxy.
+func TestNetFaults(t *testing.T) { dbtest.NetFaults(t, open(t)) }

@@ -11,6 +11,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -22,9 +24,11 @@ import (
 )
 
 // Store is a PostgreSQL database. It implements collect.Store,
-// collect.ListStore, collect.RowStore and collect.Faulter (kill-conns).
+// collect.ListStore, collect.RowStore and collect.Faulter (kill-conns,
+// and the network faults, through a proxy its sessions then connect to).
 type Store struct {
 	cfg     *pgx.ConnConfig
+	net     collect.NetFaults
 	mu      sync.Mutex
 	pids    map[*conn]uint32 // the sessions' backends, for kill-conns
 	admin   *pgx.Conn
@@ -180,12 +184,22 @@ func (s *Store) Teardown(ctx context.Context, keep bool) error {
 	// server terminated fails to close over TLS (its close_notify meets a
 	// reset socket), yet it is closed, and the table kept or dropped.
 	_ = s.admin.Close(ctx)
+	s.net.Close()
 	return err
 }
 
-// Connect implements collect.Store.
+// Connect implements collect.Store: through the fault proxy, if one runs.
 func (s *Store) Connect(ctx context.Context) (collect.Conn, error) {
-	c, err := pgx.ConnectConfig(ctx, s.cfg.Copy())
+	cfg := s.cfg.Copy()
+	if addr := s.net.Addr(); addr != "" {
+		// TLS, if any, still names the server: the proxy only forwards.
+		cfg.Fallbacks = nil
+		cfg.DialFunc = func(ctx context.Context, _, _ string) (net.Conn, error) {
+			var d net.Dialer
+			return d.DialContext(ctx, "tcp", addr)
+		}
+	}
+	c, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: %w", err)
 	}
@@ -324,18 +338,36 @@ func (s *Store) classify(err error) error {
 	return collect.Aborted(fmt.Sprintf("error %s", pe.Code), err)
 }
 
-// CheckFault implements collect.Faulter: kill-conns only.
+// CheckFault implements collect.Faulter: kill-conns, and the network
+// faults, for which it starts the proxy between the sessions and the
+// server (the first host of the connection string).
 func (s *Store) CheckFault(f collect.Fault) error {
-	if f.Kind != "kill-conns" {
-		return fmt.Errorf("postgres: fault %s not supported (want kill-conns)", f.Kind)
+	switch {
+	case f.Kind == "kill-conns":
+		return nil
+	case !collect.NetworkFaults[f.Kind]:
+		return fmt.Errorf("postgres: fault %s not supported (want kill-conns, delay, drop or partition)", f.Kind)
+	case f.Kind == "partition" && f.Target != "":
+		return fmt.Errorf("postgres: partition takes no target: it holds the traffic between the sessions and the server")
+	}
+	network, addr := "tcp", net.JoinHostPort(s.cfg.Host, strconv.Itoa(int(s.cfg.Port)))
+	if strings.HasPrefix(s.cfg.Host, "/") {
+		network, addr = "unix", fmt.Sprintf("%s/.s.PGSQL.%d", s.cfg.Host, s.cfg.Port)
+	}
+	if err := s.net.Prepare(network, addr); err != nil {
+		return fmt.Errorf("postgres: %w", err)
 	}
 	return nil
 }
 
-// Inject implements collect.Faulter: the server terminates the run's open
-// session connections (pg_terminate_backend of their backends), over a
-// connection of its own.
-func (s *Store) Inject(ctx context.Context, f collect.Fault) (string, error) {
+// Inject implements collect.Faulter: for kill-conns, the server
+// terminates the run's open session connections (pg_terminate_backend of
+// their backends), over a connection of its own; the network faults go
+// through the proxy.
+func (s *Store) Inject(ctx context.Context, f collect.Fault, began func(string)) (string, error) {
+	if f.Kind != "kill-conns" {
+		return s.net.Inject(ctx, f, began)
+	}
 	s.mu.Lock()
 	pids := make([]int32, 0, len(s.pids))
 	for _, pid := range s.pids {
@@ -354,3 +386,6 @@ func (s *Store) Inject(ctx context.Context, f collect.Fault) (string, error) {
 	}
 	return fmt.Sprintf("terminated %d session connections", n), nil
 }
+
+// The store injects faults.
+var _ collect.Faulter = (*Store)(nil)

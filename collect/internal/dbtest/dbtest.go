@@ -363,7 +363,7 @@ func KillConns(t *testing.T, st interface {
 	collect.Faulter
 }) {
 	t.Helper()
-	require.ErrorContains(t, st.CheckFault(collect.Fault{Kind: "restart", Target: "leader"}), "fault restart not supported (want kill-conns)")
+	require.ErrorContains(t, st.CheckFault(collect.Fault{Kind: "restart", Target: "leader"}), "fault restart not supported (want kill-conns, delay, drop or partition)")
 	killConns(t, st, Workload(t, "general", func(c *workload.Config) {
 		c.Sessions, c.Txns, c.Ops, c.Keys, c.DupKeys = 6, 40, 6, 100, 0
 	}))
@@ -392,7 +392,8 @@ func killConns(t *testing.T, st interface {
 	t.Logf("%s", sum)
 	require.Positive(t, sum.Faults)
 	require.Zero(t, sum.FaultErrors)
-	require.Contains(t, sum.FaultLog[0], "session connections")
+	require.Equal(t, "done", sum.FaultLog[0].Event)
+	require.Contains(t, sum.FaultLog[0].What, "session connections")
 	require.Equal(t, sum.Planned, sum.Transactions)
 	stats := h.Stats()
 	require.Equal(t, sum.Unknown, stats.Unknown)
@@ -473,4 +474,88 @@ func Append(t *testing.T, open func() collect.Store, iso collect.Isolation) *his
 	}
 	require.Positive(t, longest, "some list read shows appends")
 	return h
+}
+
+// NetFaults runs a short workload at SERIALIZABLE while the network
+// between the sessions and the server (st's fault proxy) is slowed, cut
+// and held: a delay all along, every session connection reset every
+// 400ms, the traffic held for 100ms, then a reset with new connections
+// held for 100ms. It checks that the sessions went through the proxy
+// (the resets made them reconnect; every committed transaction took at
+// least two delayed round trips), that every fault's start and end were
+// logged in time order, and that the history, its in-doubt commits
+// recorded unknown, still checks at SER.
+func NetFaults(t *testing.T, st interface {
+	collect.Store
+	collect.Faulter
+}) {
+	t.Helper()
+	require.ErrorContains(t, st.CheckFault(collect.Fault{Kind: "partition", Target: "leader"}), "partition takes no target")
+	const delay = 5 * time.Millisecond
+	schedule := "delay:5ms~2ms@0s+1h0m0s,drop@100ms/400ms,partition@300ms+100ms,drop@600ms+100ms"
+	faults, err := collect.ParseFaults(schedule)
+	require.NoError(t, err)
+	w := Workload(t, "general", func(c *workload.Config) {
+		c.Sessions, c.Txns, c.Ops, c.Keys, c.DupKeys = 6, 20, 4, 1000, 0
+	})
+	h, sum, err := collect.Run(context.Background(), st, w, collect.Options{Isolation: collect.Serializable, Faults: faults, Times: true})
+	require.NoError(t, err)
+	t.Logf("%s", sum)
+	require.Zero(t, sum.FaultErrors)
+	require.GreaterOrEqual(t, sum.Faults, 4, "the delay, a drop, the partition, the held drop")
+	require.Positive(t, sum.Reconnects, "the drops reset the sessions' connections")
+	require.Equal(t, sum.Planned, sum.Transactions)
+
+	// The log: in time order; each lasting fault's start before its end.
+	var delayStart, delayEnd time.Duration = -1, -1
+	open := map[string]time.Duration{}
+	for i, e := range sum.FaultLog {
+		if i > 0 {
+			require.GreaterOrEqual(t, e.At, sum.FaultLog[i-1].At, "fault log out of order: %v", sum.FaultLog)
+		}
+		switch e.Event {
+		case "start":
+			open[e.Fault] = e.At
+		case "end":
+			_, ok := open[e.Fault]
+			require.True(t, ok, "%s ended without a start", e)
+			delete(open, e.Fault)
+		case "done":
+			require.Equal(t, "drop", e.Fault[:4], e.String())
+			require.Contains(t, e.What, "reset")
+		default:
+			t.Fatalf("unexpected event %s", e)
+		}
+		if strings.HasPrefix(e.Fault, "delay") {
+			if e.Event == "start" {
+				delayStart = e.At
+				require.Contains(t, e.What, "delayed by 5ms~2ms each way")
+			} else {
+				delayEnd = e.At
+			}
+		}
+	}
+	require.Empty(t, open, "faults started and never ended")
+	require.GreaterOrEqual(t, delayStart, time.Duration(0), "the delay's start is logged")
+	require.Greater(t, delayEnd, delayStart, "the delay's end is logged")
+	require.Contains(t, sum.String(), " start partition@300ms+100ms: session traffic held")
+
+	stats := h.Stats()
+	require.Equal(t, sum.Unknown, stats.Unknown)
+	require.Positive(t, stats.Committed)
+	under := 0
+	for _, tx := range h.Txns[1:] {
+		if tx.Status != history.Committed || time.Duration(tx.Start) < delayStart || time.Duration(tx.End) > delayEnd {
+			continue
+		}
+		under++
+		// BEGIN and COMMIT at least, each a round trip delayed both ways.
+		require.GreaterOrEqual(t, time.Duration(tx.End-tx.Start), 4*delay, "a transaction run under the delay")
+	}
+	require.Positive(t, under, "no transaction ran wholly under the delay")
+	back := RoundTrip(t, h)
+	require.Equal(t, schedule, back.Meta["faults"])
+	require.Contains(t, back.Meta["fault_log"], "start delay:5ms~2ms@0s+1h0m0s: session traffic delayed")
+	res := Verdict(t, back, history.SER)
+	require.Equal(t, check.Satisfied, res.Verdict, Describe(res))
 }
