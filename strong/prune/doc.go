@@ -29,6 +29,7 @@
 //	order.go     each key's known version order as a transitive reduction:
 //	             cases I and III key by key (listing a key's pairs there when
 //	             Build left them pending), and the compaction between passes
+//	parallel.go  a pass's keys decided on two goroutines, applied in key order
 //	conflict.go  Conflict and the concrete cycles that prove it
 //	options.go   Options, ErrTooLarge, the memory budget of what pruning allocates
 package prune
