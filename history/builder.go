@@ -485,8 +485,21 @@ func (b *Builder) Finish() *History {
 			h.ValueNames[k] = names
 		}
 	}
-	b.arena, b.spans, b.detached = nil, nil, nil
+	b.release()
 	return h
+}
+
+// release drops what only building needed: the History lives inside the
+// Builder, so whatever the Builder still held (the interning tables,
+// about as large as the operations) would stay as long as the History.
+func (b *Builder) release() {
+	b.arena, b.spans, b.detached = nil, nil, nil
+	b.keyByRaw, b.valByRaw = valTable{}, [valShards]valTable{}
+	b.pending = [valShards][]pendingVal{}
+	b.nvals, b.seeds = nil, nil
+	b.sessByID, b.keyByName, b.valByName = nil, nil, nil
+	b.initOps, b.initHas = nil, nil
+	b.namedKeys, b.namedVals, b.selects = nil, nil, nil
 }
 
 // sortInitOps puts T⊥'s writes in ascending key order, as the formats
