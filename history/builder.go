@@ -123,6 +123,16 @@ func (b *Builder) ReserveValues(n int) {
 	}
 }
 
+// ReserveAdded is ReserveValues for a reader that gives keys their values
+// with AddValue, which the interning tables do not hold: only the logs
+// the values are kept in get room.
+func (b *Builder) ReserveAdded(n int) {
+	for s := range b.logKey {
+		b.logKey[s] = slices.Grow(b.logKey[s], n/valShards)
+		b.logVal[s] = slices.Grow(b.logVal[s], n/valShards)
+	}
+}
+
 // ReserveScaled makes room for f times as many more transactions,
 // operations and values as there are so far: for a reader that has read
 // part of an input of known size and expects the rest to hold the like.
