@@ -28,6 +28,8 @@ type parser struct {
 	// (rawOp.valAt); scratch decodes them again, one or two at a time.
 	data    []byte
 	scratch fastEDN
+	// inv and comp are the micro-operations completeFast read.
+	inv, comp []mop
 	// mops counts the micro-operations of the completions, where the
 	// syntax's reader counted them (0: unknown).
 	mops int
@@ -554,6 +556,11 @@ func (p *parser) overlapping(keep []int) {
 
 // complete applies a completion to its transaction.
 func (p *parser) complete(pd pend, op *rawOp) error {
+	if !forceGeneral {
+		if done, err := p.completeFast(pd, op); done {
+			return err
+		}
+	}
 	t := pd.t
 	p.scratch.reset()
 	inv, comp := p.opValue(pd.inv), p.opValue(op)
