@@ -241,14 +241,15 @@ func (b *Builder) add(t TxnID, op Op) {
 
 // KeyID interns a key.
 func (b *Builder) KeyID(key int64) KeyID {
-	if k, ok := b.keyByRaw.get(0, key); ok {
-		return KeyID(k)
+	id, slot, ok := b.keyByRaw.find(0, 0, key)
+	if ok {
+		return KeyID(id)
 	}
 	k := KeyID(len(b.h.Keys))
 	b.h.Keys = append(b.h.Keys, key)
 	b.nvals = append(b.nvals, 0)
 	b.seeds = append(b.seeds, key)
-	b.keyByRaw.put(0, key, ValueID(k))
+	b.keyByRaw.putAt(slot, 0, key, ValueID(k))
 	return k
 }
 
@@ -270,11 +271,12 @@ func (b *Builder) ValueIDOf(k KeyID, key, val int64) ValueID {
 	b.flush()
 	s := shardOf(key)
 	t := &b.valByRaw[s]
-	if v, ok := t.getSeeded(k, key, val); ok {
+	v, slot, ok := t.find(k, key, val)
+	if ok {
 		return v
 	}
-	v := b.newValueIn(s, k, val)
-	t.put(k, val, v)
+	v = b.newValueIn(s, k, val)
+	t.putAt(slot, k, val, v)
 	return v
 }
 
