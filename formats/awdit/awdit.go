@@ -90,7 +90,10 @@ func Parse(r io.Reader, name string, opt Options) (*history.History, error) {
 	if runtime.GOMAXPROCS(0) > 1 {
 		p.b.SetParallel(parallelBatch)
 	}
-	size := lineio.SizeOf(r)
+	// No room is reserved from the input's size (Builder.ReserveRest):
+	// the first megabyte is mostly the initial transaction's short lines,
+	// which would make the rest look like many more operations than it
+	// holds.
 	tail := &lineio.Tail{R: r}
 	br := bufio.NewReaderSize(tail, maxLine)
 	lineNo, lastBlank := 0, true
@@ -106,11 +109,6 @@ func Parse(r io.Reader, name string, opt Options) (*history.History, error) {
 		lastBlank = !tooLong && len(bytes.TrimSpace(line)) == 0
 		if err := p.line(line, tooLong, lineNo); err != nil {
 			return nil, err
-		}
-		if !p.holding {
-			// A held transaction is not in the builder yet, and would
-			// make the part read look smaller than it is.
-			p.b.ReserveRest(tail.N-int64(br.Buffered()), size)
 		}
 	}
 	// The format shows no end: a file cut inside its last number reads as
