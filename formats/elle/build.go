@@ -112,8 +112,9 @@ func (p *parser) opValue(op *rawOp) val {
 // writeCounts counts the appends and writes of each version, by key and
 // value id (both dense), to warn about repeated values: a large history
 // has about as many versions as operations, which a map would hold at
-// several times the size. Short rows are cut from shared blocks, so that
-// a key's first values do not each cost an allocation.
+// several times the size. A key's first row is cut from shared blocks, so
+// that its first values do not each cost an allocation (and a row that
+// outgrows it leaves little behind).
 type writeCounts struct {
 	rows [][]int32
 	slab []int32
@@ -133,7 +134,7 @@ func (c *writeCounts) add(v history.Version) int32 {
 	return row[v.Value]
 }
 
-// slabRow is the longest row cut from the shared blocks.
+// slabRow is the longest first row cut from the shared blocks.
 const slabRow = 64
 
 // grow returns row extended with zeros to length n.
@@ -143,7 +144,7 @@ func (c *writeCounts) grow(row []int32, n int) []int32 {
 	}
 	size := max(8, 2*cap(row), n)
 	var nr []int32
-	if size <= slabRow {
+	if cap(row) == 0 && size <= slabRow {
 		if len(c.slab) < size {
 			c.slab = make([]int32, 1<<14)
 		}
