@@ -123,6 +123,16 @@ func (b *Builder) ReserveValues(n int) {
 	}
 }
 
+// ReserveAdded is ReserveValues for a reader that gives keys their values
+// with AddValue, which the interning tables do not hold: only the logs
+// the values are kept in get room.
+func (b *Builder) ReserveAdded(n int) {
+	for s := range b.logKey {
+		b.logKey[s] = slices.Grow(b.logKey[s], n/valShards)
+		b.logVal[s] = slices.Grow(b.logVal[s], n/valShards)
+	}
+}
+
 // ReserveScaled makes room for f times as many more transactions,
 // operations and values as there are so far: for a reader that has read
 // part of an input of known size and expects the rest to hold the like.
@@ -231,14 +241,15 @@ func (b *Builder) add(t TxnID, op Op) {
 
 // KeyID interns a key.
 func (b *Builder) KeyID(key int64) KeyID {
-	if k, ok := b.keyByRaw.get(0, key); ok {
-		return KeyID(k)
+	id, slot, ok := b.keyByRaw.find(0, 0, key)
+	if ok {
+		return KeyID(id)
 	}
 	k := KeyID(len(b.h.Keys))
 	b.h.Keys = append(b.h.Keys, key)
 	b.nvals = append(b.nvals, 0)
 	b.seeds = append(b.seeds, key)
-	b.keyByRaw.put(0, key, ValueID(k))
+	b.keyByRaw.putAt(slot, 0, key, ValueID(k))
 	return k
 }
 
@@ -260,11 +271,12 @@ func (b *Builder) ValueIDOf(k KeyID, key, val int64) ValueID {
 	b.flush()
 	s := shardOf(key)
 	t := &b.valByRaw[s]
-	if v, ok := t.getSeeded(k, key, val); ok {
+	v, slot, ok := t.find(k, key, val)
+	if ok {
 		return v
 	}
-	v := b.newValueIn(s, k, val)
-	t.put(k, val, v)
+	v = b.newValueIn(s, k, val)
+	t.putAt(slot, k, val, v)
 	return v
 }
 
@@ -485,8 +497,21 @@ func (b *Builder) Finish() *History {
 			h.ValueNames[k] = names
 		}
 	}
-	b.arena, b.spans, b.detached = nil, nil, nil
+	b.release()
 	return h
+}
+
+// release drops what only building needed: the History lives inside the
+// Builder, so whatever the Builder still held (the interning tables,
+// about as large as the operations) would stay as long as the History.
+func (b *Builder) release() {
+	b.arena, b.spans, b.detached = nil, nil, nil
+	b.keyByRaw, b.valByRaw = valTable{}, [valShards]valTable{}
+	b.pending = [valShards][]pendingVal{}
+	b.nvals, b.seeds = nil, nil
+	b.sessByID, b.keyByName, b.valByName = nil, nil, nil
+	b.initOps, b.initHas = nil, nil
+	b.namedKeys, b.namedVals, b.selects = nil, nil, nil
 }
 
 // sortInitOps puts T⊥'s writes in ascending key order, as the formats

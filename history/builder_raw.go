@@ -36,10 +36,10 @@ func (b *Builder) AddRaw(t TxnID, ops []RawOp) {
 		for i := range g {
 			k := b.KeyID(g[i].Key)
 			vt := &b.valByRaw[shardOf(g[i].Key)]
-			v, ok := vt.getSeeded(k, g[i].Key, g[i].Value)
+			v, slot, ok := vt.find(k, g[i].Key, g[i].Value)
 			if !ok {
 				v = b.newValue(k, g[i].Value)
-				vt.put(k, g[i].Value, v)
+				vt.putAt(slot, k, g[i].Value, v)
 			}
 			b.add(t, Op{Kind: g[i].Kind, Key: k, Value: v})
 		}
@@ -149,10 +149,10 @@ func (b *Builder) internShard(s int) {
 		}
 		for i := range g {
 			p := &g[i]
-			v, ok := t.getSeeded(p.k, p.seed, p.val)
+			v, slot, ok := t.find(p.k, p.seed, p.val)
 			if !ok {
 				v = b.newValueIn(s, p.k, p.val)
-				t.put(p.k, p.val, v)
+				t.putAt(slot, p.k, p.val, v)
 			}
 			p.id = v
 		}

@@ -58,6 +58,36 @@ func (t *valTable) getSeeded(k KeyID, seed, val int64) (ValueID, bool) {
 	}
 }
 
+// find is getSeeded that, when the pair is absent, also returns the free
+// slot where the search ended, for putAt: a look-up followed by an insert
+// then probes once.
+func (t *valTable) find(k KeyID, seed, val int64) (v ValueID, slot int, ok bool) {
+	if t.n == 0 {
+		return 0, -1, false
+	}
+	mask := uint64(len(t.slots) - 1)
+	for i := t.hash(seed, val); ; i = (i + 1) & mask {
+		s := &t.slots[i]
+		if s.key == 0 {
+			return 0, int(i), false
+		}
+		if s.val == val && s.key == int32(k)+1 {
+			return s.id, 0, true
+		}
+	}
+}
+
+// putAt is put for a pair find did not find at slot, with nothing put
+// since.
+func (t *valTable) putAt(slot int, k KeyID, val int64, v ValueID) {
+	if slot < 0 || 4*(t.n+1) > 3*len(t.slots) {
+		t.put(k, val, v)
+		return
+	}
+	t.slots[slot] = valSlot{val: val, key: int32(k) + 1, id: v}
+	t.n++
+}
+
 // put adds (k, val) with id v; the pair must not be present.
 func (t *valTable) put(k KeyID, val int64, v ValueID) {
 	if 4*(t.n+1) > 3*len(t.slots) {

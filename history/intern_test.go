@@ -7,8 +7,9 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestValTableMatchesMap checks the interning table against a Go map on
-// random pairs, including clustered keys and extreme values.
+// TestValTableMatchesMap checks the interning table (get and put, find
+// and putAt) against a Go map on random pairs, including clustered keys
+// and extreme values.
 func TestValTableMatchesMap(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 7))
 	type pair struct {
@@ -30,13 +31,21 @@ func TestValTableMatchesMap(t *testing.T) {
 		want, ok := ref[p]
 		got, gok := tab.get(p.k, p.val)
 		require.Equal(t, ok, gok, "%v", p)
+		// find and putAt, half the time, must do what get and put do.
+		fv, slot, fok := tab.find(p.k, 0, p.val)
+		require.Equal(t, ok, fok, "%v", p)
 		if ok {
 			require.Equal(t, want, got, "%v", p)
+			require.Equal(t, want, fv, "%v", p)
 			continue
 		}
 		v := ValueID(len(ref))
 		ref[p] = v
-		tab.put(p.k, p.val, v)
+		if i%2 == 0 {
+			tab.putAt(slot, p.k, p.val, v)
+		} else {
+			tab.put(p.k, p.val, v)
+		}
 	}
 	require.Equal(t, len(ref), tab.n)
 	for p, v := range ref {

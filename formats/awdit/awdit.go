@@ -15,6 +15,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"runtime"
 	"unicode/utf8"
 
 	"github.com/hyperiso/hyperiso/formats/internal/lineio"
@@ -70,6 +71,8 @@ type parser struct {
 	heldLine int
 	holding  bool
 	first    bool // still in the first non-empty session
+
+	raw []history.RawOp // a transaction's operations, for the builder
 }
 
 // Parse reads an AWDIT test history from r; name is used in positions and
@@ -84,6 +87,13 @@ func Parse(r io.Reader, name string, opt Options) (*history.History, error) {
 		nextTxn: 1,
 		first:   true,
 	}
+	if runtime.GOMAXPROCS(0) > 1 {
+		p.b.SetParallel(parallelBatch)
+	}
+	// No room is reserved from the input's size (Builder.ReserveRest):
+	// the first megabyte is mostly the initial transaction's short lines,
+	// which would make the rest look like many more operations than it
+	// holds.
 	tail := &lineio.Tail{R: r}
 	br := bufio.NewReaderSize(tail, maxLine)
 	lineNo, lastBlank := 0, true
@@ -314,28 +324,34 @@ func (p *parser) emit(ops []op, line int, init bool) {
 	}
 	t := b.Begin(p.sess, p.nextTxn, history.Committed, history.Pos{File: p.name, Line: line})
 	p.nextTxn++
-	var seen map[int64]bool
-	if init {
-		seen = make(map[int64]bool, len(ops))
-	}
-	for _, o := range ops {
-		switch {
-		case init:
-			// T⊥ writes each key once.
-			if !seen[o.key] {
-				seen[o.key] = true
-				b.Write(t, o.key, 0)
+	if !init {
+		raw := p.raw[:0]
+		for _, o := range ops {
+			kind := history.OpRead
+			if o.write {
+				kind = history.OpWrite
 			}
-		case o.write:
-			b.Write(t, o.key, o.val)
-		default:
-			b.Read(t, o.key, o.val)
+			raw = append(raw, history.RawOp{Kind: kind, Key: o.key, Value: o.val})
+		}
+		b.AddRaw(t, raw)
+		p.raw = raw
+		return
+	}
+	// T⊥ writes each key once.
+	seen := make(map[int64]bool, len(ops))
+	for _, o := range ops {
+		if !seen[o.key] {
+			seen[o.key] = true
+			b.Write(t, o.key, 0)
 		}
 	}
-	if init {
-		b.PromoteToInit(t)
-	}
+	b.PromoteToInit(t)
 }
+
+// parallelBatch is how many values the builder interns at a time on two
+// goroutines (history.Builder.SetParallel): the history is the same
+// either way. A variable so that tests compare the two.
+var parallelBatch = history.ParallelBatch
 
 // semanticWarnings reports what AWDIT itself would reject: a read of a
 // (key, value) that no transaction writes (AWDIT panics) and a (key, value)

@@ -107,6 +107,7 @@ type builder struct {
 	next    int64
 	inits   []history.Version // versions read from the initial state, in scan order
 	pending []pendingRead     // check's, with room for every read
+	sink    uint64            // what lookAhead loaded, kept so that the loads stay
 }
 
 // record is a W or R record of a log.
@@ -141,7 +142,11 @@ func (bd *builder) build(fi int32) {
 	var t history.TxnID
 	var cur int64
 	d := f.data
+	ahead := 0 // records before it have been looked ahead at
 	for off := 0; off < len(d); {
+		if off >= ahead {
+			ahead = bd.lookAhead(d, off, cur)
+		}
 		switch d[off] {
 		case 'S':
 			cur = be64(d[off+1:])
@@ -167,6 +172,41 @@ func (bd *builder) build(fi int32) {
 	if f.openAt > 0 {
 		bd.b.SetStatus(t, history.Unknown)
 	}
+}
+
+// lookAheadRecords is how many records build looks ahead at together.
+const lookAheadRecords = 32
+
+// lookAhead loads the identity slots the records from d[off] on will probe,
+// up to lookAheadRecords of them, and returns the offset after the last:
+// their cache misses then overlap, where the lookups one after another
+// would wait for each. cur is the transaction open at off.
+func (bd *builder) lookAhead(d []byte, off int, cur int64) int {
+	if bd.ids.n == 0 {
+		return off + 1
+	}
+	sink := bd.sink
+	for n := 0; n < lookAheadRecords && off < len(d); n++ {
+		var r record
+		switch d[off] {
+		case 'S':
+			cur = be64(d[off+1:])
+			off += sizeS
+			continue
+		case 'C':
+			off += sizeC
+			continue
+		case 'W':
+			r = record{write: true, wid: be64(d[off+1:]), key: be64(d[off+9:]), hash: be64(d[off+17:])}
+			off += sizeW
+		default: // 'R'
+			r = record{wt: be64(d[off+1:]), wid: be64(d[off+9:]), key: be64(d[off+17:]), hash: be64(d[off+25:])}
+			off += sizeR
+		}
+		sink += uint64(bd.ids.slots[bd.ids.hash(bd.ident(&r, cur))].id)
+	}
+	bd.sink = sink
+	return off
 }
 
 // version returns the version of a record of key whose triple is k,

@@ -306,6 +306,7 @@ func parse(source string, files []*logFile, opt Options) (*history.History, erro
 	// copying them and leaving garbage.
 	b.Reserve(len(s.txns), s.ops)
 	bd.ids.reserve(s.ops / 2)
+	b.ReserveAdded(s.ops / 2)
 	bd.pending = make([]pendingRead, 0, s.reads)
 	detected := Unique
 	if s.universalW > 0 {

@@ -28,6 +28,8 @@ type parser struct {
 	// (rawOp.valAt); scratch decodes them again, one or two at a time.
 	data    []byte
 	scratch fastEDN
+	// inv and comp are the micro-operations completeFast read.
+	inv, comp []mop
 	// mops counts the micro-operations of the completions, where the
 	// syntax's reader counted them (0: unknown).
 	mops int
@@ -110,27 +112,54 @@ func (p *parser) opValue(op *rawOp) val {
 // writeCounts counts the appends and writes of each version, by key and
 // value id (both dense), to warn about repeated values: a large history
 // has about as many versions as operations, which a map would hold at
-// several times the size.
-type writeCounts [][]int32
+// several times the size. A key's first row is cut from shared blocks, so
+// that its first values do not each cost an allocation (and a row that
+// outgrows it leaves little behind).
+type writeCounts struct {
+	rows [][]int32
+	slab []int32
+}
 
 // add counts one more write of v and returns how many there are.
 func (c *writeCounts) add(v history.Version) int32 {
-	if n := int(v.Key) + 1 - len(*c); n > 0 {
-		*c = append(*c, make([][]int32, n)...)
+	if n := int(v.Key) + 1 - len(c.rows); n > 0 {
+		c.rows = append(c.rows, make([][]int32, n)...)
 	}
-	row := (*c)[v.Key]
-	if n := int(v.Value) + 1 - len(row); n > 0 {
-		row = append(row, make([]int32, n)...)
-		(*c)[v.Key] = row
+	row := c.rows[v.Key]
+	if int(v.Value) >= len(row) {
+		row = c.grow(row, int(v.Value)+1)
+		c.rows[v.Key] = row
 	}
 	row[v.Value]++
 	return row[v.Value]
 }
 
+// slabRow is the longest first row cut from the shared blocks.
+const slabRow = 64
+
+// grow returns row extended with zeros to length n.
+func (c *writeCounts) grow(row []int32, n int) []int32 {
+	if n <= cap(row) {
+		return row[:n] // never written beyond len: still zero
+	}
+	size := max(8, 2*cap(row), n)
+	var nr []int32
+	if cap(row) == 0 && size <= slabRow {
+		if len(c.slab) < size {
+			c.slab = make([]int32, 1<<14)
+		}
+		nr, c.slab = c.slab[:n:size], c.slab[size:]
+	} else {
+		nr = make([]int32, n, size)
+	}
+	copy(nr, row)
+	return nr
+}
+
 // count returns how many writes of v there are.
-func (c writeCounts) count(v history.Version) int32 {
-	if int(v.Key) < len(c) && int(v.Value) < len(c[v.Key]) {
-		return c[v.Key][v.Value]
+func (c *writeCounts) count(v history.Version) int32 {
+	if int(v.Key) < len(c.rows) && int(v.Value) < len(c.rows[v.Key]) {
+		return c.rows[v.Key][v.Value]
 	}
 	return 0
 }
@@ -554,6 +583,11 @@ func (p *parser) overlapping(keep []int) {
 
 // complete applies a completion to its transaction.
 func (p *parser) complete(pd pend, op *rawOp) error {
+	if !forceGeneral {
+		if done, err := p.completeFast(pd, op); done {
+			return err
+		}
+	}
 	t := pd.t
 	p.scratch.reset()
 	inv, comp := p.opValue(pd.inv), p.opValue(op)

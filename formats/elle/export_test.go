@@ -1,6 +1,10 @@
 package elle
 
-import "github.com/hyperiso/hyperiso/history"
+import (
+	"bytes"
+
+	"github.com/hyperiso/hyperiso/history"
+)
 
 // ParseCut reads data as EDN, decoded in the chunks between cuts as
 // decodeEDN decodes a large input in parallel (nil: in one run).
@@ -11,4 +15,12 @@ func ParseCut(data []byte, name string, opt Options, cuts []int) (*history.Histo
 	}
 	p.syntax = EDN
 	return p.build()
+}
+
+// ParseGeneral is Parse with every completion read the general way
+// (completeFast off).
+func ParseGeneral(data []byte, name string, opt Options) (*history.History, error) {
+	forceGeneral = true
+	defer func() { forceGeneral = false }()
+	return Parse(bytes.NewReader(data), name, opt)
 }

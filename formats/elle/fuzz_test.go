@@ -70,6 +70,7 @@ func FuzzParse(f *testing.F) {
 			require.Equal(t, whole, cut)
 		}
 		h, err := elle.Parse(bytes.NewReader(data), "fuzz", opt)
+		sameAsGeneral(t, data, opt, h, err)
 		if err != nil {
 			require.False(t, opt.Lenient, "lenient mode failed: %v", err)
 			var ie *history.InputError

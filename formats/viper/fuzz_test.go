@@ -22,6 +22,7 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte, lenient bool) {
 		h, err := Parse(bytes.NewReader(data), "J1.log", Options{Lenient: lenient})
+		sameAsGeneral(t, data, lenient, h, err)
 		if err != nil {
 			require.False(t, lenient, "lenient mode failed: %v", err)
 			return

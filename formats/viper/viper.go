@@ -24,6 +24,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -162,6 +163,19 @@ func ParseLogs(source string, logs []Log, opt Options) (*history.History, error)
 		}
 	}
 	p := &parser{opt: opt, b: history.NewBuilder(source, Format), w: &history.WarningLog{}}
+	for _, s := range ss {
+		n := lineio.SizeOf(s.log.Data)
+		if n < 0 {
+			p.size = -1
+			break
+		}
+		p.size += n
+	}
+	if runtime.GOMAXPROCS(0) > 1 {
+		// Values are interned on two cores: nothing here needs them
+		// back but an aborted write, which waits for them.
+		p.b.SetParallel(history.ParallelBatch)
+	}
 	for i := range ss {
 		if !ss[i].ok {
 			ss[i].id = next
@@ -182,6 +196,11 @@ type parser struct {
 	init    history.TxnID // the initial transaction, 0 if none
 	initPos history.Pos
 	dropped history.Dropped
+	fast    fastLine        // the line scanFast read
+	raw     []history.RawOp // its operations, for the builder
+	// size is what all the logs hold (-1: unknown), read how much of it
+	// has been read: hints for the builder (ReserveRest).
+	size, read int64
 }
 
 // txnLine is one line of a log.
@@ -204,6 +223,8 @@ func (p *parser) log(l Log, id int64) error {
 			return fmt.Errorf("%s: %w", l.Name, err)
 		}
 		lineNo++
+		p.read += int64(len(line)) + 1
+		p.b.ReserveRest(p.read, p.size)
 		pos := history.Pos{File: l.Name, Line: lineNo}
 		if len(bytes.TrimSpace(line)) == 0 {
 			if err := p.bad(pos, false, "blank line (Viper joins the lines of a log into one JSON array, which a blank line breaks)"); err != nil {
@@ -223,6 +244,15 @@ func (p *parser) log(l Log, id int64) error {
 			}
 			p.w.Add("bom", pos, "byte-order mark ignored")
 			line = line[len(bom):]
+		}
+		if !forceGeneral && scanFast(line, &p.fast) {
+			t, err := p.begin(s, pos, p.fast.initial, &initAt)
+			if err != nil {
+				return err
+			}
+			txns++
+			p.addFast(t)
+			continue
 		}
 		tl, unknown, err := decodeTxnLine(line)
 		if err != nil {
@@ -247,16 +277,11 @@ func (p *parser) log(l Log, id int64) error {
 			}
 			continue
 		}
-		p.nextTxn++
-		t := p.b.Begin(s, p.nextTxn, history.Committed, pos)
-		txns++
-		if tl.IsInitial != nil && *tl.IsInitial {
-			if p.init != 0 || initAt != 0 {
-				return history.Errorf(pos, "a second initial transaction (the first is at %s)", p.initPos)
-			}
-			initAt = t
-			p.initPos = pos
+		t, err := p.begin(s, pos, tl.IsInitial != nil && *tl.IsInitial, &initAt)
+		if err != nil {
+			return err
 		}
+		txns++
 		for j, raw := range *tl.Value {
 			if err := p.mop(t, j+1, raw, pos); err != nil {
 				return err
@@ -278,6 +303,45 @@ func (p *parser) log(l Log, id int64) error {
 }
 
 const bom = "\ufeff"
+
+// forceGeneral turns the fast path off (tests compare the two).
+var forceGeneral bool
+
+// begin starts the transaction of the line at pos in session s; initial
+// says it is marked "isInitial", initAt is the log's initial transaction.
+func (p *parser) begin(s int32, pos history.Pos, initial bool, initAt *history.TxnID) (history.TxnID, error) {
+	p.nextTxn++
+	t := p.b.Begin(s, p.nextTxn, history.Committed, pos)
+	if initial {
+		if p.init != 0 || *initAt != 0 {
+			return 0, history.Errorf(pos, "a second initial transaction (the first is at %s)", p.initPos)
+		}
+		*initAt = t
+		p.initPos = pos
+	}
+	return t, nil
+}
+
+// addFast adds the operations scanFast read to t, as mop would one by one:
+// the aborted writes in their places, so that every value is interned in
+// the same order.
+func (p *parser) addFast(t history.TxnID) {
+	raw := p.raw[:0]
+	for _, op := range p.fast.ops {
+		switch op.kind {
+		case 'r':
+			raw = append(raw, history.RawOp{Kind: history.OpRead, Key: op.key, Value: op.val})
+		case 'w':
+			raw = append(raw, history.RawOp{Kind: history.OpWrite, Key: op.key, Value: op.val})
+		default:
+			p.b.AddRaw(t, raw)
+			raw = raw[:0]
+			p.b.AbortedWrite(op.key, op.val)
+		}
+	}
+	p.b.AddRaw(t, raw)
+	p.raw = raw
+}
 
 // decodeTxnLine decodes one line {"value": [...], "isInitial": bool}: field
 // names must be exactly these (encoding/json alone would match names
