@@ -22,7 +22,7 @@ import (
 
 // parallelPairs is the number of pairs from which passWW uses a second
 // goroutine; a variable so that tests can make it small.
-var parallelPairs int64 = 1 << 15
+var parallelPairs int64 = 1 << 20
 
 // keyTask is the pairs of one key: g.WW[lo:hi] when listed, else the
 // key's pending pairs (pairs of them).
