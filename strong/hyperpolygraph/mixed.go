@@ -47,17 +47,18 @@ type Mixed struct {
 	nk    int32
 }
 
-// rcEvent is a read event of an RC transaction: g.Reads[key][read].
+// rcEvent is a read event of an RC transaction: g.Reads[key][read], at
+// program point at (history.ReadPoint: a predicate read's rows share one).
 type rcEvent struct {
-	key  history.KeyID
-	read int32
+	key      history.KeyID
+	read, at int32
 }
 
 // rcRef is a read event of the graph NewMixed prepared: g.Reads[key][read]
 // for a certain reader, g.Opt.WR[opt] for an optional one (read -1).
 type rcRef struct {
-	key       history.KeyID
-	read, opt int32
+	key           history.KeyID
+	read, opt, at int32
 }
 
 // Blame says whose axiom a forbidden structure breaks, in MixIso's terms.
@@ -100,14 +101,14 @@ func NewMixed(g *Graph, level []history.Level) (*Mixed, *Violation) {
 	for k, rs := range g.Reads {
 		for i, r := range rs {
 			if m.Level[r.Reader] == history.RC {
-				first[KeyTxn(history.KeyID(k), r.Reader)] = rcRef{history.KeyID(k), int32(i), -1}
+				first[KeyTxn(history.KeyID(k), r.Reader)] = rcRef{history.KeyID(k), int32(i), -1, 0}
 			}
 		}
 	}
 	if opt != nil {
 		for i, s := range opt.WR {
 			if m.Level[s.Reader] == history.RC {
-				first[KeyTxn(s.Key, s.Reader)] = rcRef{s.Key, -1, int32(i)}
+				first[KeyTxn(s.Key, s.Reader)] = rcRef{s.Key, -1, int32(i), 0}
 			}
 		}
 	}
@@ -130,6 +131,7 @@ func NewMixed(g *Graph, level []history.Level) (*Mixed, *Violation) {
 			case !seen[k]:
 				seen[k] = true
 				if r, ok := first[KeyTxn(k, tid)]; ok {
+					r.at = h.ReadPoint(tid, int32(i))
 					evs = append(evs, r)
 				}
 				continue
@@ -141,7 +143,7 @@ func NewMixed(g *Graph, level []history.Level) (*Mixed, *Violation) {
 				}
 			}
 			if isOpt(tid) {
-				evs = append(evs, rcRef{k, -1, int32(len(opt.WR))})
+				evs = append(evs, rcRef{k, -1, int32(len(opt.WR)), h.ReadPoint(tid, int32(i))})
 				opt.WR = append(opt.WR, WRSet{Reader: tid, Key: k, Value: op.Value, Cands: cands})
 				continue
 			}
@@ -156,7 +158,7 @@ func NewMixed(g *Graph, level []history.Level) (*Mixed, *Violation) {
 				rd.Set = int32(len(g.WR))
 				g.WR = append(g.WR, WRSet{Reader: tid, Key: k, Value: op.Value, Cands: cands})
 			}
-			evs = append(evs, rcRef{k, int32(len(g.Reads[k])), -1})
+			evs = append(evs, rcRef{k, int32(len(g.Reads[k])), -1, h.ReadPoint(tid, int32(i))})
 			g.Reads[k] = append(g.Reads[k], rd)
 		}
 		m.refs[tid] = evs
@@ -202,7 +204,7 @@ func (m *Mixed) events(optRead []int32) {
 			if r.opt >= 0 {
 				r.read = optRead[r.opt]
 			}
-			evs[i] = rcEvent{r.key, r.read}
+			evs[i] = rcEvent{r.key, r.read, r.at}
 		}
 		m.rcEvents[t] = evs
 	}

@@ -213,7 +213,8 @@ func (mm *mixedModel) soCycle(rw int, u history.TxnID) []int {
 }
 
 // rc checks RC transaction t's read events: a read of x from w must not
-// follow, in program order, a read from a writer of x later than w.
+// follow, in program order, a read from a writer of x later than w (the
+// rows of one predicate read do not follow one another).
 func (mm *mixedModel) rc(t history.TxnID) ([]int, Blame) {
 	m, c := mm.m, mm.c
 	evs := m.rcEvents[t]
@@ -238,7 +239,7 @@ func (mm *mixedModel) rc(t history.TxnID) ([]int, Blame) {
 		w := writer[i]
 		for j := range i {
 			t2 := writer[j]
-			if t2 == w || !mm.after(ev.key, t2, w) {
+			if t2 == w || evs[j].at == ev.at || !mm.after(ev.key, t2, w) {
 				continue
 			}
 			// t →rw next(w) →ww … t2 →wr t.
