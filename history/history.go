@@ -174,6 +174,13 @@ func (h *History) ReadPoint(t TxnID, j int32) int32 {
 	return j
 }
 
+// Unreturned reports whether op is a row that its predicate read did not
+// return: an observation whose anti-dependencies are predicate ones
+// (docs/predicates.md), which repeatable read lets point backwards.
+func (h *History) Unreturned(op Op) bool {
+	return op.Src == SrcSelect && op.Kind == OpRead && h.Values[op.Key][op.Value] == EmptyList
+}
+
 // HasRows reports whether h has predicate reads, inserts or deletes:
 // operations whose provenance (Op.Src) a format or a check must keep or
 // refuse.

@@ -86,10 +86,13 @@ func transVis(l history.Level) bool { return l.TransitiveVis() && !l.SeesPrefix(
 // NewMixed prepares g, built for level history.Mixed (and split with
 // SplitOptional when it has optional transactions), for the per-model
 // test with level[t] the level of each transaction. It adds to g the read
-// events of RC transactions beyond their first read of a key (read
-// committed lets a re-read return another version): those of optional
-// readers to g.Opt.WR, where a read no transaction wrote keeps its reader
-// out. It returns a Violation for such a read of a certain reader.
+// events of transactions whose reads are apart (RC, RR: the level table's
+// ReadsApart) beyond their first read of a key (such a re-read may return
+// another version): those of optional readers to g.Opt.WR, where a read
+// no transaction wrote keeps its reader out. It marks Pred the reads of
+// rows a predicate read did not return, of transactions at a level whose
+// predicate anti-dependencies are free (RR). It returns a Violation for a
+// re-read no transaction wrote, of a certain reader.
 func NewMixed(g *Graph, level []history.Level) (*Mixed, *Violation) {
 	m := &Mixed{G: g, Level: slices.Clone(level), refs: map[history.TxnID][]rcRef{}}
 	m.Level[history.InitTxn] = history.SER
@@ -97,26 +100,27 @@ func NewMixed(g *Graph, level []history.Level) (*Mixed, *Violation) {
 	ix := h.Index()
 	opt := g.Opt
 	isOpt := func(t history.TxnID) bool { return opt != nil && opt.Is[t] }
-	first := map[uint64]rcRef{} // KeyTxn(key, RC reader) → its first read
+	first := map[uint64]rcRef{} // KeyTxn(key, reader whose reads are apart) → its first read
 	for k, rs := range g.Reads {
 		for i, r := range rs {
-			if m.Level[r.Reader] == history.RC {
+			if m.Level[r.Reader].ReadsApart() {
 				first[KeyTxn(history.KeyID(k), r.Reader)] = rcRef{history.KeyID(k), int32(i), -1, 0}
 			}
 		}
 	}
 	if opt != nil {
 		for i, s := range opt.WR {
-			if m.Level[s.Reader] == history.RC {
+			if m.Level[s.Reader].ReadsApart() {
 				first[KeyTxn(s.Key, s.Reader)] = rcRef{s.Key, -1, int32(i), 0}
 			}
 		}
 	}
 	for t := 1; t < len(h.Txns); t++ {
-		if !g.Included[t] || m.Level[t] != history.RC {
+		if !g.Included[t] || !m.Level[t].ReadsApart() {
 			continue
 		}
 		tid := history.TxnID(t)
+		predFree := m.Level[t].PredicateRWFree()
 		wrote := map[history.KeyID]bool{}
 		seen := map[history.KeyID]bool{}
 		var evs []rcRef
@@ -133,6 +137,13 @@ func NewMixed(g *Graph, level []history.Level) (*Mixed, *Violation) {
 				if r, ok := first[KeyTxn(k, tid)]; ok {
 					r.at = h.ReadPoint(tid, int32(i))
 					evs = append(evs, r)
+					if predFree && h.Unreturned(op) {
+						if r.read >= 0 {
+							g.Reads[k][r.read].Pred = true
+						} else {
+							opt.WR[r.opt].Pred = true
+						}
+					}
 				}
 				continue
 			}
@@ -144,10 +155,10 @@ func NewMixed(g *Graph, level []history.Level) (*Mixed, *Violation) {
 			}
 			if isOpt(tid) {
 				evs = append(evs, rcRef{k, -1, int32(len(opt.WR)), h.ReadPoint(tid, int32(i))})
-				opt.WR = append(opt.WR, WRSet{Reader: tid, Key: k, Value: op.Value, Cands: cands})
+				opt.WR = append(opt.WR, WRSet{Reader: tid, Key: k, Value: op.Value, Cands: cands, Pred: predFree && h.Unreturned(op)})
 				continue
 			}
-			rd := Read{Reader: tid, Writer: -1, Set: -1}
+			rd := Read{Reader: tid, Writer: -1, Set: -1, Pred: predFree && h.Unreturned(op)}
 			switch len(cands) {
 			case 0:
 				return nil, &Violation{Reader: tid, Read: history.ExtRead{Key: k, Value: op.Value, Op: int32(i)}}
@@ -224,7 +235,7 @@ func (m *Mixed) events(optRead []int32) {
 // Node numbers of the state graph: s(t) = 3t, c(t) = 3t+1, σ(t) = 3t+2,
 // then the κ states.
 func (m *Mixed) snap(t history.TxnID) int32 {
-	if m.Level[t] == history.SER {
+	if m.Level[t].TotalVis() {
 		return 3*int32(t) + 1
 	}
 	return 3 * int32(t)
@@ -263,7 +274,7 @@ func (m *Mixed) stateArcs(c *Compatible) stateCSR {
 	emit := func(add func(u, v, e int32)) {
 		for t := range n {
 			tid := history.TxnID(t)
-			if m.G.Included[t] && m.Level[t] != history.SER {
+			if m.G.Included[t] && !m.Level[t].TotalVis() {
 				add(m.snap(tid), commit(tid), -1)
 			}
 		}
@@ -299,6 +310,8 @@ func (m *Mixed) stateArcs(c *Compatible) stateCSR {
 				}
 			case history.RW:
 				switch l := m.Level[a]; {
+				case l.PredicateRWFree() && c.IsPred(i):
+					// A predicate anti-dependency: it may point backwards.
 				case prefixLevel(l):
 					add(m.snap(a), commit(b), ei)
 				case transVis(l):
@@ -378,7 +391,7 @@ func (c *Compatible) MixedOrder(m *Mixed) (order []history.TxnID, snap []int, ok
 				case v%3 == 1:
 					s := -1
 					switch {
-					case m.Level[t] == history.SER:
+					case m.Level[t].TotalVis():
 						s = commits
 					case prefixLevel(m.Level[t]):
 						s = snapOf[t]

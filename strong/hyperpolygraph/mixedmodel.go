@@ -162,6 +162,13 @@ func (mm *mixedModel) seeing() ([]int, Blame) {
 		if !m.G.Included[t] {
 			continue
 		}
+		if m.Level[t].ReadsApart() {
+			// Each read its own set (RC, RR): none may follow a read of a
+			// later version of its key.
+			if cyc, b := mm.rc(tid); cyc != nil {
+				return cyc, b
+			}
+		}
 		switch m.Level[t] {
 		case history.RA:
 			// The writers it read from.
@@ -176,10 +183,6 @@ func (mm *mixedModel) seeing() ([]int, Blame) {
 						return append(cyc, int(wi)), Blame{Txn: tid, Level: history.RA, Axiom: "EXT", Saw: wr.From, Missed: rw.To, Key: rw.Key}
 					}
 				}
-			}
-		case history.RC:
-			if cyc, b := mm.rc(tid); cyc != nil {
-				return cyc, b
 			}
 		case history.CC, history.PSI:
 			if cyc, b := mm.trans(tid); cyc != nil {
@@ -264,7 +267,7 @@ func (mm *mixedModel) rc(t history.TxnID) ([]int, Blame) {
 			if wrEdge[j] >= 0 {
 				cyc = append(cyc, wrEdge[j])
 			}
-			return cyc, Blame{Txn: t, Level: history.RC, Axiom: "EXT", Saw: t2, Missed: b, Key: ev.key}
+			return cyc, Blame{Txn: t, Level: m.Level[t], Axiom: "EXT", Saw: t2, Missed: b, Key: ev.key}
 		}
 	}
 	return nil, Blame{}
@@ -417,7 +420,7 @@ func (m *Mixed) blameCycle(c *Compatible, cyc []int) Blame {
 		l := m.Level[e.From]
 		b := Blame{Txn: e.From, Level: l, Missed: e.To, Saw: -1, Key: e.Key}
 		switch {
-		case l == history.SER:
+		case l.TotalVis():
 			b.Axiom = "TOTALVis"
 		case prefixLevel(l):
 			b.Axiom = "PREFIX"

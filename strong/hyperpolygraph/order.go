@@ -153,6 +153,9 @@ func (g *Graph) ResolveInOrder(hint []int32, snapshots bool) *Compatible {
 				// The reader overwrote the version itself: its own WW
 				// edge orders it before every later writer.
 				addProv(Edge{From: r.Reader, To: chain[i], Rel: history.RW, Key: key}, prov)
+				if r.Pred {
+					c.markPred()
+				}
 			}
 		}
 	}
