@@ -134,7 +134,7 @@ var Levels = []LevelRow{
 		Definition: "a serial order that contains session order (Elle's \"strong session serializable\"; dbcop, Cobra, PolySI and VeriStrong include session order as well)",
 	},
 	{
-		Level: RR, Name: "rr", Aliases: []string{"repeatable-read", "RR", "pl-2.99"},
+		Level: RR, Name: "rr", Aliases: []string{"repeatable-read", "RR"},
 		Words: "REPEATABLE READ", Elle: "repeatable-read",
 		Below: []Level{RC}, Engine: Strong, Declarable: true, SeesPrefix: true, TransitiveVis: true,
 		NoConflict: true, TotalVis: true, ReadsApart: true, PredicateRWFree: true,
