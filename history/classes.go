@@ -17,6 +17,9 @@ const (
 	G1c                = "G1c"
 	GSingle            = "G-single"
 	G2Item             = "G2-item"
+	G2                 = "G2"
+	Phantom            = "phantom"
+	PMP                = "PMP"
 	LostUpdate         = "lost-update"
 	CommitCycle        = "cycle"
 	FracturedRead      = "fractured-read"
@@ -34,7 +37,7 @@ type Class struct {
 	Adya string
 	// Weakest is the weakest level that forbids it on its own: every
 	// level at least as strong (Level.AtLeast: RC < RA < CC < PC, PSI < SI
-	// < SER < strict-SER) does.
+	// < SER < strict-SER; RC < RR < SER) does.
 	Weakest Level
 	// Summary says in one sentence what it means.
 	Summary string
@@ -51,6 +54,9 @@ var Classes = []Class{
 	{G1c, G1c, RC, "Circular information flow: each transaction of the cycle saw (or overwrote) the effects of the previous one."},
 	{GSingle, GSingle, SI, "Read skew: a cycle with exactly one anti-dependency (rw) edge: one transaction missed a write whose consequences it saw."},
 	{G2Item, G2Item, SER, "Anti-dependency cycle (write skew and kin): each transaction missed a write of the next one; SI forbids it too unless two rw edges are adjacent."},
+	{G2, G2, SER, "Anti-dependency cycle through a predicate (write skew over a range and kin): a cycle with two or more anti-dependencies, at least one from a row a predicate read did not return; repeatable read allows it, serializability does not."},
+	{Phantom, "", RA, "Phantom: a predicate read did not return a row whose write the transaction saw elsewhere, in another read of the row or through a transaction it saw (one predicate anti-dependency, pointing backwards); read committed and repeatable read allow it."},
+	{PMP, "", RA, "Predicate-many-preceders: two predicate reads of one transaction, over different predicates, saw different sets of preceding transactions (a row one missed, the other returned); read committed and repeatable read allow it."},
 	{LostUpdate, LostUpdate, PSI, "Lost update: two transactions read the same version of a key and both overwrote it; the later write silently discarded the other."},
 	{CommitCycle, "", RC, "A cycle in the commit order that read committed demands (non-monotonic reads)."},
 	{FracturedRead, "", RA, "Fractured read: a transaction saw some of another transaction's writes but not all of them."},
