@@ -46,6 +46,10 @@ type plan struct {
 	accept func(r *run, c *hp.Compatible) bool
 	// core: Core's UNSAT-core shortcut encodes this level's cycles.
 	core bool
+	// plain, when set, is the level this one is on a history without
+	// predicate reads (RR is SER there): such a history is decided at
+	// plain, with its pipeline and witness.
+	plain history.Level
 }
 
 // probeAt is when the history-order probe runs.
@@ -83,6 +87,7 @@ var plans = map[history.Level]plan{
 	// ordered as at SER, the rows a predicate read did not return as at
 	// RC (hyperpolygraph.Read.Pred), serFirst settling what SER allows.
 	history.RR: {graph: history.SER, perTxn: true, uniform: true, stronger: true, probe: probeAfterModels, snapshots: true, arbitration: true,
+		plain: history.SER,
 		order: func(r *run, c *hp.Compatible) ([]history.TxnID, []int, bool) {
 			o, s := mixedWitness(c, r.mixed)
 			return o, s, true
