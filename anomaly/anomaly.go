@@ -29,6 +29,9 @@ const (
 	G1c                = history.G1c
 	GSingle            = history.GSingle
 	G2Item             = history.G2Item
+	G2                 = history.G2
+	Phantom            = history.Phantom
+	PMP                = history.PMP
 	LostUpdate         = history.LostUpdate
 	FracturedRead      = history.FracturedRead
 	CausalityViolation = history.CausalityViolation
@@ -37,8 +40,9 @@ const (
 
 // Cycle is the classification of one dependency cycle.
 type Cycle struct {
-	// Class is G0, G1c, G-single, G2-item or lost-update; empty when Edges
-	// is not a cycle.
+	// Class is G0, G1c, G-single, G2-item, lost-update, or, when rw edges
+	// come from rows a predicate read did not return, phantom, PMP or G2;
+	// empty when Edges is not a cycle.
 	Class string
 	// Edges is the cycle classified: the input, or, for a lost update, the
 	// two-transaction cycle on the key both overwrote.
@@ -153,7 +157,15 @@ func Classify(h *history.History, level history.Level, cyc []hyperpolygraph.Edge
 	if c.RW == 0 && c.WW+c.WR > 0 {
 		c.Deduced = deduced(h, cyc)
 	}
+	pred := 0
+	if c.RW > 0 {
+		pred = Phantoms(h, cyc)
+	}
 	switch {
+	case pred > 0 && c.RW == 1:
+		c.Class = predicateSingle(h, cyc)
+	case pred > 0:
+		c.Class = G2
 	case c.Deduced == 1:
 		c.Class = GSingle
 	case c.Deduced > 1:
@@ -172,6 +184,35 @@ func Classify(h *history.History, level history.Level, cyc []hyperpolygraph.Edge
 		c.Class = G1c
 	}
 	return c
+}
+
+// predicateSingle names a cycle whose one rw edge is a predicate
+// anti-dependency of T's predicate read α: PMP when the edge that closes
+// the cycle into T is a row another predicate read of T, over other keys,
+// returned (T's predicate reads saw different transactions before them),
+// phantom otherwise (T missed a row of a transaction it saw).
+func predicateSingle(h *history.History, cyc []hyperpolygraph.Edge) string {
+	for i, e := range cyc {
+		if e.Rel != history.RW {
+			continue
+		}
+		rd, _ := extRead(h, e.From, e.Key)
+		a, _ := phantomRead(h, e, rd)
+		if a == nil {
+			continue // an item anti-dependency: not this cycle's one rw
+		}
+		in := cyc[(i+len(cyc)-1)%len(cyc)]
+		if in.Rel != history.WR {
+			return Phantom
+		}
+		if rd, ok := extRead(h, in.To, in.Key); ok {
+			if _, b := h.OpAsRead(in.To, int(rd.Op)); b != nil && (b.Lo != a.Lo || b.Hi != a.Hi) {
+				return PMP
+			}
+		}
+		return Phantom
+	}
+	return Phantom
 }
 
 // deduced counts the edges of cyc that Cycle.Deduced describes. A ww edge
@@ -346,16 +387,21 @@ func (c Cycle) Describe(h *history.History, level history.Level) string {
 		fmt.Fprintf(&b, "G1c (circular information flow): a cycle of %s in which each transaction depends on the previous one's writes", relList(c))
 	case GSingle:
 		fmt.Fprintf(&b, "G-single (read skew): a cycle with exactly one anti-dependency (rw) edge: one transaction missed a write that the others, in order, saw or overwrote")
-	case G2Item:
-		fmt.Fprintf(&b, "G2-item (anti-dependency cycle): a cycle with %d rw edges; each transaction missed a write of the next one", c.RW)
+	case G2Item, G2:
+		if c.Class == G2 {
+			fmt.Fprintf(&b, "G2 (anti-dependency cycle through a predicate): a cycle with %d rw edges, %d of them from a row that a predicate read did not return; each transaction missed a write of the next one", c.RW, Phantoms(h, c.Edges))
+		} else {
+			fmt.Fprintf(&b, "G2-item (anti-dependency cycle): a cycle with %d rw edges; each transaction missed a write of the next one", c.RW)
+		}
 		if level == history.SI && c.Forbidden {
 			b.WriteString("; no two rw edges are adjacent, so it is not mere write skew and SI forbids it too")
 		}
+	case Phantom:
+		b.WriteString("phantom: a predicate read did not return a row whose write its transaction saw, directly or through the others of the cycle (one anti-dependency, from a predicate)")
+	case PMP:
+		b.WriteString("PMP (predicate-many-preceders): two predicate reads of one transaction, over different keys, saw different transactions before them: one returned a row of a transaction whose row the other did not return")
 	default:
 		return "not a cycle"
-	}
-	if n := Phantoms(h, c.Edges); n > 0 && (c.Class == GSingle || c.Class == G2Item) {
-		fmt.Fprintf(&b, "; %d of its rw edges from a row that a predicate read did not return (a phantom: Adya's G2 rather than G2-item)", n)
 	}
 	if c.SO > 0 && c.Class != LostUpdate {
 		b.WriteString(" (through session order)")

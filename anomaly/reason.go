@@ -356,9 +356,19 @@ func (r *Reasoner) Reasons(c Cycle) []string {
 // absent when e is a predicate anti-dependency that makes a row appear: the
 // reader's read of e.Key is a row its predicate read did not return, and
 // e.To's version of the row is live (docs/predicates.md, "Dependencies").
+//
+// Where the reader's first read of the key is another (at RR and RC a
+// transaction may read a row again), its first read of the key that is
+// such a row, before any write of its own, stands in.
 func phantomRead(h *history.History, e hyperpolygraph.Edge, rd history.ExtRead) (*history.Select, bool) {
-	if e.Rel != history.RW || e.From == history.InitTxn || h.Value(rd.Key, rd.Value) != history.EmptyList {
+	if e.Rel != history.RW || e.From == history.InitTxn {
 		return nil, false
+	}
+	if h.Value(rd.Key, rd.Value) != history.EmptyList {
+		var ok bool
+		if rd, ok = unreturnedRead(h, e.From, e.Key); !ok {
+			return nil, false
+		}
 	}
 	_, sel := h.OpAsRead(e.From, int(rd.Op))
 	if sel == nil {
@@ -368,6 +378,23 @@ func phantomRead(h *history.History, e hyperpolygraph.Edge, rd history.ExtRead) 
 		return nil, false
 	}
 	return sel, true
+}
+
+// unreturnedRead returns t's first read of k that is a row a predicate
+// read did not return, before any write of t to k.
+func unreturnedRead(h *history.History, t history.TxnID, k history.KeyID) (history.ExtRead, bool) {
+	for j, op := range h.Txns[t].Ops {
+		if op.Key != k {
+			continue
+		}
+		if op.Kind.IsWrite() {
+			break
+		}
+		if h.Unreturned(op) {
+			return history.ExtRead{Key: k, Value: op.Value, Op: int32(j)}, true
+		}
+	}
+	return history.ExtRead{}, false
 }
 
 // phantomWords explains a predicate anti-dependency that makes a row

@@ -61,25 +61,10 @@ func refuse(h *history.History, s history.Stats, level history.Level, opt Option
 }
 
 // refuseRows refuses what the checks do not decide yet of a history with
-// rows (docs/predicates.md): a predicate read of a transaction at read
-// committed, whose rows that level does not order among themselves while
-// the model's expansion (history.Select) reads them in order; and rows
-// beside list appends. levels are a mixed check's per-transaction levels.
-func refuseRows(h *history.History, level history.Level, levels []history.Level) error {
-	if !h.HasRows() {
-		return nil
-	}
-	if h.HasLists() {
+// rows (docs/predicates.md): rows beside list appends.
+func refuseRows(h *history.History) error {
+	if h.HasRows() && h.HasLists() {
 		return inputError("not decided yet: inserts, deletes or predicate reads beside list appends")
-	}
-	for _, s := range h.Selects {
-		if h.Txns[s.Txn].Status == history.Aborted {
-			continue // no check looks at an aborted transaction's reads
-		}
-		if levelOf(levels, level, s.Txn) == history.RC {
-			return inputError("not decided yet at rc: predicate reads (first: %s's select of keys [%d,%d)); a predicate read's rows are not ordered among themselves at read committed, and they are decided from ra up (docs/predicates.md)",
-				h.TxnString(s.Txn), s.Lo, s.Hi)
-		}
 	}
 	return nil
 }
@@ -167,7 +152,7 @@ func Check(ctx context.Context, h *history.History, level history.Level, opt Opt
 			return res, err
 		}
 	}
-	if err := refuseRows(h, level, levels); err != nil {
+	if err := refuseRows(h); err != nil {
 		return res, err
 	}
 	if h.HasLists() {

@@ -84,6 +84,8 @@ func blameWords(h *history.History, levels []history.Level, b *hyperpolygraph.Bl
 		why = fmt.Sprintf("so it sees every earlier writer of the keys it writes, among them %s", overwrite())
 	case b.Axiom == "NoConflict":
 		why = fmt.Sprintf("so it must see %s, which wrote%s before it, but no order lets it", name(b.Saw), key)
+	case b.Missed >= 0 && b.Level.ReadsApart(): // EXT, read by read
+		why = fmt.Sprintf("so its reads never see less than its earlier ones; an earlier read saw %s%s, yet a later read returned a version%s older than %s's", name(b.Saw), via, key, name(b.Saw))
 	case b.Missed >= 0: // EXT
 		why = fmt.Sprintf("and read from %s (a fractured read)", overwrite())
 	default:

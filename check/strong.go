@@ -50,7 +50,16 @@ func strongLevel(ctx context.Context, h *history.History, level history.Level, o
 		res.Verdict = Violated
 		a := violationAnomaly(h, level, out.Violation, opt.fit())
 		if b := out.Violation.Blame; b != nil {
-			levels, _ := strong.Levels(h, opt.DefaultLevel) // resolved once before, without error
+			// Each transaction's level: its own in a mixed check (resolved
+			// once before, without error), else the level checked (RR's
+			// search holds every transaction to it).
+			levels := make([]history.Level, len(h.Txns))
+			for t := range levels {
+				levels[t] = level
+			}
+			if level == history.Mixed {
+				levels, _ = strong.Levels(h, opt.DefaultLevel)
+			}
 			a.Axiom = b.Axiom
 			culprit := Ref(h, b.Txn)
 			a.Culprit = &culprit

@@ -38,8 +38,12 @@ type MixEntry struct {
 
 // MixLevelNames lists the names a mix spec accepts: the levels a
 // transaction may declare (history.Levels), then the SQL levels that
-// promise none of hyperiso's.
-var MixLevelNames = append(history.LevelNames(history.IsDeclarable), sqlOnly[RepeatableRead], sqlOnly[ReadUncommitted])
+// promise none of hyperiso's. "rr" is SQL's REPEATABLE READ here, which
+// is no database's PL-2.99 for sure (PostgreSQL's is snapshot
+// isolation), so a transaction drawn for it declares no level.
+var MixLevelNames = append(history.LevelNames(func(r history.LevelRow) bool {
+	return r.Declarable && r.Name != sqlOnly[RepeatableRead] && r.Name != sqlOnly[ReadUncommitted]
+}), sqlOnly[RepeatableRead], sqlOnly[ReadUncommitted])
 
 // sqlOnly are the short names of the SQL levels a mix may ask the store
 // for without hyperiso checking them as such.

@@ -29,6 +29,11 @@ type Sub struct {
 // that makes the whole history consistent at a level, restricted to the
 // kept transactions, makes the sub-history consistent too, so a violating
 // sub-history proves the whole history violating.
+//
+// A predicate read stays one: kept whole, as a predicate read over its
+// range, when each of its rows could be kept, else left out whole (its
+// rows read as point reads would be ordered, or items, where read
+// committed and repeatable read leave them free).
 func NewSub(h *history.History, keep []bool, force map[OpRef]bool) *Sub {
 	ix := h.Index()
 	b := history.NewBuilder(h.Source, h.Format)
@@ -66,6 +71,12 @@ func NewSub(h *history.History, keep []bool, force map[OpRef]bool) *Sub {
 		mark := int32(t + 1)
 		for i, op := range tx.Ops {
 			k := op.Key
+			if sel, ok := h.SelectOf(op); ok {
+				if int32(i) == sel.At {
+					s.keepSelect(b, h, nt, history.TxnID(t), sel, keep, force, written, mark, used)
+				}
+				continue
+			}
 			if op.Kind == history.OpReadList && !force[OpRef{history.TxnID(t), int32(i)}] {
 				// A list read shows every element's appender: kept only
 				// when each transaction that appended one of them is.
@@ -156,6 +167,37 @@ func NewSub(h *history.History, keep []bool, force map[OpRef]bool) *Sub {
 	}
 	s.H = b.Finish()
 	return s
+}
+
+// keepSelect adds t's predicate read sel to b as transaction nt's when
+// each of its rows could be kept (see NewSub), else lists its rows as
+// dropped.
+func (s *Sub) keepSelect(b *history.Builder, h *history.History, nt, t history.TxnID, sel history.Select, keep []bool, force map[OpRef]bool, written []int32, mark int32, used []bool) {
+	ix := h.Index()
+	ops := sel.Ops(h)
+	for j, op := range ops {
+		ref := OpRef{t, sel.At + int32(j)}
+		if written[op.Key] == mark || force[ref] {
+			continue
+		}
+		for _, w := range ix.Writers(op.Key, op.Value) {
+			if w != t && !keep[w] && w != history.InitTxn {
+				for j := range ops {
+					s.Dropped = append(s.Dropped, OpRef{t, sel.At + int32(j)})
+				}
+				return
+			}
+		}
+	}
+	var rows []history.Version
+	for _, op := range ops {
+		used[op.Key] = true
+		if v := h.Value(op.Key, op.Value); v != history.EmptyList {
+			k := b.KeyID(h.Key(op.Key))
+			rows = append(rows, history.Version{Key: k, Value: b.ValueID(k, v)})
+		}
+	}
+	b.SelectID(nt, sel.Lo, sel.Hi, rows)
 }
 
 // listAppenders maps each appended version to the transactions that may

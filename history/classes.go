@@ -17,6 +17,9 @@ const (
 	G1c                = "G1c"
 	GSingle            = "G-single"
 	G2Item             = "G2-item"
+	G2                 = "G2"
+	Phantom            = "phantom"
+	PMP                = "PMP"
 	LostUpdate         = "lost-update"
 	CommitCycle        = "cycle"
 	FracturedRead      = "fractured-read"
@@ -34,39 +37,60 @@ type Class struct {
 	Adya string
 	// Weakest is the weakest level that forbids it on its own: every
 	// level at least as strong (Level.AtLeast: RC < RA < CC < PC, PSI < SI
-	// < SER < strict-SER) does.
+	// < SER < strict-SER; RC < RR < SER) does.
 	Weakest Level
 	// Summary says in one sentence what it means.
 	Summary string
+	// Also lists levels that forbid it on their own without being at
+	// least as strong as Weakest (the levels form a partial order): RR
+	// forbids what SER forbids of item reads.
+	Also []Level
 }
 
 // ForbiddenAt reports whether level l forbids the class.
-func (c Class) ForbiddenAt(l Level) bool { return l.AtLeast(c.Weakest) }
+func (c Class) ForbiddenAt(l Level) bool {
+	if l.AtLeast(c.Weakest) {
+		return true
+	}
+	for _, a := range c.Also {
+		if l.AtLeast(a) {
+			return true
+		}
+	}
+	return false
+}
+
+// rr is the Also of the classes that repeatable read forbids because its
+// item reads are serializable.
+var rr = []Level{RR}
 
 // Classes is the table, one row per name.
 var Classes = []Class{
-	{G0, G0, RC, "Write cycle: the versions the transactions installed are ordered in a cycle, so no order of the writes explains the final state."},
-	{G1a, G1a, RC, "Aborted read: a committed transaction read a value that only an aborted transaction wrote."},
-	{G1b, G1b, RC, "Intermediate read: a transaction read a value that its writer overwrote before committing."},
-	{G1c, G1c, RC, "Circular information flow: each transaction of the cycle saw (or overwrote) the effects of the previous one."},
-	{GSingle, GSingle, SI, "Read skew: a cycle with exactly one anti-dependency (rw) edge: one transaction missed a write whose consequences it saw."},
-	{G2Item, G2Item, SER, "Anti-dependency cycle (write skew and kin): each transaction missed a write of the next one; SI forbids it too unless two rw edges are adjacent."},
-	{LostUpdate, LostUpdate, PSI, "Lost update: two transactions read the same version of a key and both overwrote it; the later write silently discarded the other."},
-	{CommitCycle, "", RC, "A cycle in the commit order that read committed demands (non-monotonic reads)."},
-	{FracturedRead, "", RA, "Fractured read: a transaction saw some of another transaction's writes but not all of them."},
-	{CausalityViolation, "", CC, "Causality violation: a transaction read a version older than one in its causal past."},
-	{"thin-air-read", "", RC, "Thin-air read: a value no transaction wrote."},
-	{"aborted-read", G1a, RC, "Aborted read: a committed transaction read a value that only an aborted transaction wrote."},
-	{"intermediate-read", G1b, RC, "Intermediate read: a transaction read a value that its writer overwrote before committing."},
-	{"future-read", Internal, RC, "Future read: a transaction read a value that it writes only later itself."},
-	{"not-own-write", Internal, RC, "A transaction read a key after writing it, but not its own write."},
-	{"not-latest-own-write", Internal, RC, "A transaction read its own earlier, overwritten write."},
-	{"non-repeatable-read", Internal, RA, "Non-repeatable read: two reads of a key with no write between them disagree (read committed allows it)."},
-	{Internal, Internal, RC, "Internal inconsistency: a transaction's read disagrees with its own earlier writes or reads."},
-	{"incompatible-order", "", RC, "Incompatible order: two reads of a list, neither a prefix of the other, so no single version order explains both."},
-	{"duplicate-elements", "", RC, "Duplicate elements: a list holds twice a value that was appended at most once."},
-	{"garbage-read", "", RC, "Garbage read: a list element that no transaction appended."},
-	{UnsatisfiableRead, "", RC, "A read whose only possible writers cannot have committed."},
+	{G0, G0, RC, "Write cycle: the versions the transactions installed are ordered in a cycle, so no order of the writes explains the final state.", nil},
+	{G1a, G1a, RC, "Aborted read: a committed transaction read a value that only an aborted transaction wrote.", nil},
+	{G1b, G1b, RC, "Intermediate read: a transaction read a value that its writer overwrote before committing.", nil},
+	{G1c, G1c, RC, "Circular information flow: each transaction of the cycle saw (or overwrote) the effects of the previous one.", nil},
+	{GSingle, GSingle, SI, "Read skew: a cycle with exactly one anti-dependency (rw) edge: one transaction missed a write whose consequences it saw.", rr},
+	{G2Item, G2Item, SER, "Anti-dependency cycle (write skew and kin): each transaction missed a write of the next one; SI forbids it too unless two rw edges are adjacent.", rr},
+	{G2, G2, SER, "Anti-dependency cycle through a predicate (write skew over a range and kin): a cycle with two or more anti-dependencies, at least one from a row a predicate read did not return; repeatable read allows it, serializability does not.", nil},
+	{Phantom, "", RA, "Phantom: a predicate read did not return a row whose write the transaction saw elsewhere, in another read of the row or through a transaction it saw (one predicate anti-dependency, pointing backwards); read committed and repeatable read allow it.", nil},
+	{PMP, "", RA, "Predicate-many-preceders: two predicate reads of one transaction, over different predicates, saw different sets of preceding transactions (a row one missed, the other returned); read committed and repeatable read allow it.", nil},
+	{LostUpdate, LostUpdate, PSI, "Lost update: two transactions read the same version of a key and both overwrote it; the later write silently discarded the other.", rr},
+	{CommitCycle, "", RC, "A cycle in the commit order that read committed demands (non-monotonic reads).", nil},
+	{FracturedRead, "", RA, "Fractured read: a transaction saw some of another transaction's writes but not all of them.", nil},
+	{CausalityViolation, "", CC, "Causality violation: a transaction read a version older than one in its causal past.", nil},
+	{"thin-air-read", "", RC, "Thin-air read: a value no transaction wrote.", nil},
+	{"aborted-read", G1a, RC, "Aborted read: a committed transaction read a value that only an aborted transaction wrote.", nil},
+	{"intermediate-read", G1b, RC, "Intermediate read: a transaction read a value that its writer overwrote before committing.", nil},
+	{"future-read", Internal, RC, "Future read: a transaction read a value that it writes only later itself.", nil},
+	{"not-own-write", Internal, RC, "A transaction read a key after writing it, but not its own write.", nil},
+	{"not-latest-own-write", Internal, RC, "A transaction read its own earlier, overwritten write.", nil},
+	{"non-repeatable-read", Internal, RA, "Non-repeatable read: two reads of a key with no write between them disagree (read committed allows it).", rr},
+	{Internal, Internal, RC, "Internal inconsistency: a transaction's read disagrees with its own earlier writes or reads.", nil},
+	{"incompatible-order", "", RC, "Incompatible order: two reads of a list, neither a prefix of the other, so no single version order explains both.", nil},
+	{"duplicate-elements", "", RC, "Duplicate elements: a list holds twice a value that was appended at most once.", nil},
+	{"garbage-read", "", RC, "Garbage read: a list element that no transaction appended.", nil},
+	{UnsatisfiableRead, "", RC, "A read whose only possible writers cannot have committed.", nil},
 }
 
 // ClassOf returns the row of the class named name, and whether there is one.

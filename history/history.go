@@ -160,6 +160,27 @@ func (h *History) OpAsRead(t TxnID, j int) (int, *Select) {
 	return place, nil
 }
 
+// ReadPoint returns the program point of t's operation j for the order
+// of its reads at read committed: the place (At) of the predicate read it
+// is a row of, else j. The rows of one predicate read share one point, so
+// none of them precedes another (docs/predicates.md, "For the checker").
+func (h *History) ReadPoint(t TxnID, j int32) int32 {
+	if len(h.Selects) == 0 {
+		return j
+	}
+	if op := h.Txns[t].Ops[j]; op.Src == SrcSelect && op.List >= 1 && int(op.List) <= len(h.Selects) {
+		return h.Selects[op.List-1].At
+	}
+	return j
+}
+
+// Unreturned reports whether op is a row that its predicate read did not
+// return: an observation whose anti-dependencies are predicate ones
+// (docs/predicates.md), which repeatable read lets point backwards.
+func (h *History) Unreturned(op Op) bool {
+	return op.Src == SrcSelect && op.Kind == OpRead && h.Values[op.Key][op.Value] == EmptyList
+}
+
 // HasRows reports whether h has predicate reads, inserts or deletes:
 // operations whose provenance (Op.Src) a format or a check must keep or
 // refuse.

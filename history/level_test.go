@@ -31,7 +31,21 @@ func TestLevelOrder(t *testing.T) {
 	if LevelNone.AtLeast(RC) || !LevelNone.AtLeast(LevelNone) || RC.AtLeast(LevelNone) {
 		t.Error("LevelNone implies only itself")
 	}
-	for l := RC; l <= PSI; l++ {
+	// RR: strict-ser ⊆ SER ⊆ RR ⊆ RC, incomparable with RA through SI.
+	for _, l := range []Level{SER, StrictSER} {
+		if !l.AtLeast(RR) || RR.AtLeast(l) {
+			t.Errorf("%s and rr misordered", l)
+		}
+	}
+	if !RR.AtLeast(RC) || RC.AtLeast(RR) {
+		t.Error("rr and rc misordered")
+	}
+	for _, l := range []Level{RA, CC, PC, PSI, SI} {
+		if l.AtLeast(RR) || RR.AtLeast(l) {
+			t.Errorf("rr and %s related", l)
+		}
+	}
+	for l := RC; l <= RR; l++ {
 		if Mixed.AtLeast(l) || l.AtLeast(Mixed) {
 			t.Errorf("mixed and %s related", l)
 		}

@@ -36,6 +36,12 @@ const (
 	// PSI is parallel snapshot isolation: CC without write-write conflicts
 	// between concurrent transactions (no lost update; long forks allowed).
 	PSI
+	// RR is repeatable read, Adya's PL-2.99: item reads as at SER, and
+	// the rows a predicate read does not return as at RC, so phantoms,
+	// predicate-many-preceders and write skew through predicates are
+	// allowed (docs/predicates.md). Between SER and RC, incomparable with
+	// RA through SI.
+	RR
 	// Mixed asks that each transaction satisfy its own declared level
 	// (MixIso, Definition 3.5); it is what a check asks, never a level a
 	// transaction declares, and implies nothing but itself.
@@ -85,6 +91,17 @@ type LevelRow struct {
 	// or TOTALVis), so an appender that read the key installs its block
 	// right after what it read.
 	NoConflict bool
+	// TotalVis: a transaction sees every transaction arbitrated before it
+	// (MixIso's TOTALVis), so its snapshot is its commit.
+	TotalVis bool
+	// ReadsApart: each read of a transaction has a visible set of its own,
+	// growing along program order, and the rows of one predicate read are
+	// not ordered among themselves (RC's reads, and RR's).
+	ReadsApart bool
+	// PredicateRWFree: predicate anti-dependencies (a row a predicate read
+	// did not return, then changed by a later writer) may point backwards;
+	// only item anti-dependencies must point forward (PL-2.99).
+	PredicateRWFree bool
 	// Strategies names the table of solver strategies that decides it
 	// (the engine owns the tables: strong.StrategiesFor); "" when the
 	// level takes no --strategy.
@@ -103,18 +120,26 @@ var Levels = []LevelRow{
 		Words: "STRICT SERIALIZABLE", Elle: "strict-serializable",
 		Below: []Level{SER}, Engine: Strong, SeesPrefix: true, TransitiveVis: true, RealTime: true,
 		Strategies: "graph",
-		NoConflict: true,
+		NoConflict: true, TotalVis: true,
 		Summary:    "serializable in an order that respects real time",
 		Definition: "ser whose order also contains real time (Elle's strict serializability); needs invocation and completion times",
 	},
 	{
 		Level: SER, Name: "ser", Aliases: []string{"serializable", "SER"},
 		Words: "SERIALIZABLE", Elle: "strong-session-serializable",
-		Below: []Level{SI}, Engine: Strong, Declarable: true, SeesPrefix: true, TransitiveVis: true,
+		Below: []Level{SI, RR}, Engine: Strong, Declarable: true, SeesPrefix: true, TransitiveVis: true,
 		Strategies: "graph",
-		NoConflict: true,
+		NoConflict: true, TotalVis: true,
 		Summary:    "some serial order explains every read",
 		Definition: "a serial order that contains session order (Elle's \"strong session serializable\"; dbcop, Cobra, PolySI and VeriStrong include session order as well)",
+	},
+	{
+		Level: RR, Name: "rr", Aliases: []string{"repeatable-read", "RR"},
+		Words: "REPEATABLE READ", Elle: "repeatable-read",
+		Below: []Level{RC}, Engine: Strong, Declarable: true, SeesPrefix: true, TransitiveVis: true,
+		NoConflict: true, TotalVis: true, ReadsApart: true, PredicateRWFree: true,
+		Summary:    "serializable for items; a predicate read may miss rows that changed",
+		Definition: "Adya's PL-2.99: item reads (point reads and the rows a predicate read returns) see the latest version before the transaction, as at ser; a row a predicate read did not return is observed as at rc, so phantoms and write skew through predicates are allowed (docs/predicates.md). Without predicate reads it is ser. Decided by the mixed engine's search, every transaction at rr",
 	},
 	{
 		Level: SI, Name: "si", Aliases: []string{"snapshot", "snapshot-isolation", "SI"},
@@ -159,7 +184,7 @@ var Levels = []LevelRow{
 	{
 		Level: RC, Name: "rc", Aliases: []string{"read-committed", "RC"},
 		Words: "READ COMMITTED", Elle: "read-committed",
-		Engine: Weak, Declarable: true,
+		Engine: Weak, Declarable: true, ReadsApart: true,
 		Summary:    "reads see committed writes, never going back",
 		Definition: "the commit-order axiom of Biswas and Enea for read committed, as AWDIT and dbcop; it includes monotonic reads inside a transaction, so it is stronger than Adya's PL-2, which forbids only G0 and G1",
 	},
@@ -168,7 +193,7 @@ var Levels = []LevelRow{
 		Words: "MIXED", Elle: "mixed",
 		Engine:     Strong,
 		Summary:    "each transaction satisfies its own declared level",
-		Definition: "each transaction at the level it declares (JSONL \"level\", else --default-level), as MixIso defines mixing (Definition 3.5) for ra, cc, pc, psi, si, ser; an rc transaction's reads each see a growing set of writers (docs/mixed.md). A violation names the transaction whose level fails and the axiom",
+		Definition: "each transaction at the level it declares (JSONL \"level\", else --default-level), as MixIso defines mixing (Definition 3.5) for ra, cc, pc, psi, si, ser; an rc transaction's reads each see a growing set of writers (docs/mixed.md), and an rr transaction reads items as ser and predicates as rc (docs/predicates.md). A violation names the transaction whose level fails and the axiom",
 	},
 }
 
@@ -250,6 +275,27 @@ func (l Level) TransitiveVis() bool {
 func (l Level) NoConflict() bool {
 	r, _ := l.Row()
 	return r.NoConflict
+}
+
+// TotalVis reports l's row's TotalVis: a transaction sees every
+// transaction arbitrated before it.
+func (l Level) TotalVis() bool {
+	r, _ := l.Row()
+	return r.TotalVis
+}
+
+// ReadsApart reports l's row's ReadsApart: each read has its own visible
+// set, and a predicate read's rows are not ordered among themselves.
+func (l Level) ReadsApart() bool {
+	r, _ := l.Row()
+	return r.ReadsApart
+}
+
+// PredicateRWFree reports l's row's PredicateRWFree: predicate
+// anti-dependencies may point backwards.
+func (l Level) PredicateRWFree() bool {
+	r, _ := l.Row()
+	return r.PredicateRWFree
 }
 
 // Words names l as a database engineer knows it ("SNAPSHOT ISOLATION").

@@ -28,11 +28,21 @@ const (
 	// returned different values. Read committed allows it; every stronger
 	// level forbids it.
 	NonRepeatableRead
+	// PhantomRead: a non-repeatable read of a row where one of the two
+	// reads is a row a predicate read did not return, and the other a
+	// point read or a read of the same key range (docs/predicates.md).
+	// Read committed and repeatable read allow it.
+	PhantomRead
+	// PMPRead: a non-repeatable read of a row by two predicate reads over
+	// different key ranges, one of which did not return it
+	// (predicate-many-preceders).
+	PMPRead
 )
 
 var anomalyNames = [...]string{
 	"thin-air-read", "aborted-read", "intermediate-read", "future-read",
 	"not-own-write", "not-latest-own-write", "non-repeatable-read",
+	Phantom, PMP,
 }
 
 // String returns the stable name used in reports.
@@ -94,7 +104,11 @@ func (f Finding) Describe(h *History) string {
 		fmt.Fprintf(&b, ", but its own latest write of the key was %s", h.ValueString(f.Key, f.Expected))
 	case NonRepeatableRead:
 		fmt.Fprintf(&b, ", but it had read %s before without writing the key", h.ValueString(f.Key, f.Expected))
-		if sel != nil && (h.Value(f.Key, f.Value) == EmptyList) != (h.Value(f.Key, f.Expected) == EmptyList) {
+	case PhantomRead, PMPRead:
+		fmt.Fprintf(&b, ", but it had read %s before without writing the key", h.ValueString(f.Key, f.Expected))
+		if f.Kind == PMPRead {
+			b.WriteString(" in a predicate read over other keys: the two predicate reads saw different transactions before them (predicate-many-preceders)")
+		} else {
 			b.WriteString(": a phantom, the row appeared or vanished between two reads of the transaction")
 		}
 	}
@@ -129,6 +143,7 @@ func (h *History) ValidateTxns(keep func(TxnID) bool) []Finding {
 	nk := len(h.Keys)
 	stamp := make([]int32, nk)
 	lastVal := make([]ValueID, nk)  // value of the latest op on the key
+	lastOp := make([]int32, nk)     // index of the latest op on the key
 	lastWrite := make([]bool, nk)   // whether T wrote the key so far
 	writeStamp := make([]int32, nk) // per key: stamp of the op list below
 	ownWrites := make([][]ValueID, nk)
@@ -152,7 +167,7 @@ func (h *History) ValidateTxns(keep func(TxnID) bool) []Finding {
 				f := Finding{Txn: TxnID(t), Op: int32(i), Key: k, Value: op.Value, Expected: lastVal[k]}
 				switch {
 				case !lastWrite[k]:
-					f.Kind = NonRepeatableRead
+					f.Kind = h.rereadKind(tx.Ops[lastOp[k]], op)
 				case writeStamp[k] == s && containsValue(ownWrites[k], op.Value):
 					f.Kind = NotLatestOwnWrite
 				default:
@@ -160,7 +175,7 @@ func (h *History) ValidateTxns(keep func(TxnID) bool) []Finding {
 				}
 				out = append(out, f)
 				// Under read committed a re-read is a read in its own right.
-				if f.Kind == NonRepeatableRead {
+				if !lastWrite[k] {
 					if g, bad := h.classifyRead(ix, TxnID(t), int32(i), op); bad {
 						out = append(out, g)
 					}
@@ -174,11 +189,26 @@ func (h *History) ValidateTxns(keep func(TxnID) bool) []Finding {
 				}
 				ownWrites[k] = append(ownWrites[k], op.Value)
 			}
-			lastVal[k] = op.Value
+			lastVal[k], lastOp[k] = op.Value, int32(i)
 		}
 	}
 	h.fillWriters(out)
 	return out
+}
+
+// rereadKind names a non-repeatable read whose earlier read is prev:
+// PhantomRead or PMPRead when one of the two is a row a predicate read did
+// not return, NonRepeatableRead otherwise.
+func (h *History) rereadKind(prev, op Op) AnomalyKind {
+	if !h.Unreturned(prev) && !h.Unreturned(op) {
+		return NonRepeatableRead
+	}
+	a, ok1 := h.SelectOf(prev)
+	b, ok2 := h.SelectOf(op)
+	if ok1 && ok2 && (a.Lo != b.Lo || a.Hi != b.Hi) {
+		return PMPRead
+	}
+	return PhantomRead
 }
 
 func containsValue(vs []ValueID, v ValueID) bool {

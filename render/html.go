@@ -28,9 +28,9 @@ func classColor(c string) string {
 		return "#6c3483"
 	case history.G1a, history.G1b, history.G1c, history.AbortedRead.String(), history.IntermediateRead.String():
 		return "#a93226"
-	case history.GSingle:
+	case history.GSingle, history.Phantom, history.PMP:
 		return "#ca6f1e"
-	case history.G2Item:
+	case history.G2Item, history.G2:
 		return "#b7950b"
 	case history.LostUpdate:
 		return "#1e8449"

@@ -132,10 +132,15 @@ func Decide(ctx context.Context, h *history.History, level history.Level, opt Op
 	if err != nil {
 		return out, err
 	}
+	if p.plain != history.LevelNone && len(h.Selects) == 0 {
+		return Decide(ctx, h, p.plain, opt)
+	}
 	r := &run{opt: opt, strat: strat, level: level, plan: p, fit: opt.Fit}
 	levelOf := func(history.TxnID) history.Level { return level }
 	if p.perTxn {
-		if r.levels, err = Levels(h, opt.DefaultLevel); err != nil {
+		if p.uniform {
+			r.levels = everyAt(h, level)
+		} else if r.levels, err = Levels(h, opt.DefaultLevel); err != nil {
 			return out, err
 		}
 		r.strat = mixedStrategy(r)

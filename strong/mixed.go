@@ -41,6 +41,16 @@ func Levels(h *history.History, def history.Level) ([]history.Level, error) {
 	return out, nil
 }
 
+// everyAt holds every transaction of h to level (T⊥ counts as SER).
+func everyAt(h *history.History, level history.Level) []history.Level {
+	out := make([]history.Level, len(h.Txns))
+	for t := range out {
+		out[t] = level
+	}
+	out[history.InitTxn] = history.SER
+	return out
+}
+
 // pruneMixed runs hyperpolygraph.PruneMixed on g as the prune stage, with
 // its timing and counters.
 func (r *run) pruneMixed(g *hyperpolygraph.Graph, out *Outcome) {
@@ -118,7 +128,7 @@ func mixedWitness(c *hyperpolygraph.Compatible, m *hyperpolygraph.Mixed) (order 
 }
 
 // rcOptional makes optional the unknown-status transactions that only the
-// re-reads of RC transactions can use (planUnknown looks at first reads)
+// re-reads of transactions whose reads are apart (RC, RR) can use (planUnknown looks at first reads)
 // and, as planUnknown does, the unknown candidates of those transactions'
 // reads. An optional transaction is decided by the solver, so making more
 // of them optional is exact; those that cannot have committed stay out.
@@ -133,7 +143,7 @@ func rcOptional(h *history.History, levels []history.Level, p *unknownPlan) {
 		}
 	}
 	for t := 1; t < len(h.Txns); t++ {
-		if levels[t] != history.RC || h.Txns[t].Status == history.Aborted {
+		if !levels[t].ReadsApart() || h.Txns[t].Status == history.Aborted {
 			continue
 		}
 		touched := map[history.KeyID]bool{}
@@ -197,7 +207,8 @@ func serFirst(ctx context.Context, h *history.History, levels []history.Level, o
 // violated or cannot be checked (validation), or some transaction (T⊥
 // aside, which Levels puts at SER) is SER.
 func siFirst(ctx context.Context, h *history.History, levels []history.Level, opt Options) (*Outcome, error) {
-	if slices.ContainsFunc(levels[1:], func(l history.Level) bool { return l == history.SER || l == history.StrictSER }) {
+	// SI's witness is one only for levels SI implies (not SER, not RR).
+	if slices.ContainsFunc(levels[1:], func(l history.Level) bool { return l != history.LevelNone && !history.SI.AtLeast(l) }) {
 		return nil, nil
 	}
 	out, err := wholeAt(ctx, h, history.SI, opt, "si_first")

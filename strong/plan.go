@@ -15,9 +15,10 @@ type plan struct {
 	// graph (a snapshot and a commit state per transaction) or SER's one
 	// state per transaction.
 	graph history.Level
-	// perTxn: each transaction is held to the level it declares (Levels),
-	// through the per-model test of hyperpolygraph.NewMixed.
-	perTxn bool
+	// perTxn: each transaction is held to a level of its own through the
+	// per-model test of hyperpolygraph.NewMixed: the one it declares
+	// (Levels), or, with uniform, the plan's level for every one.
+	perTxn, uniform bool
 	// stronger: the whole history is tried at SER and then at SI first
 	// (serFirst, siFirst). Their witnesses are this level's (MixIso,
 	// Theorem 3.4), and their pruning is stronger than this level's
@@ -45,6 +46,10 @@ type plan struct {
 	accept func(r *run, c *hp.Compatible) bool
 	// core: Core's UNSAT-core shortcut encodes this level's cycles.
 	core bool
+	// plain, when set, is the level this one is on a history without
+	// predicate reads (RR is SER there): such a history is decided at
+	// plain, with its pipeline and witness.
+	plain history.Level
 }
 
 // probeAt is when the history-order probe runs.
@@ -78,6 +83,19 @@ var plans = map[history.Level]plan{
 		accept: func(_ *run, c *hp.Compatible) bool { return len(c.FindPSICycles(1)) == 0 }},
 	history.PC: {graph: history.SER, stronger: true, probe: probeBeforeAll, snapshots: true, arbitration: true,
 		order: snapshotOrder((*hp.Compatible).PCOrder)},
+	// RR is the mixed search with every transaction at RR: item reads
+	// ordered as at SER, the rows a predicate read did not return as at
+	// RC (hyperpolygraph.Read.Pred), serFirst settling what SER allows.
+	history.RR: {graph: history.SER, perTxn: true, uniform: true, stronger: true, probe: probeAfterModels, snapshots: true, arbitration: true,
+		plain: history.SER,
+		order: func(r *run, c *hp.Compatible) ([]history.TxnID, []int, bool) {
+			o, s := mixedWitness(c, r.mixed)
+			return o, s, true
+		},
+		accept: func(r *run, c *hp.Compatible) bool {
+			cyc, _ := c.FindMixedCycles(r.mixed.For(c.G), 1)
+			return len(cyc) == 0
+		}},
 	history.Mixed: {graph: history.SER, perTxn: true, stronger: true, probe: probeAfterModels, snapshots: true, arbitration: true,
 		order: func(r *run, c *hp.Compatible) ([]history.TxnID, []int, bool) {
 			o, s := mixedWitness(c, r.mixed)

@@ -201,7 +201,7 @@ func (kw *keyWriters) latestIn(r wrun, bound int32) history.TxnID {
 // such when session order orders the others before it (which is all a
 // happens-before test needs): CC the writers that happen before t; RA its
 // latest session predecessor writing x and the writers t read from; RC the
-// writers t read from before op. c.hb must be current.
+// writers t read from at a program point before op's. c.hb must be current.
 func (c *checker) premiseWriters(dst []history.TxnID, kw *keyWriters, t history.TxnID, x history.KeyID, op int32) []history.TxnID {
 	h := c.h
 	add := func(w history.TxnID) {
@@ -226,8 +226,9 @@ func (c *checker) premiseWriters(dst []history.TxnID, kw *keyWriters, t history.
 			}
 		}
 	case history.RC:
+		at := c.point(t, op)
 		for _, e := range c.events(t) {
-			if e.op < op && e.writer != history.InitTxn && c.writes(e.writer, x) {
+			if c.point(t, e.op) < at && e.writer != history.InitTxn && c.writes(e.writer, x) {
 				add(e.writer)
 			}
 		}

@@ -134,7 +134,8 @@ func (ch *chooser) coDeps(e Edge) bool {
 		}
 		return 0
 	}
-	// j: a read of x from t1 (after i for RC), with the fewest choices.
+	// j: a read of x from t1 (at a later program point than i for RC),
+	// with the fewest choices.
 	bestI, bestJ, best := -1, -1, 3
 	for j, f := range evs {
 		if f.key != x || f.writer != t1 {
@@ -143,7 +144,7 @@ func (ch *chooser) coDeps(e Edge) bool {
 		switch e.Rule {
 		case RuleRC, RuleReadFrom:
 			for i, g := range evs {
-				if g.writer != t2 || (e.Rule == RuleRC && i >= j) {
+				if g.writer != t2 || (e.Rule == RuleRC && c.point(t3, g.op) >= c.point(t3, f.op)) {
 					continue
 				}
 				if cst := cost(i) + cost(j); cst < best {

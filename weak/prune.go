@@ -151,11 +151,15 @@ func selfBit(w history.TxnID, k int) uint64 {
 	return 0
 }
 
-// readsFrom reports whether a certain read event of t (before op when
-// op ≥ 0) has writer w.
+// readsFrom reports whether a certain read event of t (at a program point
+// before op's when op ≥ 0) has writer w.
 func (c *checker) readsFrom(t, w history.TxnID, op int32) bool {
+	at := int32(-1)
+	if op >= 0 {
+		at = c.point(t, op)
+	}
 	for _, e := range c.events(t) {
-		if e.writer == w && (op < 0 || e.op < op) {
+		if e.writer == w && (op < 0 || c.point(t, e.op) < at) {
 			return true
 		}
 	}

@@ -38,10 +38,20 @@ func (c *checker) saturateRC() error {
 			first = append(first, f)
 		}
 		readKeys = readKeys[:0]
-		for i := len(evs) - 1; i >= 0; i-- {
-			e := evs[i]
-			t2 := e.writer
-			if first[i] && t2 != history.InitTxn && len(readKeys) > 0 {
+		// Backwards, one program point at a time: the rows of a predicate
+		// read share one (history.ReadPoint), so each of them orders only
+		// the reads of later points, and they enter the stacks together.
+		for hi := len(evs); hi > 0; {
+			lo := hi - 1
+			for at := c.point(t, evs[lo].op); lo > 0 && c.point(t, evs[lo-1].op) == at; {
+				lo--
+			}
+			for i := lo; i < hi; i++ {
+				e := evs[i]
+				t2 := e.writer
+				if !first[i] || t2 == history.InitTxn || len(readKeys) == 0 {
+					continue
+				}
 				order := func(x history.KeyID) {
 					t1 := top[x]
 					if t1 == t2 {
@@ -66,14 +76,20 @@ func (c *checker) saturateRC() error {
 					}
 				}
 			}
-			switch y := e.key; {
-			case keyStamp[y] != stamp:
-				keyStamp[y] = stamp
-				top[y], second[y] = t2, -1
-				readKeys = append(readKeys, y)
-			case top[y] != t2:
-				top[y], second[y] = t2, top[y]
+			// A point's events read distinct keys (a predicate read names
+			// each key once), so their order here does not matter.
+			for i := lo; i < hi; i++ {
+				e := evs[i]
+				switch y, t2 := e.key, e.writer; {
+				case keyStamp[y] != stamp:
+					keyStamp[y] = stamp
+					top[y], second[y] = t2, -1
+					readKeys = append(readKeys, y)
+				case top[y] != t2:
+					top[y], second[y] = t2, top[y]
+				}
 			}
+			hi = lo
 		}
 	}
 	return nil

@@ -303,11 +303,12 @@ func (th *coTheory) assignRead(i, j int32, l cnf.Lit) []cnf.Lit {
 		}
 	}
 	rc := c.level == history.RC
+	at := c.point(t3, a.op)
 	// Certain reads of T3 from t1 of a key y that w writes: w → t1 (for
-	// RC only reads after this one).
+	// RC only reads at a later program point).
 	if w != history.InitTxn {
 		for _, e := range th.cev[th.cLo[t3]:th.cHi[t3]] {
-			if (!rc || e.op > a.op) && e.writer != w && th.writes(w, e.key) {
+			if (!rc || c.point(t3, e.op) > at) && e.writer != w && th.writes(w, e.key) {
 				if cl := th.add(w, e.writer, mine); cl != nil {
 					return cl
 				}
@@ -344,12 +345,13 @@ func (th *coTheory) assignRead(i, j int32, l cnf.Lit) []cnf.Lit {
 		if w2 == w {
 			continue
 		}
-		if w != history.InitTxn && (!rc || b.op > a.op) && th.writes(w, b.key) {
+		bt := c.point(t3, b.op)
+		if w != history.InitTxn && (!rc || bt > at) && th.writes(w, b.key) {
 			if cl := th.add(w, w2, rs); cl != nil {
 				return cl
 			}
 		}
-		if w2 != history.InitTxn && (!rc || b.op < a.op) && th.writes(w2, a.key) {
+		if w2 != history.InitTxn && (!rc || bt < at) && th.writes(w2, a.key) {
 			if cl := th.add(w2, w, rs); cl != nil {
 				return cl
 			}

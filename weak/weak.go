@@ -228,6 +228,10 @@ func Check(ctx context.Context, h *history.History, level history.Level, opt Opt
 // sessIdx is a transaction's session and index in it.
 type sessIdx struct{ sess, idx int32 }
 
+// point is the program point of t's read event at op for RC's order: the
+// rows of one predicate read share one (history.ReadPoint).
+func (c *checker) point(t history.TxnID, op int32) int32 { return c.h.ReadPoint(t, op) }
+
 // event is one read event: a read of key by its transaction that read from
 // writer (the read's unique candidate).
 type event struct {

@@ -71,16 +71,17 @@ var elleSynonyms = map[string]history.Level{
 	"strong-serializable": history.StrictSER,
 	"PL-SS":               history.StrictSER,
 	"PL-2":                history.RC,
+	"PL-2.99":             history.RR,
 }
 
 // elleOnlyModels are Elle's consistency models that hyperiso has no level
 // for (Elle's elle.consistency-model/all-models, less the level table's
 // Elle column, elleSynonyms and the words history.ParseLevel takes).
 var elleOnlyModels = []string{
-	"1SR", "PL-1", "PL-2+", "PL-2.99", "PL-2L", "PL-3", "PL-3U", "PL-CS", "PL-FCV", "PL-MSR", "PL-SI", "PRAM", "ROLA",
+	"1SR", "PL-1", "PL-2+", "PL-2L", "PL-3", "PL-3U", "PL-CS", "PL-FCV", "PL-MSR", "PL-SI", "PRAM", "ROLA",
 	"conflict-serializable", "consistent-view", "cursor-stability", "forward-consistent-view", "linearizable",
 	"monotonic-atomic-view", "monotonic-reads", "monotonic-snapshot-read", "monotonic-view", "monotonic-writes",
-	"read-uncommitted", "read-your-writes", "repeatable-read", "sequential", "session-serializable",
+	"read-uncommitted", "read-your-writes", "sequential", "session-serializable",
 	"strong-PL-1", "strong-PL-2", "strong-read-committed", "strong-read-uncommitted", "strong-session-PL-1",
 	"strong-session-PL-2", "strong-session-read-committed", "strong-session-read-uncommitted",
 	"strong-snapshot-isolation", "update-serializable", "view-serializable", "writes-follow-reads",

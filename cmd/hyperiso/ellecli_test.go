@@ -357,7 +357,7 @@ func TestElleCLIUsage(t *testing.T) {
 	}{
 		{"unknown model", []string{"-m", "list-append", "-c", "bogus", path}, elleExitUsage, []string{`unknown consistency model "bogus"`, models}},
 		{"model hyperiso lacks", []string{"-m", "list-append", "-c", "cursor-stability", path}, elleExitUsage, []string{"hyperiso has no model cursor-stability", models}},
-		{"repeatable read", []string{"-m", "list-append", "-c", "strong-session-serializable,repeatable-read", path}, elleExitUsage, []string{"hyperiso has no model repeatable-read"}},
+		{"a model hyperiso lacks in a list", []string{"-m", "list-append", "-c", "strong-session-serializable,monotonic-view", path}, elleExitUsage, []string{"hyperiso has no model monotonic-view"}},
 		{"Elle's serializable", []string{"-m", "list-append", "-c", "serializable", path}, elleExitUsage, []string{"hyperiso has no model serializable among Elle's", "--consistency-models " + ser.Elle}},
 		{"mixed", []string{"-m", "list-append", "-c", history.Mixed.String(), path}, elleExitUsage, []string{"unknown consistency model", models}},
 		{"checker hyperiso lacks", []string{"-m", "bank", path}, elleExitUsage, []string{"list-append or rw-register", `"bank"`}},

@@ -38,6 +38,10 @@ type WRSet struct {
 	Key    history.KeyID
 	Value  history.ValueID
 	Cands  []history.TxnID
+	// Pred: the read is a row a predicate read did not return, of a
+	// transaction whose level lets predicate anti-dependencies point
+	// backwards (Read.Pred).
+	Pred bool
 }
 
 // Read is one external read of an included transaction.
@@ -47,6 +51,11 @@ type Read struct {
 	Writer history.TxnID
 	// Set indexes Graph.WR when the read is uncertain, else -1.
 	Set int32
+	// Pred: the read is a row a predicate read did not return, of a
+	// transaction whose level lets predicate anti-dependencies point
+	// backwards (history.Level.PredicateRWFree; set by NewMixed): its RW
+	// edges are predicate anti-dependencies (Compatible.IsPred).
+	Pred bool
 }
 
 // Graph is a hyper-polygraph. Nodes are the history's TxnIDs; only those

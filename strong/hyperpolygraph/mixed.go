@@ -47,17 +47,18 @@ type Mixed struct {
 	nk    int32
 }
 
-// rcEvent is a read event of an RC transaction: g.Reads[key][read].
+// rcEvent is a read event of an RC transaction: g.Reads[key][read], at
+// program point at (history.ReadPoint: a predicate read's rows share one).
 type rcEvent struct {
-	key  history.KeyID
-	read int32
+	key      history.KeyID
+	read, at int32
 }
 
 // rcRef is a read event of the graph NewMixed prepared: g.Reads[key][read]
 // for a certain reader, g.Opt.WR[opt] for an optional one (read -1).
 type rcRef struct {
-	key       history.KeyID
-	read, opt int32
+	key           history.KeyID
+	read, opt, at int32
 }
 
 // Blame says whose axiom a forbidden structure breaks, in MixIso's terms.
@@ -85,10 +86,13 @@ func transVis(l history.Level) bool { return l.TransitiveVis() && !l.SeesPrefix(
 // NewMixed prepares g, built for level history.Mixed (and split with
 // SplitOptional when it has optional transactions), for the per-model
 // test with level[t] the level of each transaction. It adds to g the read
-// events of RC transactions beyond their first read of a key (read
-// committed lets a re-read return another version): those of optional
-// readers to g.Opt.WR, where a read no transaction wrote keeps its reader
-// out. It returns a Violation for such a read of a certain reader.
+// events of transactions whose reads are apart (RC, RR: the level table's
+// ReadsApart) beyond their first read of a key (such a re-read may return
+// another version): those of optional readers to g.Opt.WR, where a read
+// no transaction wrote keeps its reader out. It marks Pred the reads of
+// rows a predicate read did not return, of transactions at a level whose
+// predicate anti-dependencies are free (RR). It returns a Violation for a
+// re-read no transaction wrote, of a certain reader.
 func NewMixed(g *Graph, level []history.Level) (*Mixed, *Violation) {
 	m := &Mixed{G: g, Level: slices.Clone(level), refs: map[history.TxnID][]rcRef{}}
 	m.Level[history.InitTxn] = history.SER
@@ -96,26 +100,27 @@ func NewMixed(g *Graph, level []history.Level) (*Mixed, *Violation) {
 	ix := h.Index()
 	opt := g.Opt
 	isOpt := func(t history.TxnID) bool { return opt != nil && opt.Is[t] }
-	first := map[uint64]rcRef{} // KeyTxn(key, RC reader) → its first read
+	first := map[uint64]rcRef{} // KeyTxn(key, reader whose reads are apart) → its first read
 	for k, rs := range g.Reads {
 		for i, r := range rs {
-			if m.Level[r.Reader] == history.RC {
-				first[KeyTxn(history.KeyID(k), r.Reader)] = rcRef{history.KeyID(k), int32(i), -1}
+			if m.Level[r.Reader].ReadsApart() {
+				first[KeyTxn(history.KeyID(k), r.Reader)] = rcRef{history.KeyID(k), int32(i), -1, 0}
 			}
 		}
 	}
 	if opt != nil {
 		for i, s := range opt.WR {
-			if m.Level[s.Reader] == history.RC {
-				first[KeyTxn(s.Key, s.Reader)] = rcRef{s.Key, -1, int32(i)}
+			if m.Level[s.Reader].ReadsApart() {
+				first[KeyTxn(s.Key, s.Reader)] = rcRef{s.Key, -1, int32(i), 0}
 			}
 		}
 	}
 	for t := 1; t < len(h.Txns); t++ {
-		if !g.Included[t] || m.Level[t] != history.RC {
+		if !g.Included[t] || !m.Level[t].ReadsApart() {
 			continue
 		}
 		tid := history.TxnID(t)
+		predFree := m.Level[t].PredicateRWFree()
 		wrote := map[history.KeyID]bool{}
 		seen := map[history.KeyID]bool{}
 		var evs []rcRef
@@ -130,7 +135,15 @@ func NewMixed(g *Graph, level []history.Level) (*Mixed, *Violation) {
 			case !seen[k]:
 				seen[k] = true
 				if r, ok := first[KeyTxn(k, tid)]; ok {
+					r.at = h.ReadPoint(tid, int32(i))
 					evs = append(evs, r)
+					if predFree && h.Unreturned(op) {
+						if r.read >= 0 {
+							g.Reads[k][r.read].Pred = true
+						} else {
+							opt.WR[r.opt].Pred = true
+						}
+					}
 				}
 				continue
 			}
@@ -141,11 +154,11 @@ func NewMixed(g *Graph, level []history.Level) (*Mixed, *Violation) {
 				}
 			}
 			if isOpt(tid) {
-				evs = append(evs, rcRef{k, -1, int32(len(opt.WR))})
-				opt.WR = append(opt.WR, WRSet{Reader: tid, Key: k, Value: op.Value, Cands: cands})
+				evs = append(evs, rcRef{k, -1, int32(len(opt.WR)), h.ReadPoint(tid, int32(i))})
+				opt.WR = append(opt.WR, WRSet{Reader: tid, Key: k, Value: op.Value, Cands: cands, Pred: predFree && h.Unreturned(op)})
 				continue
 			}
-			rd := Read{Reader: tid, Writer: -1, Set: -1}
+			rd := Read{Reader: tid, Writer: -1, Set: -1, Pred: predFree && h.Unreturned(op)}
 			switch len(cands) {
 			case 0:
 				return nil, &Violation{Reader: tid, Read: history.ExtRead{Key: k, Value: op.Value, Op: int32(i)}}
@@ -156,7 +169,7 @@ func NewMixed(g *Graph, level []history.Level) (*Mixed, *Violation) {
 				rd.Set = int32(len(g.WR))
 				g.WR = append(g.WR, WRSet{Reader: tid, Key: k, Value: op.Value, Cands: cands})
 			}
-			evs = append(evs, rcRef{k, int32(len(g.Reads[k])), -1})
+			evs = append(evs, rcRef{k, int32(len(g.Reads[k])), -1, h.ReadPoint(tid, int32(i))})
 			g.Reads[k] = append(g.Reads[k], rd)
 		}
 		m.refs[tid] = evs
@@ -202,7 +215,7 @@ func (m *Mixed) events(optRead []int32) {
 			if r.opt >= 0 {
 				r.read = optRead[r.opt]
 			}
-			evs[i] = rcEvent{r.key, r.read}
+			evs[i] = rcEvent{r.key, r.read, r.at}
 		}
 		m.rcEvents[t] = evs
 	}
@@ -222,7 +235,7 @@ func (m *Mixed) events(optRead []int32) {
 // Node numbers of the state graph: s(t) = 3t, c(t) = 3t+1, σ(t) = 3t+2,
 // then the κ states.
 func (m *Mixed) snap(t history.TxnID) int32 {
-	if m.Level[t] == history.SER {
+	if m.Level[t].TotalVis() {
 		return 3*int32(t) + 1
 	}
 	return 3 * int32(t)
@@ -261,7 +274,7 @@ func (m *Mixed) stateArcs(c *Compatible) stateCSR {
 	emit := func(add func(u, v, e int32)) {
 		for t := range n {
 			tid := history.TxnID(t)
-			if m.G.Included[t] && m.Level[t] != history.SER {
+			if m.G.Included[t] && !m.Level[t].TotalVis() {
 				add(m.snap(tid), commit(tid), -1)
 			}
 		}
@@ -297,6 +310,8 @@ func (m *Mixed) stateArcs(c *Compatible) stateCSR {
 				}
 			case history.RW:
 				switch l := m.Level[a]; {
+				case l.PredicateRWFree() && c.IsPred(i):
+					// A predicate anti-dependency: it may point backwards.
 				case prefixLevel(l):
 					add(m.snap(a), commit(b), ei)
 				case transVis(l):
@@ -376,7 +391,7 @@ func (c *Compatible) MixedOrder(m *Mixed) (order []history.TxnID, snap []int, ok
 				case v%3 == 1:
 					s := -1
 					switch {
-					case m.Level[t] == history.SER:
+					case m.Level[t].TotalVis():
 						s = commits
 					case prefixLevel(m.Level[t]):
 						s = snapOf[t]

@@ -162,6 +162,13 @@ func (mm *mixedModel) seeing() ([]int, Blame) {
 		if !m.G.Included[t] {
 			continue
 		}
+		if m.Level[t].ReadsApart() {
+			// Each read its own set (RC, RR): none may follow a read of a
+			// later version of its key.
+			if cyc, b := mm.rc(tid); cyc != nil {
+				return cyc, b
+			}
+		}
 		switch m.Level[t] {
 		case history.RA:
 			// The writers it read from.
@@ -176,10 +183,6 @@ func (mm *mixedModel) seeing() ([]int, Blame) {
 						return append(cyc, int(wi)), Blame{Txn: tid, Level: history.RA, Axiom: "EXT", Saw: wr.From, Missed: rw.To, Key: rw.Key}
 					}
 				}
-			}
-		case history.RC:
-			if cyc, b := mm.rc(tid); cyc != nil {
-				return cyc, b
 			}
 		case history.CC, history.PSI:
 			if cyc, b := mm.trans(tid); cyc != nil {
@@ -213,7 +216,8 @@ func (mm *mixedModel) soCycle(rw int, u history.TxnID) []int {
 }
 
 // rc checks RC transaction t's read events: a read of x from w must not
-// follow, in program order, a read from a writer of x later than w.
+// follow, in program order, a read from a writer of x later than w (the
+// rows of one predicate read do not follow one another).
 func (mm *mixedModel) rc(t history.TxnID) ([]int, Blame) {
 	m, c := mm.m, mm.c
 	evs := m.rcEvents[t]
@@ -238,7 +242,7 @@ func (mm *mixedModel) rc(t history.TxnID) ([]int, Blame) {
 		w := writer[i]
 		for j := range i {
 			t2 := writer[j]
-			if t2 == w || !mm.after(ev.key, t2, w) {
+			if t2 == w || evs[j].at == ev.at || !mm.after(ev.key, t2, w) {
 				continue
 			}
 			// t →rw next(w) →ww … t2 →wr t.
@@ -263,7 +267,7 @@ func (mm *mixedModel) rc(t history.TxnID) ([]int, Blame) {
 			if wrEdge[j] >= 0 {
 				cyc = append(cyc, wrEdge[j])
 			}
-			return cyc, Blame{Txn: t, Level: history.RC, Axiom: "EXT", Saw: t2, Missed: b, Key: ev.key}
+			return cyc, Blame{Txn: t, Level: m.Level[t], Axiom: "EXT", Saw: t2, Missed: b, Key: ev.key}
 		}
 	}
 	return nil, Blame{}
@@ -416,7 +420,7 @@ func (m *Mixed) blameCycle(c *Compatible, cyc []int) Blame {
 		l := m.Level[e.From]
 		b := Blame{Txn: e.From, Level: l, Missed: e.To, Saw: -1, Key: e.Key}
 		switch {
-		case l == history.SER:
+		case l.TotalVis():
 			b.Axiom = "TOTALVis"
 		case prefixLevel(l):
 			b.Axiom = "PREFIX"

@@ -162,7 +162,7 @@ func (g *Graph) Taking(take []bool) (t *Graph, optWW, optWR []int32) {
 	t.WR = slices.Clone(g.WR)
 	for i, s := range opt.WR {
 		if take[s.Reader] {
-			t.Reads[s.Key] = append(t.Reads[s.Key], Read{Reader: s.Reader, Writer: -1, Set: int32(len(t.WR))})
+			t.Reads[s.Key] = append(t.Reads[s.Key], Read{Reader: s.Reader, Writer: -1, Set: int32(len(t.WR)), Pred: s.Pred})
 			t.WR = append(t.WR, s)
 			optWR = append(optWR, int32(i))
 		}

@@ -122,6 +122,17 @@ func (g *Graph) ResolveInOrder(hint []int32, snapshots bool) *Compatible {
 		chosen = g.snapshotChoices(rank)
 		snapshots = false
 	}
+	if pc := g.predChoices(rank); pc != nil {
+		// Rows a predicate read did not return, at RR: as old as allowed.
+		if chosen == nil {
+			chosen = pc
+		}
+		for i, w := range pc {
+			if w >= 0 {
+				chosen[i] = w
+			}
+		}
+	}
 	// at[w] is w's place in the version order of the key at hand.
 	at := make([]int32, g.N())
 	var chain []history.TxnID
@@ -153,6 +164,9 @@ func (g *Graph) ResolveInOrder(hint []int32, snapshots bool) *Compatible {
 				// The reader overwrote the version itself: its own WW
 				// edge orders it before every later writer.
 				addProv(Edge{From: r.Reader, To: chain[i], Rel: history.RW, Key: key}, prov)
+				if r.Pred {
+					c.markPred()
+				}
 			}
 		}
 	}

@@ -29,7 +29,24 @@ type Compatible struct {
 	G     *Graph
 	Edges []Edge
 	Prov  []Prov
+	// pred[i]: edge i is a predicate anti-dependency (from a Read with
+	// Pred); nil when there is none.
+	pred []bool
 }
+
+// markPred records that the edge just added is a predicate
+// anti-dependency.
+func (c *Compatible) markPred() {
+	n := len(c.Edges)
+	if len(c.pred) < n {
+		c.pred = append(c.pred, make([]bool, n-len(c.pred))...)
+	}
+	c.pred[n-1] = true
+}
+
+// IsPred reports whether edge i is a predicate anti-dependency: an RW
+// edge from a row a predicate read did not return (Read.Pred).
+func (c *Compatible) IsPred(i int) bool { return i < len(c.pred) && c.pred[i] }
 
 // Resolve builds the compatible graph of a. Each key's version order is
 // its known WW edges and its ordered pairs: every pair of writers is one
@@ -151,6 +168,9 @@ func (g *Graph) Resolve(a Assignment) *Compatible {
 					continue
 				}
 				add(Edge{From: r.Reader, To: s.to, Rel: history.RW, Key: history.KeyID(k)}, Prov{s.pair, wrProv})
+				if r.Pred {
+					c.markPred()
+				}
 			}
 		}
 	}
