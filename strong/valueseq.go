@@ -1,0 +1,80 @@
+package strong
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/hyperiso/hyperiso/history"
+	"github.com/hyperiso/hyperiso/strong/valueseq"
+	"github.com/hyperiso/hyperiso/verdict"
+)
+
+// valueSeqMaxPairs is the most version-order pairs for which a violation
+// the value-sequence search finds is left to the pipeline, for the cycle
+// it reports: below it the pipeline takes well under a second.
+const valueSeqMaxPairs = 1 << 16
+
+// valueSeq decides a history on one key by the search of package
+// valueseq, before the hyper-polygraph is built: done is true when it
+// decided. A violation on few writers is left to the pipeline, which
+// finds the same and names a cycle; a search over its budget leaves the
+// whole matter to the pipeline. Counter valueseq is 1 when it decided
+// satisfied, 2 violated, 0 when it left the matter to the pipeline.
+func (r *run) valueSeq(ctx context.Context, h *history.History, plan *unknownPlan, out *Outcome) (done bool, err error) {
+	if row, _ := r.level.Row(); !r.plan.valueSeq || !r.strat.Probe || row.RealTime || r.opt.RealTime {
+		return false, nil
+	}
+	if _, ok := valueseq.Applies(h); !ok {
+		return false, nil
+	}
+	t := time.Now()
+	r.enter(out, "valueseq")
+	res, err := valueseq.Decide(ctx, h, valueseq.Options{
+		Include:  plan.include,
+		Optional: func(t history.TxnID) bool { return plan.optional[t] },
+		Fit:      r.fit,
+	})
+	out.TimingsMS["valueseq"] = ms(time.Since(t))
+	out.Counters["valueseq"] = 0
+	out.Counters["valueseq_states"] = res.States
+	out.Counters["valueseq_dead"] = res.Dead
+	if err != nil {
+		return true, err
+	}
+	switch res.Verdict {
+	case verdict.Satisfied:
+		out.Counters["valueseq"] = 1
+		out.Verdict, out.Order = verdict.Satisfied, res.Order
+		if r.plan.snapshots {
+			// A serial order: each transaction sees all before it.
+			out.Snapshots = make([]int, len(res.Order))
+			for i := range out.Snapshots {
+				out.Snapshots[i] = i
+			}
+		}
+		out.Counters["unknown_taken"] = unknownTaken(h, res.Order)
+		return true, nil
+	case verdict.Violated:
+		if writerPairs(h, plan.include) <= valueSeqMaxPairs {
+			return false, nil
+		}
+		out.Counters["valueseq"] = 2
+		out.violated(Violation{Kind: Cycle, Note: fmt.Sprintf(
+			"no interleaving of the sessions walks through the key's values as the reads and writes require (value-sequence search, %d states)", res.States)})
+		return true, nil
+	}
+	return false, nil
+}
+
+// writerPairs counts the pairs of writers the pipeline would order.
+func writerPairs(h *history.History, include func(history.TxnID) bool) int64 {
+	ix := h.Index()
+	n := int64(0)
+	for t := range h.Txns {
+		if include(history.TxnID(t)) && len(ix.Writes(history.TxnID(t))) > 0 {
+			n++
+		}
+	}
+	return n * (n - 1) / 2
+}
