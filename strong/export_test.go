@@ -10,3 +10,11 @@ var NoHint = Strategy{Name: "veristrong/no-hint", Prune: true, TwoWidth: true,
 // NoProbe is the default strategy without the history-order probe
 // (run.probe): the search alone.
 var NoProbe = Strategies[1]
+
+// ValueSeqOwnViolations makes the value-sequence search report every
+// violation it finds itself, until restore is called.
+func ValueSeqOwnViolations() (restore func()) {
+	saved := valueSeqMaxPairs
+	valueSeqMaxPairs = -1
+	return func() { valueSeqMaxPairs = saved }
+}
