@@ -57,7 +57,7 @@ func pathological(seed uint64, sessions, txns, values int, stale, blind bool) *h
 		}
 		left[s]--
 		id++
-		t := b.Begin(b.Session(int64(s + 1)), id, history.Committed, history.Pos{})
+		t := b.Begin(b.Session(int64(s+1)), id, history.Committed, history.Pos{})
 		r := rng.IntN(4)
 		if !blind && r > 1 {
 			r = 1
@@ -82,4 +82,3 @@ func pathological(seed uint64, sessions, txns, values int, stale, blind bool) *h
 	}
 	return b.Finish()
 }
-
