@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hyperiso/hyperiso/history"
+	"github.com/hyperiso/hyperiso/strong/prune"
 	"github.com/hyperiso/hyperiso/strong/valueseq"
 	"github.com/hyperiso/hyperiso/verdict"
 )
@@ -61,11 +62,42 @@ func (r *run) valueSeq(ctx context.Context, h *history.History, plan *unknownPla
 			return false, nil
 		}
 		out.Counters["valueseq"] = 2
-		out.violated(Violation{Kind: Cycle, Note: fmt.Sprintf(
-			"no interleaving of the sessions walks through the key's values as the reads and writes require (value-sequence search, %d states)", res.States)})
+		v := Violation{Kind: Cycle, Note: fmt.Sprintf(
+			"no interleaving of the sessions walks through the key's values as the reads and writes require (value-sequence search, %d states)", res.States)}
+		if cyc := r.pruneCycle(ctx, h, plan, out); cyc != nil {
+			v = *cyc
+		}
+		out.violated(v)
 		return true, nil
 	}
 	return false, nil
+}
+
+// pruneCycle names a cycle for a violation the search found, when
+// pruning finds one: building the graph with its pairs pending and
+// pruning cost a fraction of encoding them, and the explain layer and the
+// report work from a cycle. It returns nil when pruning leaves the
+// history possible (the search went further), when transactions are
+// optional (pruning would first have to split them), or when the build or
+// pruning does not fit the budget.
+func (r *run) pruneCycle(ctx context.Context, h *history.History, plan *unknownPlan, out *Outcome) *Violation {
+	if plan.nOpt > 0 {
+		return nil
+	}
+	t := time.Now()
+	defer func() { out.TimingsMS["valueseq_cycle"] = ms(time.Since(t)) }()
+	g, _, viol, err := buildGraph(ctx, h, r.level, plan.include, false, r.fit, true)
+	if err != nil {
+		return nil
+	}
+	if viol != nil {
+		return viol
+	}
+	_, _, conflict, err := prune.Prune(ctx, g, prune.Options{Fit: r.fit})
+	if err != nil || conflict == nil {
+		return nil
+	}
+	return &Violation{Kind: Cycle, Cycle: conflict.Cycle, Note: "found while pruning: every resolution of a constraint closes this cycle"}
 }
 
 // writerPairs counts the pairs of writers the pipeline would order.
