@@ -11,10 +11,10 @@ var NoHint = Strategy{Name: "veristrong/no-hint", Prune: true, TwoWidth: true,
 // (run.probe): the search alone.
 var NoProbe = Strategies[1]
 
-// ValueSeqOwnViolations makes the value-sequence search report every
-// violation it finds itself, until restore is called.
-func ValueSeqOwnViolations() (restore func()) {
-	saved := valueSeqMaxPairs
-	valueSeqMaxPairs = -1
-	return func() { valueSeqMaxPairs = saved }
+// ValueSeqAlways makes the value-sequence search run on every one-key
+// history, however few its writers, until restore is called.
+func ValueSeqAlways() (restore func()) {
+	saved := valueSeqMinPairs
+	valueSeqMinPairs = -1
+	return func() { valueSeqMinPairs = saved }
 }

@@ -32,8 +32,8 @@ import (
 )
 
 // DefaultMaxStates bounds the states a search remembers as dead ends when
-// Options.MaxStates is 0: about 100 bytes each, a few seconds of search.
-const DefaultMaxStates = 4 << 20
+// Options.MaxStates is 0: about 100 bytes each, 3 to 10 µs each.
+const DefaultMaxStates = 1 << 20
 
 // Options tune Decide.
 type Options struct {
