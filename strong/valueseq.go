@@ -38,6 +38,11 @@ func (r *run) valueSeq(ctx context.Context, h *history.History, plan *unknownPla
 		Fit:      r.fit,
 	})
 	out.TimingsMS["valueseq"] = ms(time.Since(t))
+	defer func() {
+		if done && err == nil {
+			out.Stage = "" // only an undecided outcome says where it stopped
+		}
+	}()
 	out.Counters["valueseq"] = 0
 	out.Counters["valueseq_states"] = res.States
 	out.Counters["valueseq_dead"] = res.Dead

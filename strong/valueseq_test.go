@@ -55,6 +55,7 @@ func TestValueSeqAgreesWithOracle(t *testing.T) {
 			if got {
 				checkWitness(t, h, level, res)
 			}
+			require.Empty(t, res.Stage, "a decided check names no stage")
 			pipe, err := check.Check(context.Background(), h, level, check.Options{Strategy: strong.NoProbe.Name})
 			require.NoError(t, err)
 			require.Equal(t, res.Verdict, pipe.Verdict, "history %d, %s: valueseq %d\n%s", i, level, by, oracle.Format(h))
