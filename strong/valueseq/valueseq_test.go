@@ -142,3 +142,18 @@ func TestAgreesWithPipeline(t *testing.T) {
 	require.Greater(t, counts["violated"], n/10)
 	require.Less(t, counts["pipeline undecided"], n/10)
 }
+
+// BenchmarkPathological: the 3,000-transaction shape, satisfied
+// (serial) and violated (read committed, read-modify-writes).
+func BenchmarkPathological(b *testing.B) {
+	for _, stale := range []bool{false, true} {
+		h := pathological(1, 10, 300, 5, stale, !stale)
+		b.Run(map[bool]string{false: "serial", true: "read-committed"}[stale], func(b *testing.B) {
+			for b.Loop() {
+				if _, err := valueseq.Decide(context.Background(), h, valueseq.Options{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
