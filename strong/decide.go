@@ -179,6 +179,9 @@ func Decide(ctx context.Context, h *history.History, level history.Level, opt Op
 	if r.levels != nil {
 		rcOptional(h, r.levels, plan)
 	}
+	if done, err := r.valueSeq(ctx, h, plan, out); done || err != nil {
+		return out, err
+	}
 	err = r.once(ctx, h, plan, out)
 	if err == nil && out.Verdict != verdict.Unknown {
 		out.Stage = "" // only an undecided outcome says where it stopped

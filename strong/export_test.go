@@ -10,3 +10,11 @@ var NoHint = Strategy{Name: "veristrong/no-hint", Prune: true, TwoWidth: true,
 // NoProbe is the default strategy without the history-order probe
 // (run.probe): the search alone.
 var NoProbe = Strategies[1]
+
+// ValueSeqAlways makes the value-sequence search run on every one-key
+// history, however few its writers, until restore is called.
+func ValueSeqAlways() (restore func()) {
+	saved := valueSeqMinPairs
+	valueSeqMinPairs = -1
+	return func() { valueSeqMinPairs = saved }
+}

@@ -50,6 +50,9 @@ type plan struct {
 	// predicate reads (RR is SER there): such a history is decided at
 	// plain, with its pipeline and witness.
 	plain history.Level
+	// valueSeq: a history on one key is first searched for as a walk
+	// through the key's values (package valueseq; SER and SI agree there).
+	valueSeq bool
 }
 
 // probeAt is when the history-order probe runs.
@@ -71,11 +74,11 @@ const (
 // plans holds one row per level the strong engine decides.
 var plans = map[history.Level]plan{
 	history.SER: {graph: history.SER, probe: probeInSearch, lazyPairs: true,
-		order: graphOrder((*hp.Compatible).Order), core: true},
+		order: graphOrder((*hp.Compatible).Order), core: true, valueSeq: true},
 	history.StrictSER: {graph: history.SER, probe: probeInSearch,
 		order: graphOrder((*hp.Compatible).Order)},
 	history.SI: {graph: history.SI, probe: probeInSearch, snapshots: true, lazyPairs: true,
-		order: snapshotOrder((*hp.Compatible).SnapshotOrder), core: true},
+		order: snapshotOrder((*hp.Compatible).SnapshotOrder), core: true, valueSeq: true},
 	history.PSI: {graph: history.SER, stronger: true, probe: probeBeforeAll, snapshots: true, arbitration: true,
 		// PSIOrder orders the edges other than RW; PSI also forbids
 		// cycles with one RW edge.

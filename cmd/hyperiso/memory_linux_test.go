@@ -103,7 +103,9 @@ func TestMemoryBudgetHolds(t *testing.T) {
 	}
 	const budget = 300 << 20
 	hist := oneKeyHistory(t, 800, 3, false)
-	code, out, rss, _ := checkProcess(t, "--max-memory", "300MiB", "--timeout", "60s", hist)
+	// no-probe: the pipeline alone (the default strategy settles one-key
+	// histories by the value-sequence search, docs/valueseq.md).
+	code, out, rss, _ := checkProcess(t, "--strategy", "no-probe", "--max-memory", "300MiB", "--timeout", "60s", hist)
 	require.Equal(t, exitUnknown, code, out)
 	require.Contains(t, out, "SER: UNKNOWN (not enough memory: ")
 	require.LessOrEqual(t, rss, int64(budget*11/10), "peak RSS %d MiB over 300 MiB: %s", rss>>20, out)
@@ -125,8 +127,10 @@ func TestTimeoutPromptInEveryStage(t *testing.T) {
 		hist           string
 		args           []string
 	}{
-		{"prune", "300ms", oneKeyHistory(t, 3000, 10, true), []string{"--max-memory", "300MiB"}},
-		{"encode", "700ms", oneKeyHistory(t, 600, 3, false), []string{"--max-memory", "1GiB"}},
+		// no-probe: the pipeline's stages, which the default strategy's
+		// value-sequence search skips on one key (docs/valueseq.md).
+		{"prune", "300ms", oneKeyHistory(t, 3000, 10, true), []string{"--strategy", "no-probe", "--max-memory", "300MiB"}},
+		{"encode", "700ms", oneKeyHistory(t, 600, 3, false), []string{"--strategy", "no-probe", "--max-memory", "1GiB"}},
 	} {
 		d, err := time.ParseDuration(c.timeout)
 		require.NoError(t, err)
