@@ -28,7 +28,7 @@ func TestPlansCoverStrongLevels(t *testing.T) {
 // TestStrategyTablesNamed: every strategy table a level's row names exists.
 func TestStrategyTablesNamed(t *testing.T) {
 	for _, row := range history.Levels {
-		if row.Engine == history.Strong && row.Strategies != "" && len(strategyTables[row.Strategies]) == 0 {
+		if row.Engine == history.Strong && row.Strategies != "" && strategyTables[row.Strategies] == nil {
 			t.Errorf("level %s names strategy table %q, which does not exist", row.Name, row.Strategies)
 		}
 	}

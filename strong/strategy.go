@@ -56,15 +56,23 @@ var Strategies = []Strategy{
 }
 
 // strategyTables are the tables of strategies, by the name the level
-// table's Strategies column gives them.
-var strategyTables = map[string][]Strategy{"graph": Strategies, "pc-theory": PCStrategies, "psi-theory": PSIStrategies}
+// table's Strategies column gives them. Each is read when asked for, so
+// that a test that replaces a table (Strategies) is heard.
+var strategyTables = map[string]func() []Strategy{
+	"graph":      func() []Strategy { return Strategies },
+	"pc-theory":  func() []Strategy { return PCStrategies },
+	"psi-theory": func() []Strategy { return PSIStrategies },
+}
 
 // StrategiesFor returns the strategies that decide level (its row's
 // Strategies table), the default first; none for a level that takes no
 // --strategy.
 func StrategiesFor(level history.Level) []Strategy {
 	r, _ := level.Row()
-	return strategyTables[r.Strategies]
+	if table, ok := strategyTables[r.Strategies]; ok {
+		return table()
+	}
+	return nil
 }
 
 // StrategyNames lists the names of the strategies that decide level.
