@@ -543,11 +543,17 @@ func (p *pruner) compactWR(newSet []int32, writer []history.TxnID, n int, resolv
 func (p *pruner) addWW(x history.KeyID, a, b history.TxnID) (err error) {
 	opt := p.wwOption(x, a, b)
 	if p.buffered {
-		if p.out.edges, err = growFit(p, p.out.edges, len(opt), "pruning's decided version orders"); err != nil {
-			return err
+		// Doubling: the buffer is dropped after the pass, and growing by
+		// a quarter would leave four times its size behind as garbage.
+		if e := p.out.edges; cap(e)-len(e) < len(opt) {
+			if p.out.edges, err = growFit(p, e, max(len(opt), len(e)), "pruning's decided version orders"); err != nil {
+				return err
+			}
 		}
-		if p.out.ww, err = growFit(p, p.out.ww, 1, "pruning's decided version orders"); err != nil {
-			return err
+		if w := p.out.ww; cap(w) == len(w) {
+			if p.out.ww, err = growFit(p, w, max(1, len(w)), "pruning's decided version orders"); err != nil {
+				return err
+			}
 		}
 		p.out.edges = append(p.out.edges, opt...)
 		p.out.ww = append(p.out.ww, hyperpolygraph.WWPair{Key: x, A: a, B: b})
