@@ -108,7 +108,9 @@ Workloads (--workload) and their defaults:
                a unique value or (50%) a read of the whole list, 10
                sessions × 100 txns, 10 keys at a time holding lists
                (PostgreSQL BIGINT[], MariaDB text, the memory store's
-               own; etcd refuses it); keys retire for fresh ones at about
+               own, etcd text read and put back longer, guarded at
+               commit: not at read-committed); keys retire for fresh
+               ones at about
                32 appends (--max-list, 0 for never)
   rw-register  Jepsen's rw-register: append's twin over registers, 1 to 4
                reads and writes of unique values, 10 sessions × 100 txns,

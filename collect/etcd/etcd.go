@@ -314,7 +314,7 @@ func (c *conn) Begin(_ context.Context, iso collect.Isolation) (collect.Tx, erro
 	// The STM keeps one context for the whole attempt; each operation's
 	// deadline cancels it (call).
 	sctx, cancel := context.WithCancel(context.Background())
-	t := &tx{s: c.s, reqs: make(chan request), done: make(chan struct{}), cancel: cancel}
+	t := &tx{s: c.s, iso: iso, reqs: make(chan request), done: make(chan struct{}), cancel: cancel}
 	go func() {
 		_, t.err = concurrency.NewSTM(c.s.client, t.apply, concurrency.WithIsolation(lv), concurrency.WithAbortContext(sctx))
 		cancel()
@@ -328,6 +328,7 @@ type opKind uint8
 const (
 	opRead opKind = iota
 	opWrite
+	opPutRaw // a list's text (lists.go)
 	opDelete
 	opCommit
 	opAbort
@@ -336,6 +337,7 @@ const (
 type request struct {
 	op       opKind
 	key, val int64
+	raw      string // opPutRaw's value
 	reply    chan string
 }
 
@@ -343,6 +345,7 @@ type request struct {
 // request goes to apply, which runs in the STM's goroutine.
 type tx struct {
 	s      *Store
+	iso    collect.Isolation
 	reqs   chan request
 	done   chan struct{} // closed when NewSTM returned; err is then set
 	err    error
@@ -370,6 +373,9 @@ func (t *tx) apply(stm concurrency.STM) error {
 			req.reply <- stm.Get(t.s.key(req.key))
 		case opWrite:
 			stm.Put(t.s.key(req.key), strconv.FormatInt(req.val, 10))
+			req.reply <- ""
+		case opPutRaw:
+			stm.Put(t.s.key(req.key), req.raw)
 			req.reply <- ""
 		case opDelete:
 			stm.Del(t.s.key(req.key))

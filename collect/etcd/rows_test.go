@@ -11,6 +11,7 @@ import (
 	"github.com/hyperiso/hyperiso/collect/etcd"
 	"github.com/hyperiso/hyperiso/collect/internal/dbtest"
 	"github.com/hyperiso/hyperiso/collect/workload"
+	"github.com/hyperiso/hyperiso/history"
 )
 
 // TestPredicate: the predicate workload on a one-member cluster at the
@@ -27,4 +28,21 @@ func TestPredicate(t *testing.T) {
 	dbtest.Predicate(t, open, collect.Serializable, edit)
 	_, v := dbtest.Predicate(t, open, collect.RepeatableRead, edit)
 	require.Equal(t, check.Satisfied, v)
+}
+
+// TestAppend: the append workload on a one-member cluster satisfies SER
+// at the STM's Serializable and SI at SerializableSnapshot (an append is
+// a read and a longer put, guarded at commit).
+func TestAppend(t *testing.T) {
+	open := func() collect.Store {
+		st, err := etcd.Open(context.Background(), "etcd?members=1")
+		require.NoError(t, err)
+		return st
+	}
+	h := dbtest.Append(t, open, collect.Serializable)
+	res := dbtest.Verdict(t, h, history.SER)
+	require.Equal(t, check.Satisfied, res.Verdict, dbtest.Describe(res))
+	h = dbtest.Append(t, open, collect.Snapshot)
+	res = dbtest.Verdict(t, h, history.SI)
+	require.Equal(t, check.Satisfied, res.Verdict, dbtest.Describe(res))
 }
