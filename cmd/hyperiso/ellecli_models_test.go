@@ -1,10 +1,10 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -208,7 +208,7 @@ func TestElleCLIBoundaryMatchesElle(t *testing.T) {
 	dir := t.TempDir()
 	for i, c := range elleBoundaryCases {
 		t.Run(c.name, func(t *testing.T) {
-			path := filepath.Join(dir, strings.Repeat("h", i+1)+".edn")
+			path := filepath.Join(dir, fmt.Sprintf("h%d.edn", i))
 			require.NoError(t, os.WriteFile(path, []byte(c.history+"\n"), 0o644))
 
 			code, res := elleCLIJSON(t, "-m", "list-append", path)
