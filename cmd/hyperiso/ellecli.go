@@ -84,7 +84,7 @@ var elleOnlyModels = []string{
 	"read-uncommitted", "read-your-writes", "sequential", "session-serializable",
 	"strong-PL-1", "strong-PL-2", "strong-read-committed", "strong-read-uncommitted", "strong-session-PL-1",
 	"strong-session-PL-2", "strong-session-read-committed", "strong-session-read-uncommitted",
-	"strong-snapshot-isolation", "update-serializable", "view-serializable", "writes-follow-reads",
+	"strong-snapshot-isolation", "update-atomic", "update-serializable", "view-serializable", "writes-follow-reads",
 }
 
 // elleModelRows are the levels --consistency-models names, by the level
