@@ -151,6 +151,10 @@ func Check(ctx context.Context, h *history.History, level history.Level, opt Opt
 		if levels, err = mixedLevels(h, opt); err != nil {
 			return res, err
 		}
+		if sub := uniformWeak(ctx, h, levels, opt); sub != nil {
+			sub.Level = res.Level
+			return sub, nil
+		}
 	}
 	if err := refuseRows(h); err != nil {
 		return res, err
