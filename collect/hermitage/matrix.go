@@ -22,13 +22,8 @@ var Checked = []history.Level{history.RC, history.RA, history.CC, history.SI, hi
 // Cell is one run with hyperiso's verdicts.
 type Cell struct {
 	Run *Run
-	// Verdicts are the verdicts at the Checked levels, in order;
-	// Unknown at a level in Undecided.
+	// Verdicts are the verdicts at the Checked levels, in order.
 	Verdicts []check.Verdict
-	// Undecided are the Checked levels not checked: RC for a history
-	// with predicate reads, which the checker does not decide yet
-	// (docs/predicates.md).
-	Undecided []history.Level
 	// Weakest is the weakest level the history violates, LevelNone when
 	// it satisfies them all.
 	Weakest history.Level
@@ -52,16 +47,12 @@ func (c Cell) Occurred(sc Scenario) bool {
 	return c.Weakest != history.LevelNone && sc.Level.AtLeast(c.Weakest)
 }
 
-// Judge checks run's history at each of the Checked levels it can
-// (decided). An undecided check is an error: these histories are tiny.
+// Judge checks run's history at each of the Checked levels (predicate
+// reads included). An undecided check is an error: these histories are
+// tiny.
 func Judge(ctx context.Context, run *Run) (Cell, error) {
 	c := Cell{Run: run}
 	for _, l := range Checked {
-		if !decided(run.History, l) {
-			c.Verdicts = append(c.Verdicts, check.Unknown)
-			c.Undecided = append(c.Undecided, l)
-			continue
-		}
 		res, err := check.Check(ctx, run.History, l, check.Options{})
 		if err != nil {
 			return c, fmt.Errorf("%s at %s: checking %s: %w", run.Scenario, run.Level, l, err)
@@ -82,14 +73,6 @@ func Judge(ctx context.Context, run *Run) (Cell, error) {
 		}
 	}
 	return c, nil
-}
-
-// decided reports whether the checker decides h at l. It does not decide
-// predicate reads at RC yet; when it does (the RC and RR predicate
-// checks of issue 29), this goes, and the predicate scenarios are judged
-// at RC too.
-func decided(h *history.History, l history.Level) bool {
-	return l != history.RC || len(h.Selects) == 0
 }
 
 // Matrix is every scenario run at every level of one target.
