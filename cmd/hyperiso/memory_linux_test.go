@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -142,9 +143,35 @@ func TestTimeoutPromptInEveryStage(t *testing.T) {
 			late = append(late, at-d)
 		}
 		slices.Sort(late)
-		t.Logf("%s: verdict %v after the deadline (of %v)", c.stage, late[1], late)
-		require.Less(t, late[1], 100*time.Millisecond, "%s: verdict %v after the deadline", c.stage, late[1])
+		allowed := promptness()
+		t.Logf("%s: verdict %v after the deadline (of %v; %v allowed)", c.stage, late[1], late, allowed)
+		require.Less(t, late[1], allowed, "%s: verdict %v after the deadline", c.stage, late[1])
 	}
+}
+
+// promptness is how late a verdict may come after its deadline: 100 ms on
+// a machine with a core free, more as the load average exceeds the cores
+// (a child process then waits for its turn; every engineer's run of the
+// suite beside other work saw 100–200 ms). A stage that ignored the
+// deadline would run seconds past it.
+func promptness() time.Duration {
+	allowed := 100 * time.Millisecond
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return allowed
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return allowed
+	}
+	load, err := strconv.ParseFloat(f[0], 64)
+	if err != nil {
+		return allowed
+	}
+	if per := load / float64(runtime.NumCPU()); per > 1 {
+		allowed = time.Duration(float64(allowed) * per)
+	}
+	return allowed
 }
 
 // TestDeadlineSeenByTheClock: the check's context says its deadline has
