@@ -327,41 +327,30 @@ func (p *pruner) decideAllPairs(ctx context.Context, x history.KeyID, tested *in
 		a, b := o.ws[byRank[i]], o.ws[byRank[j]]
 		return hyperpolygraph.WWPair{Key: x, A: min(a, b), B: max(a, b)}
 	}
+	// After a stop, the pairs not reached stay undecided.
+	stopped := false
 	for d := int32(1); d < int32(k); d++ {
 		for i := int32(0); i+d < int32(k); i++ {
 			if o.ws[byRank[i]] == history.InitTxn || o.ws[byRank[i+d]] == history.InitTxn {
-				continue
+				continue // T⊥ orders its writes
 			}
 			pr := pair(i, i+d)
-			drop, ch, c, err := p.decidePair(ctx, x, pr, tested)
+			if stopped {
+				p.out.kept = append(p.out.kept, pr)
+				continue
+			}
+			drop, ch, pc, perr := p.decidePair(ctx, x, pr, tested)
 			changed = changed || ch
 			if !drop {
 				p.out.kept = append(p.out.kept, pr)
 			}
-			if err != nil || c != nil {
-				// The pairs not reached stay undecided.
-				for i2 := i + 1; i2+d < int32(k); i2++ {
-					p.keepPair(pair(i2, i2+d))
-				}
-				for d2 := d + 1; d2 < int32(k); d2++ {
-					for i2 := int32(0); i2+d2 < int32(k); i2++ {
-						p.keepPair(pair(i2, i2+d2))
-					}
-				}
-				sortPairs(p.out.kept[from:])
-				return changed, c, err
+			if perr != nil || pc != nil {
+				stopped, c, err = true, pc, perr
 			}
 		}
 	}
 	sortPairs(p.out.kept[from:])
-	return changed, nil, nil
-}
-
-// keepPair keeps pr undecided unless it involves T⊥.
-func (p *pruner) keepPair(pr hyperpolygraph.WWPair) {
-	if pr.A != history.InitTxn {
-		p.out.kept = append(p.out.kept, pr)
-	}
+	return changed, c, err
 }
 
 // sortPairs puts one key's pairs in Build's order: by first writer, then
