@@ -263,6 +263,12 @@ func (r *run) graph(ctx context.Context, h *history.History, include func(histor
 	return g, false, nil
 }
 
+// probeMaxBackward is the share of certain reads placed before their
+// writer in the file above which the probe is not tried (a timed
+// history's completion order is always tried): in a file in commit or
+// completion order (collect's, Jepsen's) it is about 0.
+const probeMaxBackward = 1.0 / 16
+
 // probe tries, before any search, the version orders and reads the
 // history's own order suggests (Graph.ResolveInOrder): on a history that
 // satisfies the level and records its transactions in about the order
@@ -270,7 +276,8 @@ func (r *run) graph(ctx context.Context, h *history.History, include func(histor
 // witness. It decides only that: a cyclic guess says nothing, and the
 // search goes on as if it had not been tried. Counter order_probe is 1
 // when it decided, 0 when it was tried in vain, -1 when the memory budget
-// had no room for it.
+// had no room for it, -2 when more than probeMaxBackward of the certain
+// reads come before their writer in the file.
 func (r *run) probe(g *hyperpolygraph.Graph, out *Outcome) (done bool) {
 	hint := g.HistoryOrder()
 	if hint == nil {
@@ -279,6 +286,12 @@ func (r *run) probe(g *hyperpolygraph.Graph, out *Outcome) (done bool) {
 	t := time.Now()
 	r.enter(out, "probe")
 	defer func() { out.TimingsMS["probe"] = ms(time.Since(t)) }()
+	if !g.Timed() && g.BackwardReads(hint) > probeMaxBackward {
+		// Not an order the transactions ran in: the guess would have a
+		// cycle (sessions interleaved at random: 15 % of the reads).
+		out.Counters["order_probe"] = -2
+		return false
+	}
 	if r.fit(g.ResolveInOrderBytes(), "the history-order probe") != nil {
 		// Only a shortcut: the search asks for its own memory.
 		out.Counters["order_probe"] = -1
@@ -333,7 +346,7 @@ func (r *run) prune(ctx context.Context, g *hyperpolygraph.Graph, out *Outcome) 
 	}
 	t := time.Now()
 	r.enter(out, "prune")
-	st, rc, conflict, err := prune.Prune(ctx, g, prune.Options{Fit: r.fit})
+	st, rc, conflict, err := prune.Prune(ctx, g, prune.Options{Fit: r.fit, Settle: r.settle()})
 	out.TimingsMS["prune"] = ms(time.Since(t))
 	if err != nil {
 		if errors.Is(err, prune.ErrTooLarge) {
@@ -354,6 +367,14 @@ func (r *run) prune(ctx context.Context, g *hyperpolygraph.Graph, out *Outcome) 
 		return nil, true, nil
 	}
 	return rc, false, nil
+}
+
+// settle is the pruning's Settle for the strategy.
+func (r *run) settle() float64 {
+	if r.strat.PruneFixpoint {
+		return 0
+	}
+	return pruneSettle
 }
 
 // solve runs the strategy's solver on enc and turns its answer into the

@@ -173,3 +173,89 @@ func TestProbeSnapshotFromOneOrder(t *testing.T) {
 	require.Equal(t, check.Satisfied, res.Verdict)
 	require.EqualValues(t, 1, res.Counters["order_probe"], "the probe's guess decides: %v", res.Counters)
 }
+
+// serialRun is a serial execution of random transactions (reads of the
+// latest value, writes of unique values) over sessions, each transaction's
+// session and operations; it lists them in the order they ran.
+type serialTxn struct {
+	session int
+	ops     [][3]int64 // kind (0 read, 1 write), key, value
+}
+
+func serialRun(rng *rand.Rand, sessions, txns, keys int) []serialTxn {
+	latest := make([]int64, keys)
+	next := int64(1)
+	out := make([]serialTxn, txns)
+	for i := range out {
+		out[i].session = rng.IntN(sessions)
+		for range 6 {
+			k := rng.IntN(keys)
+			if rng.IntN(2) == 0 {
+				out[i].ops = append(out[i].ops, [3]int64{0, int64(k), latest[k]})
+			} else {
+				latest[k] = next
+				out[i].ops = append(out[i].ops, [3]int64{1, int64(k), next})
+				next++
+			}
+		}
+	}
+	return out
+}
+
+// build lists run's transactions in order (indexes into run).
+func buildRun(run []serialTxn, order []int) *history.History {
+	b := history.NewBuilder("serial run", "test")
+	b.SetInit(history.InitImplicit, 0)
+	b.InitAllKeys(0)
+	for id, i := range order {
+		tx := run[i]
+		t := b.Begin(b.Session(int64(tx.session)), int64(id+1), history.Committed, history.Pos{})
+		for _, op := range tx.ops {
+			if op[0] == 0 {
+				b.Read(t, op[1], op[2])
+			} else {
+				b.Write(t, op[1], op[2])
+			}
+		}
+	}
+	return b.Finish()
+}
+
+// A file whose sessions are interleaved at random is no commit order: the
+// probe is not tried there (counter -2), is tried and decides in the order
+// the transactions ran, and the verdict is the same.
+func TestProbeSkipsAShuffledFile(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 14))
+	run := serialRun(rng, 8, 600, 60)
+	inOrder := make([]int, len(run))
+	for i := range inOrder {
+		inOrder[i] = i
+	}
+	// Each session's transactions in their order, the sessions merged at
+	// random.
+	queues := map[int][]int{}
+	for i, tx := range run {
+		queues[tx.session] = append(queues[tx.session], i)
+	}
+	var shuffled []int
+	for len(shuffled) < len(run) {
+		s := rng.IntN(8)
+		if len(queues[s]) > 0 {
+			shuffled = append(shuffled, queues[s][0])
+			queues[s] = queues[s][1:]
+		}
+	}
+	for _, c := range []struct {
+		order []int
+		probe int64
+	}{{inOrder, 1}, {shuffled, -2}} {
+		h := buildRun(run, c.order)
+		require.Empty(t, h.Validate())
+		for _, level := range []history.Level{history.SER, history.SI} {
+			out, err := strong.Decide(context.Background(), h, level, strong.Options{})
+			require.NoError(t, err)
+			require.Equal(t, "satisfied", out.Verdict.String(), "%s", level)
+			require.Equal(t, c.probe, out.Counters["order_probe"], "%s", level)
+		}
+	}
+}

@@ -19,7 +19,11 @@ type Strategy struct {
 	// Prune and TwoWidth switch the preprocessing stages; Probe tries the
 	// history's own order before any of them (run.probe).
 	Prune, TwoWidth, Probe bool
-	solve                  func(ctx context.Context, enc *encode.Encoding, out *solveOutcome) error
+	// PruneFixpoint prunes until a pass decides nothing; otherwise pruning
+	// stops once a pass decides less than pruneSettle of what is pending
+	// and leaves the rest to the solver.
+	PruneFixpoint bool
+	solve         func(ctx context.Context, enc *encode.Encoding, out *solveOutcome) error
 }
 
 // solveOutcome is what a strategy reports back.
@@ -35,6 +39,11 @@ type solveOutcome struct {
 	fit func(need int64, what string) error
 }
 
+// pruneSettle is the share of the pending constraints under which a
+// pruning pass is the last (prune.Options.Settle): on the shuffled scale
+// histories a pass that decides less is worth less than its cost.
+const pruneSettle = 1.0 / 32
+
 // Strategies lists the selectable strategies for SER and SI; the first is
 // the default.
 var Strategies = []Strategy{
@@ -44,6 +53,7 @@ var Strategies = []Strategy{
 	{Name: "order-polarity", Prune: true, TwoWidth: true, Probe: true, solve: cdclSolve(acyclic.OrderPolarity, graphPlain)},
 	{Name: "no-polarity", Prune: true, TwoWidth: true, Probe: true, solve: cdclSolve(acyclic.NoPolarity, graphPlain)},
 	{Name: "no-2width", Prune: true, TwoWidth: false, Probe: true, solve: cdclSolve(acyclic.LatestWriterPolarity, graphPlain)},
+	{Name: "prune-fixpoint", Prune: true, TwoWidth: true, Probe: true, PruneFixpoint: true, solve: cdclSolve(acyclic.LatestWriterPolarity, graphPlain)},
 	// Without pruning there is no reachability, hence no width-two clauses.
 	{Name: "no-prune", Prune: false, TwoWidth: false, Probe: true, solve: cdclSolve(acyclic.LatestWriterPolarity, graphPlain)},
 	// The baselines: an off-the-shelf SAT solver, cycles blocked lazily.

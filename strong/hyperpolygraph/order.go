@@ -21,7 +21,7 @@ import (
 func (g *Graph) HistoryOrder() []int32 {
 	h := g.H
 	nt := g.N()
-	timed := g.allTimed()
+	timed := g.Timed()
 	if !timed {
 		// Interleaved: the session changes from one transaction to the
 		// next far more often than once per session.
@@ -52,9 +52,28 @@ func (g *Graph) HistoryOrder() []int32 {
 	return pos
 }
 
-// allTimed says whether every transaction but T⊥ has a real-time
+// BackwardReads is the share of the certain read-from edges whose reader
+// comes before its writer in hint (HistoryOrder): 0 in a commit order,
+// and the more the further hint is from one.
+func (g *Graph) BackwardReads(hint []int32) float64 {
+	wr, back := 0, 0
+	for _, e := range g.Known {
+		if e.Rel == history.WR && e.From != history.InitTxn {
+			wr++
+			if hint[e.From] > hint[e.To] {
+				back++
+			}
+		}
+	}
+	if wr == 0 {
+		return 0
+	}
+	return float64(back) / float64(wr)
+}
+
+// Timed says whether every transaction but T⊥ has a real-time
 // interval.
-func (g *Graph) allTimed() bool {
+func (g *Graph) Timed() bool {
 	h := g.H
 	if len(h.Txns) < g.N() {
 		return false
@@ -118,7 +137,7 @@ func (g *Graph) ResolveInOrder(hint []int32, snapshots bool) *Compatible {
 	h := g.H
 	// Without real time, a snapshot is placed in the order itself.
 	var chosen []history.TxnID
-	if snapshots && !g.allTimed() {
+	if snapshots && !g.Timed() {
 		chosen = g.snapshotChoices(rank)
 		snapshots = false
 	}

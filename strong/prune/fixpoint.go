@@ -37,7 +37,8 @@ type Stats struct {
 	ReachChains   int
 }
 
-// Prune mutates g to the width-one fixpoint (cases I–III of VeriStrong §6.1):
+// Prune mutates g to the width-one fixpoint (cases I–III of VeriStrong §6.1),
+// or with Options.Settle to where passes stop paying:
 //
 //   - I: a WW pair with an infeasible orientation leaves g.WW, and the other
 //     orientation joins g.Known with the RW edges it derives from known WR
@@ -89,6 +90,7 @@ func Prune(ctx context.Context, g *hyperpolygraph.Graph, opt Options) (Stats, *R
 			st.ReachBytes = p.r.bytes()
 		}
 	}
+	settled := false
 	for {
 		if err := ctx.Err(); err != nil {
 			finish()
@@ -114,6 +116,12 @@ func Prune(ctx context.Context, g *hyperpolygraph.Graph, opt Options) (Stats, *R
 			finish()
 			return st, nil, nil, err
 		}
+		if settled {
+			// The graph is checked acyclic and its reachability is
+			// fresh: what a last pass that decided nothing leaves.
+			break
+		}
+		before := pending(g)
 		changed, c, err := p.pass(ctx)
 		if err != nil || c != nil {
 			finish()
@@ -122,6 +130,7 @@ func Prune(ctx context.Context, g *hyperpolygraph.Graph, opt Options) (Stats, *R
 		if !changed {
 			break
 		}
+		settled = opt.Settle > 0 && float64(before-pending(g)) < opt.Settle*float64(before)
 	}
 	p.clipKnown()
 	finish()
@@ -178,6 +187,10 @@ func (p *pruner) fill(ctx context.Context) error {
 	}
 	return p.fillBits(ctx)
 }
+
+// pending counts the uncertain constraints of g: its version-order pairs
+// and its read-from candidates.
+func pending(g *hyperpolygraph.Graph) int { return g.NumPairs() + countCands(g) }
 
 func countCands(g *hyperpolygraph.Graph) int {
 	n := 0
@@ -291,6 +304,7 @@ type keyScratch struct {
 	// Scratch of decideKey.
 	dropPair                      []bool
 	byRank, place, count, pairIdx []int32
+	rankKeys                      []uint64
 	out                           wwOut
 }
 

@@ -47,6 +47,14 @@ type Options struct {
 	// wrapped with ErrTooLarge. Nil means memlimit.Default().Fit: the
 	// limits of the environment.
 	Fit func(need int64, what string) error
+	// Settle, when positive, ends pruning before the fixpoint: after a
+	// pass that decided less than this share of the constraints pending
+	// at its start, Prune refreshes the reachability and stops. The few
+	// constraints later passes would decide cost the solver less than
+	// those passes over the whole graph do (a shuffled 100k SER history:
+	// passes 4 and 5 decide 14 of 34,563 pairs and take a fifth of the
+	// CPU time). Zero prunes to the fixpoint, as refutation needs.
+	Settle float64
 }
 
 // growKnown makes room for n more known edges. When the slice must move,
