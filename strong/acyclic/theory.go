@@ -220,8 +220,20 @@ func newTheory(enc *encode.Encoding, polarity Polarity, pc, psi, hint bool) (*Th
 		}
 	}
 	allWriters := t.pc || psi || allWritersForTest
+	// Without allWriters only the keys with a writer above are looked up:
+	// after pruning most keys have none, and the known edges are millions.
+	var hasKey []bool
+	if !allWriters {
+		hasKey = make([]bool, len(g.Writers))
+		for wk := range t.writers {
+			hasKey[wk.k] = true
+		}
+	}
 	for _, e := range g.Known {
 		if e.Rel != history.WW && e.Rel != history.WR {
+			continue
+		}
+		if hasKey != nil && (int(e.Key) >= len(hasKey) || !hasKey[e.Key]) {
 			continue
 		}
 		wi := info(e.Key, e.From, allWriters)
