@@ -12,9 +12,10 @@ import (
 // HistoryOrder ranks the transactions (pos[t] for TxnID t; T⊥ is 0) by the
 // order the history itself suggests: completion time when every
 // transaction has a real-time interval, ties by position, else position in
-// the file when the file interleaves its sessions. It is nil when the
-// history suggests nothing: a file that lists one session after another
-// (dbcop, Cobra's per-thread logs) says nothing of time. Without
+// the file when the file interleaves its sessions. A file that lists one
+// session after another (dbcop, Cobra's per-thread logs) says nothing of
+// time: its transactions are ranked as if the sessions had run side by
+// side at even speed (progressOrder). Without
 // --realtime the order is no constraint, only a good first guess: on a
 // history that satisfies its level, the commit order it approximates is
 // almost always a valid one.
@@ -32,7 +33,7 @@ func (g *Graph) HistoryOrder() []int32 {
 			}
 		}
 		if switches < 4*len(h.Sessions) {
-			return nil
+			return g.progressOrder()
 		}
 	}
 	txns := make([]int32, nt)
@@ -69,6 +70,50 @@ func (g *Graph) BackwardReads(hint []int32) float64 {
 		return 0
 	}
 	return float64(back) / float64(wr)
+}
+
+// progressOrder ranks the transactions of a file that lists one session
+// after another as if the sessions had run side by side at even speed: by
+// how far through its session each one is (T⊥ first). A solver whose
+// first order goes session by session decides nearly every version order
+// backwards: 1,000 sessions of 50 transactions took 4 million decisions
+// for 539 conflicts.
+func (g *Graph) progressOrder() []int32 {
+	h := g.H
+	nt := g.N()
+	type placed struct {
+		at float64
+		t  int32
+	}
+	ps := make([]placed, 0, nt)
+	for _, s := range h.Sessions {
+		n := float64(len(s.Txns))
+		for j, t := range s.Txns {
+			if int(t) < nt {
+				ps = append(ps, placed{(float64(j) + 0.5) / n, int32(t)})
+			}
+		}
+	}
+	slices.SortStableFunc(ps, func(a, b placed) int { return cmp.Compare(a.at, b.at) })
+	pos := make([]int32, nt)
+	for i := range pos {
+		pos[i] = -1
+	}
+	pos[history.InitTxn] = 0
+	next := int32(1)
+	for _, p := range ps {
+		if pos[p.t] < 0 {
+			pos[p.t] = next
+			next++
+		}
+	}
+	for t := range pos {
+		if pos[t] < 0 {
+			pos[t] = next
+			next++
+		}
+	}
+	return pos
 }
 
 // Timed says whether every transaction but T⊥ has a real-time
