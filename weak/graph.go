@@ -100,32 +100,58 @@ func (g *graph) topo(c *checker) ([]history.TxnID, bool) {
 	return order, len(order) == c.nIn
 }
 
-// topoStable is topo with ties broken by TxnID, smallest first (Kahn's
-// algorithm with a heap): among the topological orders, the one closest to
-// the order of the file, which often is the order of execution.
+// topoStable is topo with ties broken by the order of the file, first
+// first (Kahn's algorithm with a heap): among the topological orders, the
+// one closest to the order of the file, which often is the order of
+// execution. A file listed one session after another has no such order:
+// its ties go by how far through its session each transaction is
+// (History.EvenProgress).
 func (g *graph) topoStable(c *checker) ([]history.TxnID, bool) {
 	indeg := make([]int32, c.n)
 	for _, v := range g.to {
 		indeg[v]++
 	}
+	// The heap holds ranks; byRank turns one back into its transaction.
+	rank, byRank := c.fileRanks()
 	order := make([]history.TxnID, 0, c.nIn)
 	var q idHeap
 	for t := range c.n {
 		if c.in[t] && indeg[t] == 0 {
-			q = append(q, history.TxnID(t)) // ascending: a heap already
+			q.push(history.TxnID(rank(history.TxnID(t))))
 		}
 	}
 	for len(q) > 0 {
-		u := q.pop()
+		u := byRank(q.pop())
 		order = append(order, u)
 		for _, v := range g.to[g.start[u]:g.start[u+1]] {
 			indeg[v]--
 			if indeg[v] == 0 {
-				q.push(v)
+				q.push(history.TxnID(rank(v)))
 			}
 		}
 	}
 	return order, len(order) == c.nIn
+}
+
+// fileRanks is the rank of each transaction in the order topoStable
+// follows, and its inverse: the identity for a file that interleaves its
+// sessions.
+func (c *checker) fileRanks() (rank func(history.TxnID) int32, byRank func(history.TxnID) history.TxnID) {
+	if c.ranks == nil {
+		if c.h.Interleaved() || len(c.h.Txns) != c.n {
+			c.ranks = []int32{}
+		} else {
+			c.ranks = c.h.EvenProgress()
+			c.byRank = make([]history.TxnID, len(c.ranks))
+			for t, r := range c.ranks {
+				c.byRank[r] = history.TxnID(t)
+			}
+		}
+	}
+	if len(c.ranks) == 0 {
+		return func(t history.TxnID) int32 { return int32(t) }, func(r history.TxnID) history.TxnID { return r }
+	}
+	return func(t history.TxnID) int32 { return c.ranks[t] }, func(r history.TxnID) history.TxnID { return c.byRank[r] }
 }
 
 // idHeap is a binary min-heap of transactions.

@@ -250,6 +250,10 @@ type checker struct {
 	// in[t]: t is taken as committed (T⊥ always); nIn counts them.
 	in  []bool
 	nIn int
+	// ranks and byRank are the order topoStable breaks ties by, and its
+	// inverse (fileRanks; ranks is empty for the file's own order).
+	ranks  []int32
+	byRank []history.TxnID
 	// ev holds the read events, grouped per transaction: ev[evLo[t]:evHi[t]]
 	// in program order.
 	ev         []event
