@@ -287,8 +287,12 @@ func (c *Checker) Finish(ctx context.Context) (Status, error) {
 	return c.finish(ctx, c.snapshot())
 }
 
+// A stream whose end line came is read as a prefix would be (Prefix):
+// the end line is checked all the same, and a header still saying
+// "incomplete" is one a recorder completes in its file after the end
+// line (collect --check sees the lines, not that rewrite).
 func (c *Checker) finish(ctx context.Context, snap snapshot) (Status, error) {
-	h, err := jsonl.Parse(bytes.NewReader(snap.buf), c.opt.Name, jsonl.Options{Lenient: c.opt.Lenient})
+	h, err := jsonl.Parse(bytes.NewReader(snap.buf), c.opt.Name, jsonl.Options{Lenient: c.opt.Lenient, Prefix: snap.ended})
 	if err != nil {
 		return c.copyStatus(), err
 	}
