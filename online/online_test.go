@@ -73,21 +73,26 @@ func levelsOf(t *testing.T, names []string) []history.Level {
 // violation reported certain is a violation of every later prefix (the
 // oracle's), with values unique as the certainty needs.
 func TestPrefixVerdictsMatchOracle(t *testing.T) {
-	n := 300
+	n := 1000
 	if testing.Short() {
-		n = 60
+		n = 150
 	}
-	levels := levelsOf(t, oracleLevels)
 	ctx := context.Background()
 	early, prefixes := 0, 0
 	for seed := range n {
 		rng := rand.New(rand.NewSource(int64(seed)))
 		var gopt execoracle.GenOptions
-		if seed%2 == 0 {
+		names := oracleLevels
+		switch seed % 4 {
+		case 0, 2:
 			gopt = execoracle.RegisterGenOptions(execoracle.SER)
-		} else {
+		case 1:
 			gopt = execoracle.DefaultGenOptions(execoracle.SI)
+		case 3: // timed: strict-ser too
+			gopt = execoracle.DefaultGenOptions(execoracle.StrictSER)
+			names = append(names[:len(names):len(names)], "strict-ser")
 		}
+		levels := levelsOf(t, names)
 		unique := seed%3 != 0
 		if unique {
 			gopt.PDup = 0
@@ -98,7 +103,7 @@ func TestPrefixVerdictsMatchOracle(t *testing.T) {
 		want := make([][]bool, len(gen.Txns)+1) // [prefix][level]
 		for i := 1; i <= len(gen.Txns); i++ {
 			p := &execoracle.History{Txns: gen.Txns[:i]}
-			for _, name := range oracleLevels {
+			for _, name := range names {
 				l, _ := execoracle.ParseLevel(name)
 				ok, err := execoracle.Satisfies(p, l, execoracle.SER)
 				if err != nil {
