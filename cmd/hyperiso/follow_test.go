@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"io"
 	"os"
@@ -132,4 +133,44 @@ func TestFollowUsageErrors(t *testing.T) {
 	}
 	code, out, errs := runCLI(t, "check", "--follow", "--level", "ser", path)
 	require.Equal(t, exitSatisfied, code, out+errs)
+}
+
+// With --json a certain violation is one JSON line the moment it is found,
+// then the report; the progress line says the rate, what is held and each
+// level's verdict so far.
+func TestFollowJSONAndProgress(t *testing.T) {
+	pr, pw := io.Pipe()
+	go func() {
+		_, _ = pw.Write([]byte(`{"hyperiso":1,"init":"zero"}
+{"session":1,"id":1,"ops":[["r",1,0],["w",2,10]]}
+{"session":2,"id":2,"ops":[["r",2,0],["w",1,20]]}
+`)) // and the stream stays open
+	}()
+	defer pw.Close()
+	var out, errb, progress bytes.Buffer
+	root := newRoot(&out, new(int))
+	root.SetIn(pr)
+	levels, err := parseLevelRequest("ser,si")
+	require.NoError(t, err)
+	fr := &followRun{levels: levels.levels, unique: true, failFast: true, every: 50 * time.Millisecond, asJSON: true,
+		stdout: &out, stderr: &errb, progress: &progress}
+	code, err := fr.run(t.Context(), root, "-")
+	require.NoError(t, err)
+	require.Equal(t, exitViolated, code)
+	first, rest, _ := strings.Cut(out.String(), "\n")
+	var ev struct {
+		Certain   bool `json:"certain"`
+		AfterTxns int  `json:"after_transactions"`
+		Report    struct {
+			Level, Verdict string
+		} `json:"report"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(first), &ev), first)
+	require.True(t, ev.Certain)
+	require.Equal(t, 2, ev.AfterTxns)
+	require.Equal(t, "ser", ev.Report.Level)
+	require.Equal(t, "violated", ev.Report.Verdict)
+	require.Contains(t, rest, `"weakest_violated"`)
+	require.Contains(t, rest, `"reason": "the stream was not read to its end`, "SI, satisfied so far, is unknown after fail-fast")
+	require.Regexp(t, `following: 2 tx \([0-9]+ tx/s\), held 2, open 0, heap [0-9]+ MB, ser VIOLATED, si satisfied`, progress.String())
 }
