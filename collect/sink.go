@@ -71,6 +71,7 @@ type Recorder struct {
 	fail    func(error)
 	stopped chan struct{}
 	done    sync.WaitGroup
+	also    io.Writer // Tee
 }
 
 // NewRecorder returns a Recorder that writes to w.
@@ -96,6 +97,11 @@ func CreateFile(path string) (*Recorder, error) {
 func newFileRecorder(path, tmp string, f file) *Recorder {
 	return &Recorder{path: path, tmp: tmp, f: f, w: f}
 }
+
+// Tee makes the recorder copy every batch of whole lines it writes to w
+// as well (collect --check hands them to a checker following the run);
+// w must not fail. Call it before Start.
+func (r *Recorder) Tee(w io.Writer) { r.also = w }
 
 // Temp is the temporary file ("" for a writer).
 func (r *Recorder) Temp() string { return r.tmp }
@@ -124,6 +130,9 @@ func (r *Recorder) write(p []byte) (int, error) {
 	}
 	r.good += int64(n)
 	r.dirty = true
+	if r.also != nil {
+		_, _ = r.also.Write(p)
+	}
 	return n, nil
 }
 

@@ -328,6 +328,8 @@ func newCollect(stdout io.Writer) *cobra.Command {
 		faults    string
 		times     bool
 		cleanup   bool
+		checkSpec string
+		stopOnV   bool
 	)
 	c := &cobra.Command{
 		Use:   "collect [--db memory|postgres://…|mariadb://…|etcd|etcd://…] [--isolation LEVEL|--mix SPEC] [--workload NAME] [params] -o FILE\n  hyperiso collect --hermitage --db postgres://…|mariadb://… [--scenario NAMES] [-o DIR]\n  hyperiso collect --cleanup [--db postgres://…|mariadb://…]",
@@ -382,6 +384,9 @@ func newCollect(stdout io.Writer) *cobra.Command {
 				return fail(exitBadInput, "--faults: %v", err)
 			}
 			stderr := c.ErrOrStderr()
+			if stopOnV && checkSpec == "" {
+				return fail(exitBadInput, "--stop-on-violation goes with --check LEVEL")
+			}
 			// Open the output first: a run is too costly to lose to a
 			// typo. The history goes to a temporary file beside -o,
 			// renamed to -o only once it is whole.
@@ -402,8 +407,27 @@ func newCollect(stdout io.Writer) *cobra.Command {
 					_ = rec.Close()
 				}
 			}()
+			var live *liveCheck
+			if checkSpec != "" {
+				// Values are certain to be unique with --unique and in the
+				// application workloads: only then can a violation be
+				// certain before the run ends (docs/online.md).
+				unique := f.unique || w.App() != nil
+				if live, err = newLiveCheck(checkSpec, unique, stopOnV, summaryW); err != nil {
+					return err
+				}
+				if stopOnV && !unique {
+					fmt.Fprintln(stderr, "hyperiso: warning: --stop-on-violation without --unique: a violation is certain only once the run ends (a later transaction may write a value again)")
+				}
+				rec.Tee(live.chk)
+			}
 			ctx, stop := interruptible(c.Context())
 			defer stop()
+			runCtx, stopRun := context.WithCancel(ctx)
+			defer stopRun()
+			if live != nil {
+				live.start(ctx, stopRun)
+			}
 			st, err := stores.Open(ctx, db, stores.Options{Seed: f.seed, Bugs: bug})
 			if err != nil {
 				if sig, ok := interruption(ctx); ok {
@@ -416,7 +440,11 @@ func newCollect(stdout io.Writer) *cobra.Command {
 			if bar != nil {
 				opt.Progress = func() { _ = bar.Add(1) }
 			}
-			_, sum, runErr := collect.Run(ctx, st, w, opt)
+			_, sum, runErr := collect.Run(runCtx, st, w, opt)
+			stoppedOnV := live != nil && live.Stopped()
+			if stoppedOnV && errors.Is(runErr, context.Canceled) {
+				runErr = nil
+			}
 			if bar != nil {
 				if sum != nil && sum.Transactions == sum.Planned {
 					_ = bar.Finish()
@@ -470,9 +498,22 @@ func newCollect(stdout io.Writer) *cobra.Command {
 					}
 				}
 			}
+			violated := false
+			if live != nil {
+				var err error
+				if violated, err = live.finish(ctx, out, toFile); err != nil {
+					return fail(exitBadInput, "%v", err)
+				}
+			}
 			// One line: what stopped the run, what was written, and
 			// whether the table is left.
 			if !interrupted && runErr == nil {
+				switch {
+				case stoppedOnV:
+					return fail(exitViolated, "stopped on a violation: wrote %d of %d planned transactions%s", sum.Transactions, sum.Planned, tableNote)
+				case violated:
+					return fail(exitViolated, "the history violates a level --check asked")
+				}
 				return nil
 			}
 			dest := "to standard output"
@@ -504,6 +545,8 @@ func newCollect(stdout io.Writer) *cobra.Command {
 	c.Flags().StringVar(&scenarios, "scenario", "", "with --hermitage: only these scenarios (comma-separated, e.g. P4,G2-item)")
 	c.Flags().StringVar(&faults, "faults", "", "fault schedule, KIND[:TARGET]@AT[+FOR][/EVERY],… (kinds: "+strings.Join(collect.FaultKinds, ", ")+")")
 	c.Flags().BoolVar(&cleanup, "cleanup", false, "list what killed runs left (tables in --db, etcd data directories) and remove what belonged to processes that are gone, then exit")
+	c.Flags().StringVar(&checkSpec, "check", "", "check the history at these levels (L[,L...]) while the run goes on; the summary ends with the verdicts, exit status 1 if one is violated (docs/online.md)")
+	c.Flags().BoolVar(&stopOnV, "stop-on-violation", false, "with --check: end the run once a violation is certain (needs --unique, or an application workload, to be certain before the end)")
 	c.Flags().BoolVar(&times, "times", false, "record each transaction's real-time interval (for strict-ser)")
 	return c
 }

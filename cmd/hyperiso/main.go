@@ -270,6 +270,10 @@ func newCheck(stdout io.Writer, code *int) *cobra.Command {
 		realtime bool
 		deflevel string
 		verbose  bool
+		follow   bool
+		failFast bool
+		unique   bool
+		every    time.Duration
 	)
 	c := &cobra.Command{
 		Use:   "check [--level " + allLevels + "|L[,L...]] [flags] PATH|- [PATH...]",
@@ -291,6 +295,22 @@ func newCheck(stdout io.Writer, code *int) *cobra.Command {
 			}
 			if err := req.checkStrategy(strategy); err != nil {
 				return err
+			}
+			if follow {
+				if err := followFlagsCheck(c, req, args, rf.format); err != nil {
+					return err
+				}
+				ctx, cancel := withDeadline(c.Context(), timeout)
+				defer cancel()
+				fr := &followRun{levels: req.levels, opt: check.Options{Strategy: strategy, RealTime: realtime, DefaultLevel: def},
+					unique: unique, failFast: failFast, every: every, lenient: rf.lenient, asJSON: asJSON, verbose: verbose,
+					stdout: stdout, stderr: c.ErrOrStderr(), progress: terminalOf(c.ErrOrStderr())}
+				n, err := fr.run(ctx, c, args[0])
+				*code = n
+				return err
+			}
+			if failFast || unique || c.Flags().Changed("every") {
+				return fail(exitBadInput, "--fail-fast, --unique-values and --every go with --follow")
 			}
 			run := &checkRun{
 				rf: &rf, req: req, opt: check.Options{Strategy: strategy, RealTime: realtime, DefaultLevel: def},
@@ -316,6 +336,10 @@ func newCheck(stdout io.Writer, code *int) *cobra.Command {
 	c.Flags().BoolVar(&asJSON, "json", false, "print the JSON report instead of text")
 	c.Flags().BoolVar(&asEDN, "edn", false, "print an Elle-style EDN result map (:valid?, :anomaly-types, :anomalies, :not, :also-not) instead of text")
 	c.Flags().BoolVarP(&verbose, "verbose", "v", false, "text report: also each check's timings and counters")
+	c.Flags().BoolVar(&follow, "follow", false, "check a JSONL history while it is written (a growing file, or - for a pipe such as collect -o -): each violation is printed once certain, the final verdict is the whole history's (docs/online.md)")
+	c.Flags().BoolVar(&failFast, "fail-fast", false, "with --follow: stop at the first certain violation (exit status 1)")
+	c.Flags().BoolVar(&unique, "unique-values", false, "with --follow: the stream writes no (key, value) twice (collect --unique), so a violation can be certain before the stream ends")
+	c.Flags().DurationVar(&every, "every", time.Second, "with --follow: the least time between two checks of the stream so far")
 	c.MarkFlagsMutuallyExclusive("json", "edn")
 	return c
 }

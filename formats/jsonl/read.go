@@ -30,6 +30,11 @@ type Options struct {
 	// ignores unknown fields, recording a warning for each, instead of
 	// failing. An empty input yields an empty history.
 	Lenient bool
+	// Prefix reads the start of a history that is still being written
+	// (package online): a header saying "incomplete" and a promised end
+	// line that has not come yet are what such a start holds, not
+	// errors, and nothing is counted as dropped for them.
+	Prefix bool
 }
 
 // Read reads the JSONL history in the file at path.
@@ -360,7 +365,7 @@ func (p *parser) header() *history.InputError {
 	if f.version != Version {
 		return p.errorf(0, "unsupported format version %d (this reader knows %d)", f.version, Version)
 	}
-	if f.has&fIncomplete != 0 && f.incomplete {
+	if f.has&fIncomplete != 0 && f.incomplete && !p.opt.Prefix {
 		if !p.opt.Lenient {
 			return p.errorf(0, "%s; the transactions recorded so far can be read with --lenient", incompleteMsg)
 		}
@@ -642,7 +647,7 @@ const incompleteMsg = "history incomplete: its recording was cut short (killed o
 func (p *parser) finish() (*history.History, error) {
 	// An incomplete history lacks its end line: the header's warning
 	// says so already, and counted the loss once.
-	if p.promised && !p.ended && !p.incomplete {
+	if p.promised && !p.ended && !p.incomplete && !p.opt.Prefix {
 		pos := history.Pos{File: p.name, Line: p.pos.Line}
 		msg := fmt.Sprintf("truncated: the header promises an end line {\"end\": ...} but the file ends after line %d without one", p.pos.Line)
 		if !p.opt.Lenient {
