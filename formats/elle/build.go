@@ -64,6 +64,9 @@ type parser struct {
 	dupPos    []history.Pos
 	// dropped counts what lenient reading skipped, for the history.
 	dropped history.Dropped
+	// preds counts the predicate reads ([:rp …]) and predLine is the
+	// first one's line (rows.go).
+	preds, predLine int
 }
 
 func newParser(name string, opt Options) *parser {
@@ -181,6 +184,9 @@ func (p *parser) build() (*history.History, error) {
 	if err != nil {
 		return nil, err
 	}
+	if keep, err = p.takeInit(keep); err != nil {
+		return nil, err
+	}
 	keep, processless, err := p.sessions(keep)
 	if err != nil {
 		return nil, err
@@ -209,6 +215,9 @@ func (p *parser) finishHistory() (*history.History, error) {
 	initID := int64(0)
 	for p.ids[initID] {
 		initID--
+	}
+	if err := p.predicateUniverse(); err != nil {
+		return nil, err
 	}
 	p.b.SetInit(history.InitImplicit, initID)
 	p.b.InitAllKeys(history.EmptyList)
@@ -420,7 +429,7 @@ func (p *parser) detectWorkload(keep []int) {
 			case f == "append":
 				p.workload, p.workloadLine = ListAppend, op.line
 				return
-			case f == "w":
+			case f == "w" || rowFunc(f):
 				p.workload, p.workloadLine = RWRegister, op.line
 				return
 			case !ok || seen || f != "r":
