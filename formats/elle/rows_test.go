@@ -124,7 +124,7 @@ func TestClosedPredicateChecks(t *testing.T) {
 	levels := []history.Level{history.RC, history.RA, history.CC, history.RR, history.PC, history.PSI, history.SI, history.SER}
 	for _, c := range []struct {
 		name, src string
-		want []string // per level: "" satisfied, "*" violated, else the first anomaly's type
+		want      []string // per level: "" satisfied, "*" violated, else the first anomaly's type
 	}{
 		{"G2", g2, []string{"", "", "", "", "", "", "", history.G2}},
 		{"G1c", g1c, []string{"*", "*", "*", "*", "*", "*", "*", "*"}},
