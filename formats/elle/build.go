@@ -664,37 +664,6 @@ func (p *parser) interval(t history.TxnID, inv, comp *rawOp) {
 	p.b.SetInterval(t, start, end)
 }
 
-// compare warns when an :ok completion's micro-operations do not match its
-// invocation's functions and keys.
-func (p *parser) compare(a, b val, invLine, okLine int) {
-	if a.k != vVec || b.k != vVec {
-		return
-	}
-	same := len(a.elems) == len(b.elems)
-	for i := 0; same && i < len(a.elems); i++ {
-		fa, ka, _, oka := mopShape(a.elems[i])
-		fb, kb, _, okb := mopShape(b.elems[i])
-		same = oka == okb && fa == fb && sameKey(ka, kb)
-	}
-	if !same {
-		p.warn("mismatch", p.pos(okLine), fmt.Sprintf("the completion's micro-operations differ from those of its :invoke at line %d; the completion's are used", invLine))
-	}
-}
-
-// sameKey compares two keys as the reader maps them.
-func sameKey(a, b val) bool {
-	if a.k != b.k {
-		return false
-	}
-	switch a.k {
-	case vInt:
-		return a.n == b.n
-	case vKeyword, vString, vSymbol, vBig:
-		return a.s == b.s
-	}
-	return a.describe() == b.describe()
-}
-
 // warn records a pre-formatted warning of the given kind. A "syntax"
 // warning whose message ends in a skip (decode.go, veristrong.go) dropped
 // input whose content is not known.

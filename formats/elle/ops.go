@@ -296,3 +296,34 @@ func mopShape(m val) (f string, key, arg val, ok bool) {
 	f, ok = m.elems[0].name()
 	return f, m.elems[1], m.elems[2], ok
 }
+
+// compare warns when an :ok completion's micro-operations do not match its
+// invocation's functions and keys.
+func (p *parser) compare(a, b val, invLine, okLine int) {
+	if a.k != vVec || b.k != vVec {
+		return
+	}
+	same := len(a.elems) == len(b.elems)
+	for i := 0; same && i < len(a.elems); i++ {
+		fa, ka, _, oka := mopShape(a.elems[i])
+		fb, kb, _, okb := mopShape(b.elems[i])
+		same = oka == okb && fa == fb && sameKey(ka, kb)
+	}
+	if !same {
+		p.warn("mismatch", p.pos(okLine), fmt.Sprintf("the completion's micro-operations differ from those of its :invoke at line %d; the completion's are used", invLine))
+	}
+}
+
+// sameKey compares two keys as the reader maps them.
+func sameKey(a, b val) bool {
+	if a.k != b.k {
+		return false
+	}
+	switch a.k {
+	case vInt:
+		return a.n == b.n
+	case vKeyword, vString, vSymbol, vBig:
+		return a.s == b.s
+	}
+	return a.describe() == b.describe()
+}
