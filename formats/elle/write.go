@@ -223,6 +223,30 @@ func Write(w io.Writer, h *history.History) error {
 	for _, s := range h.Sessions {
 		maxProc = max(maxProc, s.ID)
 	}
+	if rows {
+		// T⊥'s rows that are not absent: Elle's universe-creating :init,
+		// first, as Elle expects it.
+		buf = append(buf[:0], "{:type :ok, :f :init, :value {"...)
+		n := 0
+		for _, op := range h.Txns[history.InitTxn].Ops {
+			if h.Value(op.Key, op.Value) == history.EmptyList {
+				continue
+			}
+			if n > 0 {
+				buf = append(buf, ", "...)
+			}
+			n++
+			key(op.Key)
+			buf = append(buf, ' ')
+			version(op.Key, op.Value)
+		}
+		buf = append(buf, "}, :process "...)
+		buf = strconv.AppendInt(buf, maxProc+2, 10)
+		buf = append(buf, "}\n"...)
+		if n > 0 {
+			bw.Write(buf)
+		}
+	}
 	for t := 1; t < len(h.Txns); t++ {
 		tx := &h.Txns[t]
 		proc := h.Sessions[tx.Session].ID
@@ -249,29 +273,6 @@ func Write(w io.Writer, h *history.History) error {
 		timed := len(h.Txns) > 1 && h.Txns[1].Timed
 		line("invoke", 0, ops, false, maxProc+1, 0, timed)
 		line("fail", 0, ops, false, maxProc+1, 0, timed)
-	}
-	if rows {
-		// T⊥'s rows that are not absent: Elle's universe-creating :init.
-		buf = append(buf[:0], "{:type :ok, :f :init, :value {"...)
-		n := 0
-		for _, op := range h.Txns[history.InitTxn].Ops {
-			if h.Value(op.Key, op.Value) == history.EmptyList {
-				continue
-			}
-			if n > 0 {
-				buf = append(buf, ", "...)
-			}
-			n++
-			key(op.Key)
-			buf = append(buf, ' ')
-			version(op.Key, op.Value)
-		}
-		buf = append(buf, "}, :process "...)
-		buf = strconv.AppendInt(buf, maxProc+2, 10)
-		buf = append(buf, "}\n"...)
-		if n > 0 {
-			bw.Write(buf)
-		}
 	}
 	return bw.Flush()
 }
