@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/hyperiso/hyperiso/check"
@@ -103,7 +104,7 @@ func TestPredicateFormatsRoundTrip(t *testing.T) {
 			var want []string
 			for i, l := range levels {
 				want = append(want, verdict(h, l))
-				if sat, _ := execoracle.Satisfies(g, oracleLevels[i], execoracle.SER); want[i] != "error: nothing to check" &&
+				if sat, _ := execoracle.Satisfies(g, oracleLevels[i], execoracle.SER); !strings.Contains(want[i], "nothing to check") &&
 					(want[i] == "satisfied") != sat {
 					t.Fatalf("at %v the checker says %s, the oracle %v:\n%s", l, want[i], sat, text)
 				}
