@@ -358,7 +358,7 @@ func sortPairs(m val) val {
 		case b.k == vInt:
 			return 1
 		}
-		return strings.Compare(a.describe(), b.describe())
+		return strings.Compare(fullText(a), fullText(b))
 	}
 	slices.SortFunc(idx, func(i, j int) int { return less(m.elems[2*i], m.elems[2*j]) })
 	out := make([]val, 0, len(m.elems))
@@ -367,6 +367,16 @@ func sortPairs(m val) val {
 	}
 	m.elems = out
 	return m
+}
+
+// fullText is v's whole EDN text (describe cuts it), for ordering.
+func fullText(v val) string {
+	var b strings.Builder
+	b.WriteByte(byte(v.k))
+	if !writeEDN(&b, v, 0) {
+		b.WriteString(v.describe())
+	}
+	return b.String()
 }
 
 // convertJSON reduces a value produced by encoding/json with UseNumber.
