@@ -64,6 +64,9 @@ type parser struct {
 	dupPos    []history.Pos
 	// dropped counts what lenient reading skipped, for the history.
 	dropped history.Dropped
+	// preds counts the predicate reads ([:rp …]) and predLine is the
+	// first one's line (rows.go).
+	preds, predLine int
 }
 
 func newParser(name string, opt Options) *parser {
@@ -181,6 +184,9 @@ func (p *parser) build() (*history.History, error) {
 	if err != nil {
 		return nil, err
 	}
+	if keep, err = p.takeInit(keep); err != nil {
+		return nil, err
+	}
 	keep, processless, err := p.sessions(keep)
 	if err != nil {
 		return nil, err
@@ -209,6 +215,9 @@ func (p *parser) finishHistory() (*history.History, error) {
 	initID := int64(0)
 	for p.ids[initID] {
 		initID--
+	}
+	if err := p.predicateUniverse(); err != nil {
+		return nil, err
 	}
 	p.b.SetInit(history.InitImplicit, initID)
 	p.b.InitAllKeys(history.EmptyList)
@@ -420,7 +429,7 @@ func (p *parser) detectWorkload(keep []int) {
 			case f == "append":
 				p.workload, p.workloadLine = ListAppend, op.line
 				return
-			case f == "w":
+			case f == "w" || rowFunc(f):
 				p.workload, p.workloadLine = RWRegister, op.line
 				return
 			case !ok || seen || f != "r":
@@ -653,37 +662,6 @@ func (p *parser) interval(t history.TxnID, inv, comp *rawOp) {
 		}
 	}
 	p.b.SetInterval(t, start, end)
-}
-
-// compare warns when an :ok completion's micro-operations do not match its
-// invocation's functions and keys.
-func (p *parser) compare(a, b val, invLine, okLine int) {
-	if a.k != vVec || b.k != vVec {
-		return
-	}
-	same := len(a.elems) == len(b.elems)
-	for i := 0; same && i < len(a.elems); i++ {
-		fa, ka, _, oka := mopShape(a.elems[i])
-		fb, kb, _, okb := mopShape(b.elems[i])
-		same = oka == okb && fa == fb && sameKey(ka, kb)
-	}
-	if !same {
-		p.warn("mismatch", p.pos(okLine), fmt.Sprintf("the completion's micro-operations differ from those of its :invoke at line %d; the completion's are used", invLine))
-	}
-}
-
-// sameKey compares two keys as the reader maps them.
-func sameKey(a, b val) bool {
-	if a.k != b.k {
-		return false
-	}
-	switch a.k {
-	case vInt:
-		return a.n == b.n
-	case vKeyword, vString, vSymbol, vBig:
-		return a.s == b.s
-	}
-	return a.describe() == b.describe()
 }
 
 // warn records a pre-formatted warning of the given kind. A "syntax"

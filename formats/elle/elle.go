@@ -4,7 +4,8 @@
 // (§6.1). It pairs each :invoke with its completion on the same :process,
 // maps :ok / :fail / :info onto committed / aborted / unknown transactions,
 // and reads both Elle transactional workloads: rw-register ([:r k v],
-// [:w k v]) and list-append ([:append k v], [:r k [..]]).
+// [:w k v]) and list-append ([:append k v], [:r k [..]]), and the rows of
+// Elle's closed-predicate workload (rows.go).
 //
 // For list-append it keeps the whole list of every read (OpReadList); what
 // the lists say (version orders, anomalies visible in the lists alone) is

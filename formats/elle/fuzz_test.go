@@ -50,6 +50,9 @@ func FuzzParse(f *testing.F) {
 		"(#jepsen.history.Op{:type :invoke, :process 0, :value [[:append 1 -2N]]} #_ 1 {:type :info :process 0})",
 		"{:type :invoke, :process 0, :value [[:append 1 1]]}\n{:type :ok, :process 0, :value [[:append 1 1]]}}\n{:type :ok}\n",
 		"{:type :ok, :process :a, :value [[:w \"k\" [:anti 3]] [:r [1 \"x\"] 1.5]]}\n{:type :ok, :process \"b\", :value [[:w [1 \"x\"] 1.5] [:r \"k\" nil]]}\n",
+		"{:index 0, :type :invoke, :process 0, :f :init, :value {1 0, 2 1}}\n{:index 1, :type :ok, :process 0, :f :init, :value {1 0, 2 1}}\n{:index 2, :type :invoke, :process 1, :f :txn, :value [[:rp :true nil] [:insert 3 2] [:delete 1] [:r 1 nil]]}\n{:index 3, :type :ok, :process 1, :f :txn, :value [[:rp :true {2 1, 1 0}] [:insert 3 2] [:delete 1] [:r 1 nil]]}\n",
+		"{:type :ok, :process 0, :value [[:rp [:= 1] {}] [:rp [:mod 2 0] {0 2}] [:w :x 1] [:rp :true {1 nil, 2 3}]]}\n{:type :info, :process 1, :f :init, :value {:x 1}}\n",
+		`[{"index":0,"type":"ok","process":0,"f":"init","value":{"1":0,"x":1}},{"index":1,"type":"ok","process":1,"f":"txn","value":[["rp","true",{"1":0,"01":2}],["delete",1]]}]`,
 		"{:type :invoke, :process 0, :value [[:append :x \\c]]}\n{:type :invoke, :process 0, :value [[:r :x nil]]}\n{:type :ok, :process 0, :value [[:append :x \\c]]}\n{:type :ok, :process 0, :value [[:r :x [\\c true]]]}\n",
 	} {
 		f.Add([]byte(s), uint8(0))

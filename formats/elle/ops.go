@@ -47,19 +47,33 @@ func (p *parser) addOps(t history.TxnID, v val, line int, reads bool) error {
 
 func (p *parser) addOp(t history.TxnID, j int, m val, line int, reads bool) error {
 	const drop = "micro-operation dropped"
-	if m.k != vVec || len(m.elems) != 3 {
+	var f string
+	ok := m.k == vVec && len(m.elems) > 0
+	if ok {
+		f, _ = m.elems[0].name()
+	}
+	switch {
+	case ok && f == "delete" && len(m.elems) != 2:
+		return p.fail("micro-op", line, drop, "micro-operation %d is %s, not a vector [:delete key]", j+1, m.describe())
+	case !ok || f != "delete" && len(m.elems) != 3:
 		return p.fail("micro-op", line, drop, "micro-operation %d is %s, not a vector [f key value]", j+1, m.describe())
 	}
-	f, ok := m.elems[0].name()
+	f, ok = m.elems[0].name()
 	switch {
-	case !ok || (f != "r" && f != "w" && f != "append"):
-		return p.fail("micro-op", line, drop, "micro-operation %d: unknown function %s (want :append or :r for list-append, :w or :r for rw-register)", j+1, m.elems[0].describe())
-	case f == "append" && p.workload == RWRegister, f == "w" && p.workload == ListAppend:
+	case !ok || (f != "r" && f != "w" && f != "append" && !rowFunc(f)):
+		return p.fail("micro-op", line, drop, "micro-operation %d: unknown function %s (want :append or :r for list-append; :w or :r for rw-register, with :insert, :delete and :rp for rows)", j+1, m.elems[0].describe())
+	case f == "append" && p.workload == RWRegister, (f == "w" || rowFunc(f)) && p.workload == ListAppend:
 		return p.fail("micro-op", line, drop, "micro-operation %d: :%s in a %s history%s", j+1, f, p.workload, p.workloadHow())
+	case f == "rp":
+		return p.predicateRead(t, j, m, line, reads)
 	}
 	key, ok, err := p.key(m.elems[1], j, line)
 	if err != nil || !ok {
 		return err
+	}
+	if f == "delete" {
+		p.b.DeleteID(t, key)
+		return nil
 	}
 	arg := m.elems[2]
 	if f != "r" {
@@ -73,9 +87,12 @@ func (p *parser) addOp(t history.TxnID, j int, m val, line int, reads bool) erro
 			p.dupText = append(p.dupText, [2]string{m.elems[1].describe(), arg.describe()})
 			p.dupPos = append(p.dupPos, p.pos(line))
 		}
-		if f == "append" {
+		switch f {
+		case "append":
 			p.b.AppendID(t, key, x)
-		} else {
+		case "insert":
+			p.b.InsertID(t, key, x)
+		default:
 			p.b.WriteID(t, key, x)
 		}
 		return nil
@@ -268,9 +285,45 @@ func EDNString(s string) string {
 
 // mopShape returns the function name and parts of a well-formed [f k v].
 func mopShape(m val) (f string, key, arg val, ok bool) {
+	if m.k == vVec && len(m.elems) == 2 {
+		if f, ok = m.elems[0].name(); ok && f == "delete" {
+			return f, m.elems[1], val{}, true
+		}
+	}
 	if m.k != vVec || len(m.elems) != 3 {
 		return "", val{}, val{}, false
 	}
 	f, ok = m.elems[0].name()
 	return f, m.elems[1], m.elems[2], ok
+}
+
+// compare warns when an :ok completion's micro-operations do not match its
+// invocation's functions and keys.
+func (p *parser) compare(a, b val, invLine, okLine int) {
+	if a.k != vVec || b.k != vVec {
+		return
+	}
+	same := len(a.elems) == len(b.elems)
+	for i := 0; same && i < len(a.elems); i++ {
+		fa, ka, _, oka := mopShape(a.elems[i])
+		fb, kb, _, okb := mopShape(b.elems[i])
+		same = oka == okb && fa == fb && sameKey(ka, kb)
+	}
+	if !same {
+		p.warn("mismatch", p.pos(okLine), fmt.Sprintf("the completion's micro-operations differ from those of its :invoke at line %d; the completion's are used", invLine))
+	}
+}
+
+// sameKey compares two keys as the reader maps them.
+func sameKey(a, b val) bool {
+	if a.k != b.k {
+		return false
+	}
+	switch a.k {
+	case vInt:
+		return a.n == b.n
+	case vKeyword, vString, vSymbol, vBig:
+		return a.s == b.s
+	}
+	return a.describe() == b.describe()
 }

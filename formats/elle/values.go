@@ -1,10 +1,12 @@
 package elle
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"math"
 	"math/big"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -26,6 +28,7 @@ const (
 	vString
 	vSymbol
 	vVec // vector or list
+	vMap // a map: elems are its keys and values, k0 v0 k1 v1 …, in key order
 	vOther
 )
 
@@ -127,6 +130,8 @@ func (v val) describeTo(w *clipWriter) {
 			e.describeTo(w)
 		}
 		w.WriteString("]")
+	case vMap:
+		w.WriteString("a map")
 	default:
 		w.WriteString(prefix(v.otherDesc(), quoteLimit+1))
 	}
@@ -235,6 +240,7 @@ type rawOp struct {
 // histories, each described for messages.
 type oddFields struct {
 	typeDesc string // a :type that is not one of the four
+	init     bool   // :f :init, Elle's closed-predicate universe (rows.go)
 	fReason  string // ":f " and the :f, when it is not :txn
 	procDesc string // a :process that is not an integer
 }
@@ -293,7 +299,11 @@ func convertEDN(x any) val {
 	case rune:
 		return val{k: vOther, lit: litChar, n: int64(x)}
 	case map[any]any:
-		return val{k: vOther, s: "a map"}
+		out := val{k: vMap, elems: make([]val, 0, 2*len(x))}
+		for k, v := range x {
+			out.elems = append(out.elems, convertEDN(k), convertEDN(v))
+		}
+		return sortPairs(out)
 	case map[any]bool:
 		return val{k: vOther, s: "a set"}
 	}
@@ -331,6 +341,44 @@ func charLit(r rune) string {
 	return `\` + string(r)
 }
 
+// sortPairs orders a map's pairs by key (integers first, in order, then
+// the others by description), so that reading is deterministic.
+func sortPairs(m val) val {
+	n := len(m.elems) / 2
+	idx := make([]int, n)
+	for i := range idx {
+		idx[i] = i
+	}
+	less := func(a, b val) int {
+		switch {
+		case a.k == vInt && b.k == vInt:
+			return cmp.Compare(a.n, b.n)
+		case a.k == vInt:
+			return -1
+		case b.k == vInt:
+			return 1
+		}
+		return strings.Compare(fullText(a), fullText(b))
+	}
+	slices.SortFunc(idx, func(i, j int) int { return less(m.elems[2*i], m.elems[2*j]) })
+	out := make([]val, 0, len(m.elems))
+	for _, i := range idx {
+		out = append(out, m.elems[2*i], m.elems[2*i+1])
+	}
+	m.elems = out
+	return m
+}
+
+// fullText is v's whole EDN text (describe cuts it), for ordering.
+func fullText(v val) string {
+	var b strings.Builder
+	b.WriteByte(byte(v.k))
+	if !writeEDN(&b, v, 0) {
+		b.WriteString(v.describe())
+	}
+	return b.String()
+}
+
 // convertJSON reduces a value produced by encoding/json with UseNumber.
 func convertJSON(x any) val {
 	switch x := x.(type) {
@@ -357,7 +405,17 @@ func convertJSON(x any) val {
 	case bool:
 		return val{k: vOther, s: strconv.FormatBool(x)}
 	case map[string]any:
-		return val{k: vOther, s: "an object"}
+		// An object's names are strings; one that is an integer in its
+		// canonical form is that integer (elle-cli writes integer keys so).
+		out := val{k: vMap, elems: make([]val, 0, 2*len(x))}
+		for k, v := range x {
+			key := val{k: vString, s: k}
+			if n, err := strconv.ParseInt(k, 10, 64); err == nil && strconv.FormatInt(n, 10) == k {
+				key = val{k: vInt, n: n}
+			}
+			out.elems = append(out.elems, key, convertJSON(v))
+		}
+		return sortPairs(out)
 	}
 	return val{k: vOther, s: fmt.Sprintf("a %T", x)}
 }
@@ -377,7 +435,9 @@ func (op *rawOp) setField(name string, v val) {
 		op.typeState = 2
 		op.oddFields().typeDesc = v.describe()
 	case "f":
-		if s, ok := v.name(); !ok || s != "txn" {
+		if s, ok := v.name(); ok && s == "init" {
+			op.oddFields().init = true
+		} else if !ok || s != "txn" {
 			op.oddFields().fReason = ":f " + v.describe()
 		}
 	case "process":

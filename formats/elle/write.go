@@ -2,7 +2,9 @@ package elle
 
 import (
 	"bufio"
+	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -32,6 +34,13 @@ import (
 // reads nil), and a transaction writing a register's initial value. The
 // values of registers are renamed per key (express.Values) so that T⊥'s
 // value is nil, which changes no verdict.
+//
+// Rows are written in Elle's closed-predicate syntax: [:insert k v],
+// [:delete k], a read of an absent row [:r k nil], a predicate read
+// [:rp :true {k v, …}] (only one that covers every key of the history,
+// which is what Elle's predicate reads cover), and T⊥'s rows that are not
+// absent as an {:f :init} operation (values are not renamed: a delete
+// writes nil). checkRows says what else is refused.
 func Write(w io.Writer, h *history.History) error {
 	lists := false
 	for t := 1; t < len(h.Txns) && !lists; t++ {
@@ -42,9 +51,12 @@ func Write(w io.Writer, h *history.History) error {
 			}
 		}
 	}
-	// A register history may start from any values: renamed to nil.
+	// A register history may start from any values: renamed to nil. A
+	// history of rows may not (a delete writes nil): its initial state
+	// is an :f :init operation, as in Elle's closed-predicate workload.
+	rows := h.HasRows()
 	var vals *express.Values
-	if !lists {
+	if !lists && !rows {
 		vals = express.NewValues(h, history.EmptyList)
 	}
 	value := func(k history.KeyID, v history.ValueID) int64 {
@@ -63,14 +75,18 @@ func Write(w io.Writer, h *history.History) error {
 		AbortedWrites:  true,
 		Timed:          true,
 		AllOrNoneTimed: true,
-		Init:           true,
+		Init:           !rows,
 		InitValue:      history.EmptyList,
 		Names:          true,
+		Rows:           true,
 	}, p)
 	names := ednNames(h, p)
+	if rows {
+		checkRows(h, lists, p)
+	}
 	for t := 1; t < len(h.Txns); t++ {
 		for _, op := range h.Txns[t].Ops {
-			if op.Kind.IsWrite() && value(op.Key, op.Value) == history.EmptyList {
+			if op.Kind.IsWrite() && op.Src != history.SrcDelete && value(op.Key, op.Value) == history.EmptyList {
 				p.Add("%s writes the initial value %d of key %s (in EDN the initial value is nil, which cannot be written)",
 					h.TxnString(history.TxnID(t)), h.Value(op.Key, op.Value), h.KeyString(op.Key))
 				break
@@ -89,29 +105,40 @@ func Write(w io.Writer, h *history.History) error {
 	}
 	bw := bufio.NewWriterSize(w, 64<<10)
 	var buf []byte
+	key := func(k history.KeyID) {
+		if name, ok := names.keys[k]; ok {
+			buf = append(buf, name...)
+		} else {
+			buf = strconv.AppendInt(buf, h.Key(k), 10)
+		}
+	}
+	version := func(k history.KeyID, v history.ValueID) {
+		if name, ok := names.vals[history.Version{Key: k, Value: v}]; ok && value(k, v) != history.EmptyList {
+			buf = append(buf, name...)
+		} else {
+			buf = strconv.AppendInt(buf, value(k, v), 10)
+		}
+	}
 	mop := func(op history.Op, reads bool) {
 		val := value(op.Key, op.Value)
 		switch {
 		case op.Kind == history.OpAppend:
 			buf = append(buf, "[:append "...)
+		case op.Src == history.SrcInsert:
+			buf = append(buf, "[:insert "...)
+		case op.Src == history.SrcDelete:
+			buf = append(buf, "[:delete "...)
+			key(op.Key)
+			buf = append(buf, ']')
+			return
 		case op.Kind == history.OpWrite:
 			buf = append(buf, "[:w "...)
 		default:
 			buf = append(buf, "[:r "...)
 		}
-		if name, ok := names.keys[op.Key]; ok {
-			buf = append(buf, name...)
-		} else {
-			buf = strconv.AppendInt(buf, h.Key(op.Key), 10)
-		}
+		key(op.Key)
 		buf = append(buf, ' ')
-		elem := func(v history.ValueID) {
-			if name, ok := names.vals[history.Version{Key: op.Key, Value: v}]; ok && value(op.Key, v) != history.EmptyList {
-				buf = append(buf, name...)
-			} else {
-				buf = strconv.AppendInt(buf, value(op.Key, v), 10)
-			}
-		}
+		elem := func(v history.ValueID) { version(op.Key, v) }
 		switch {
 		case op.Kind.IsWrite():
 			elem(op.Value)
@@ -136,15 +163,52 @@ func Write(w io.Writer, h *history.History) error {
 		}
 		buf = append(buf, ']')
 	}
-	line := func(typ string, ops []history.Op, reads bool, process int64, time int64, timed bool) {
+	// rp writes a predicate read, which checkRows found covers every key:
+	// Elle's [:rp :true {k v, …}] with the rows it returned.
+	rp := func(s history.Select, reads bool) {
+		buf = append(buf, "[:rp :true "...)
+		if !reads {
+			buf = append(buf, "nil]"...)
+			return
+		}
+		buf = append(buf, '{')
+		first := true
+		for _, op := range s.Ops(h) {
+			if h.Value(op.Key, op.Value) == history.EmptyList {
+				continue // not returned
+			}
+			if !first {
+				buf = append(buf, ", "...)
+			}
+			first = false
+			key(op.Key)
+			buf = append(buf, ' ')
+			version(op.Key, op.Value)
+		}
+		buf = append(buf, "}]"...)
+	}
+	line := func(typ string, t history.TxnID, ops []history.Op, reads bool, process int64, time int64, timed bool) {
 		buf = append(buf[:0], "{:type :"...)
 		buf = append(buf, typ...)
 		buf = append(buf, ", :f :txn, :value ["...)
-		for i, op := range ops {
-			if i > 0 {
+		// A predicate read is one micro-operation at its place (At),
+		// however many rows it expanded to.
+		var sels []history.Select
+		if t > 0 {
+			sels = h.SelectsOf(t)
+		}
+		for i, n := 0, 0; i < len(ops) || len(sels) > 0; n++ {
+			if n > 0 {
 				buf = append(buf, ' ')
 			}
-			mop(op, reads)
+			if len(sels) > 0 && (int(sels[0].At) <= i || i >= len(ops)) {
+				rp(sels[0], reads)
+				i += int(sels[0].N)
+				sels = sels[1:]
+				continue
+			}
+			mop(ops[i], reads)
+			i++
 		}
 		buf = append(buf, "], :process "...)
 		buf = strconv.AppendInt(buf, process, 10)
@@ -159,17 +223,42 @@ func Write(w io.Writer, h *history.History) error {
 	for _, s := range h.Sessions {
 		maxProc = max(maxProc, s.ID)
 	}
+	if rows {
+		// T⊥'s rows that are not absent: Elle's universe-creating :init,
+		// first, as Elle expects it.
+		buf = append(buf[:0], "{:type :ok, :f :init, :value {"...)
+		n := 0
+		for _, op := range h.Txns[history.InitTxn].Ops {
+			if h.Value(op.Key, op.Value) == history.EmptyList {
+				continue
+			}
+			if n > 0 {
+				buf = append(buf, ", "...)
+			}
+			n++
+			key(op.Key)
+			buf = append(buf, ' ')
+			version(op.Key, op.Value)
+		}
+		buf = append(buf, "}, :process "...)
+		buf = strconv.AppendInt(buf, maxProc+2, 10)
+		buf = append(buf, "}\n"...)
+		if n > 0 {
+			bw.Write(buf)
+		}
+	}
 	for t := 1; t < len(h.Txns); t++ {
 		tx := &h.Txns[t]
 		proc := h.Sessions[tx.Session].ID
-		line("invoke", tx.Ops, false, proc, tx.Start, tx.Timed)
+		tid := history.TxnID(t)
+		line("invoke", tid, tx.Ops, false, proc, tx.Start, tx.Timed)
 		switch tx.Status {
 		case history.Committed:
-			line("ok", tx.Ops, true, proc, tx.End, tx.Timed)
+			line("ok", tid, tx.Ops, true, proc, tx.End, tx.Timed)
 		case history.Aborted:
-			line("fail", tx.Ops, false, proc, tx.End, tx.Timed)
+			line("fail", tid, tx.Ops, false, proc, tx.End, tx.Timed)
 		default:
-			line("info", tx.Ops, false, proc, tx.Start, tx.Timed)
+			line("info", tid, tx.Ops, false, proc, tx.Start, tx.Timed)
 		}
 	}
 	if len(h.AbortedWrites) > 0 {
@@ -182,8 +271,8 @@ func Write(w io.Writer, h *history.History) error {
 			ops[i] = history.Op{Kind: kind, Key: v.Key, Value: v.Value}
 		}
 		timed := len(h.Txns) > 1 && h.Txns[1].Timed
-		line("invoke", ops, false, maxProc+1, 0, timed)
-		line("fail", ops, false, maxProc+1, 0, timed)
+		line("invoke", 0, ops, false, maxProc+1, 0, timed)
+		line("fail", 0, ops, false, maxProc+1, 0, timed)
 	}
 	return bw.Flush()
 }
@@ -239,4 +328,33 @@ func EDNText(name string) string {
 		}
 	}
 	return EDNString(name)
+}
+
+// checkRows adds to p what Elle's closed-predicate syntax cannot hold of
+// h's rows: rows beside lists, and predicate reads that do not cover every
+// key of the history (Elle's [:rp :true …] reads its whole universe; the
+// reader takes it as a read of every integer key).
+func checkRows(h *history.History, lists bool, p *express.Problems) {
+	if lists {
+		p.Add("inserts, deletes or predicate reads beside list appends")
+	}
+	partial, first := 0, ""
+	for _, s := range h.Selects {
+		if int(s.N) != len(h.Keys) || h.KeyNames != nil && slices.ContainsFunc(h.KeyNames, func(n string) bool { return n != "" }) {
+			if partial == 0 {
+				first = h.TxnString(s.Txn) + fmt.Sprintf("'s keys [%d,%d)", s.Lo, s.Hi)
+			}
+			partial++
+		}
+	}
+	initial := make([]bool, len(h.Keys))
+	for _, op := range h.Txns[history.InitTxn].Ops {
+		initial[op.Key] = true
+	}
+	if k := slices.Index(initial, false); k >= 0 {
+		p.Add("keys without an initial state (first: key %s); in a history of rows EDN starts every key absent unless an :init gives it a value", h.KeyString(history.KeyID(k)))
+	}
+	if partial > 0 {
+		p.Add("%d predicate reads over a key range that is not every key of the history (first: %s); Elle's predicate reads ([:rp :true …]) cover every key", partial, first)
+	}
 }

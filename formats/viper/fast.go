@@ -202,8 +202,11 @@ func (s *fastScan) ops(l *fastLine) bool {
 		if !ok || !s.lit("]") {
 			return false
 		}
-		if op.kind == 'w' && !flag {
+		switch {
+		case op.kind == 'w' && !flag:
 			op.kind = 'a'
+		case op.kind == 'r' && flag: // a dead row: absent (rows.go)
+			op.val = history.EmptyList
 		}
 		l.ops = append(l.ops, op)
 		if s.peek() == ']' {

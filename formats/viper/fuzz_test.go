@@ -16,6 +16,11 @@ func FuzzParse(f *testing.F) {
 		`{"value": [["r", 1, null, false], ["r", 2, "nil", true], ["w", 3, -4, false]]}` + "\r\n",
 		`{"value": [["i", 1, 2, 3, 4, true]]}` + "\n\n{}",
 		`{"value": [["r", 1, 9223372036854775807, false]]}`,
+		`{"value": [["i", 1, 10, null, false, true], ["d", 3, 77, 30, false, true], ["r", 3, 77, true]]}` + "\n",
+		`{"value": [["i", 2, 20, 5, true, true, true, "i"], ["d", 4, 78, "nil", false, false, true]], "isFinal": true}`,
+		`{"value": [["range", 0, 4, [{"id": 1, "sk": 1, "val": 10}], [{"id": 3, "sk": 3, "val": 77}]]]}` + "\n",
+		`{"value": [["range", "nil", null, [], [], true], ["range", 5, 1, [], []]]}`,
+		`{"value": [["range", -9223372036854775808, 9223372036854775807, [{"id": 9223372036854775807, "val": 1}], []]]}`,
 	} {
 		f.Add([]byte(s), false)
 		f.Add([]byte(s), true)

@@ -8,10 +8,12 @@
 // sessions in numeric order of <n> (session id n); transactions numbered
 // 1, 2, 3, … in that order, all committed; ["w", k, v, true] writes v to k,
 // ["w", k, v, false] is a write that did not take effect (an aborted
-// write); ["r", k, v, dead] reads v, or the initial state when v is null or
-// "nil" (the flag, "read a deleted value", does not change what was read).
-// A transaction marked "isInitial": true that is alone in its file is the
-// initial transaction; otherwise every key starts as nil.
+// write); ["r", k, v, dead] reads v, or an absent row when v is null or
+// "nil" (never written) or dead is true (deleted). Viper's range workload
+// (inserts, deletes and range queries) is read into the model's rows and
+// predicate reads (rows.go). A transaction marked "isInitial": true that
+// is alone in its file is the initial transaction; otherwise every key
+// starts as nil.
 package viper
 
 import (
@@ -397,6 +399,12 @@ func decodeTxnLine(line []byte) (tl txnLine, unknown string, err error) {
 				return tl, "", fmt.Errorf(`field "isInitial" is %s, not true or false`, short(raw))
 			}
 			tl.IsInitial = &b
+		case "isFinal":
+			// ViperBench marks its last transaction; read as any other.
+			var final bool
+			if err := d.Decode(&final); err != nil {
+				return tl, "", fmt.Errorf(`field "isFinal" is not true or false`)
+			}
 		default:
 			if unknown == "" {
 				unknown = strconv.Quote(name)
@@ -466,10 +474,14 @@ func (p *parser) mop(t history.TxnID, j int, raw json.RawMessage, pos history.Po
 	}
 	switch op {
 	case "r", "w":
-	case "i", "d", "range", "append":
-		return fail("%q operations (Viper's range and append workloads) are not read by hyperiso; only \"r\" and \"w\"", op)
+	case "i", "d":
+		return p.rowMop(t, op, m, fail)
+	case "range":
+		return p.rangeMop(t, m, fail)
+	case "append":
+		return fail("\"append\" operations (Viper's append workload) are not read by hyperiso; only \"r\", \"w\", \"i\", \"d\" and \"range\"")
 	default:
-		return fail("unknown operation %q (want \"r\" or \"w\")", op)
+		return fail("unknown operation %q (want \"r\", \"w\", \"i\", \"d\" or \"range\")", op)
 	}
 	if len(m) != 4 {
 		return fail("[%q, key, value, flag] has 4 elements, this one %d", op, len(m))
@@ -483,16 +495,9 @@ func (p *parser) mop(t history.TxnID, j int, raw json.RawMessage, pos history.Po
 		return fail("flag %s is not true or false", short(m[3]))
 	}
 	if op == "r" {
-		if isNil(m[2]) {
-			p.b.Read(t, key, history.EmptyList)
-			return nil
-		}
-		v, err := integer(m[2])
+		v, err := readValue(m[2], flag)
 		if err != nil {
-			return fail("value read %s: %v (or null for the initial state)", short(m[2]), err)
-		}
-		if v == history.EmptyList {
-			return fail("value read %d is reserved for nil", v)
+			return fail("%v", err)
 		}
 		p.b.Read(t, key, v)
 		return nil

@@ -62,14 +62,14 @@ func describe(h *history.History) string {
 
 // TestMapping: sessions in numeric order of J<n>, transactions numbered in
 // that order, null and "nil" reads of the initial state, a failed write an
-// aborted write, the read flag ignored.
+// aborted write, a read flagged dead a read of an absent row.
 func TestMapping(t *testing.T) {
 	h, err := parse(map[string]string{
 		"d/J10.log": `{"value": [["w", 1, 5, true], ["w", 2, 6, false]]}` + "\n" + `{"value": [["r", 1, 5, true]]}` + "\n",
 		"d/J9.log":  `{"value": [["r", 1, null, false], ["r", 2, "nil", false]]}`,
 	}, Options{})
 	require.NoError(t, err)
-	require.Equal(t, "S9: T1[r(1,nil) r(2,nil)]; S10: T2[w(1,5)] T3[r(1,5)]; init implicit T0[w(1,nil) w(2,nil)] aborted[(2,6)]", describe(h))
+	require.Equal(t, "S9: T1[r(1,nil) r(2,nil)]; S10: T2[w(1,5)] T3[r(1,nil)]; init implicit T0[w(1,nil) w(2,nil)] aborted[(2,6)]", describe(h))
 	for tx := 1; tx < len(h.Txns); tx++ {
 		require.Equal(t, history.Committed, h.Txns[tx].Status)
 	}
@@ -94,7 +94,7 @@ func TestErrors(t *testing.T) {
 		{`{"vals": []}`, `J1.log:1: unknown field "vals"`},
 		{`{"isInitial": false}`, `J1.log:1: no "value" field`},
 		{`{"value": [["x", 1, 2, true]]}`, `J1.log:1: micro-operation 1: unknown operation "x"`},
-		{`{"value": [["w", 1, 2, true], ["range", 1, 5, [], []]]}`, `J1.log:1: micro-operation 2: "range" operations`},
+		{`{"value": [["w", 1, 2, true], ["append", 1, 5, true]]}`, `J1.log:1: micro-operation 2: "append" operations`},
 		{`{"value": [["w", 1, 2]]}`, "J1.log:1: micro-operation 1: [\"w\", key, value, flag] has 4 elements, this one 3"},
 		{`{"value": [["w", "k", 2, true]]}`, `J1.log:1: micro-operation 1: key "k": not an integer`},
 		{`{"value": [["w", 1, 1e3, true]]}`, `micro-operation 1: value written 1e3: not an integer`},
