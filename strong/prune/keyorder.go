@@ -184,4 +184,3 @@ func (o *keyOrder) add(i, j int32) {
 		}
 	}
 }
-
