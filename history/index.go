@@ -1,6 +1,9 @@
 package history
 
-import "sync"
+import (
+	"runtime"
+	"sync"
+)
 
 // ExtRead is an external read: the first read of a key in a transaction
 // before any write of that key in the same transaction.
@@ -50,87 +53,56 @@ type lazyIndex struct {
 	ix   *Index
 }
 
+// buildIndex scans the transactions for their final writes and external
+// reads, on two cores when the history is large enough for a second
+// goroutine to pay (parallelIndexOps operations), and then places each
+// version's writers.
 func buildIndex(h *History) *Index {
+	ix := newIndex(h)
+	ops := 0
+	for t := range h.Txns {
+		ops += len(h.Txns[t].Ops)
+	}
+	if ops < parallelIndexOps || runtime.GOMAXPROCS(0) < 2 {
+		p := indexPart{lo: 0, hi: len(h.Txns)}
+		r, w := p.sizes(h)
+		p.reads, p.writes = make([]ExtRead, 0, r), make([]Version, 0, w)
+		ix.scanPart(h, &p)
+		ix.reads, ix.writes = p.reads, p.writes
+		ix.setFlags(h, p.flags)
+	} else {
+		ix.scanParallel(h, ops)
+	}
+	ix.placeWriters()
+	return ix
+}
+
+// parallelIndexOps is the size from which buildIndex uses two cores; a
+// variable so that tests can make it small.
+var parallelIndexOps = 1 << 16
+
+// newIndex lays out the version numbering and the per-transaction arrays.
+func newIndex(h *History) *Index {
 	nk := len(h.Keys)
 	ix := &Index{VerBase: make([]int32, nk+1)}
 	for k := range nk {
 		ix.VerBase[k+1] = ix.VerBase[k] + int32(len(h.Values[k]))
 	}
-	nv := int(ix.VerBase[nk])
-	ix.verFlags = make([]uint8, nv)
-	nt := len(h.Txns)
-	ix.writeStart = make([]int32, nt+1)
-	ix.readStart = make([]int32, nt+1)
+	ix.verFlags = make([]uint8, ix.VerBase[nk])
+	ix.writeStart = make([]int32, len(h.Txns)+1)
+	ix.readStart = make([]int32, len(h.Txns)+1)
+	return ix
+}
 
-	// stamp[k] == t+1 means key k was touched by txn t; last[k] is the op index
-	// of t's last write of k (-1: only read so far).
-	stamp := make([]int32, nk)
-	last := make([]int32, nk)
-	counts := make([]int32, nv+1)
-	var touched []KeyID
-	for t := range h.Txns {
-		tx := &h.Txns[t]
-		touched = touched[:0]
-		for i, op := range tx.Ops {
-			k := op.Key
-			if stamp[k] != int32(t+1) {
-				stamp[k] = int32(t + 1)
-				last[k] = -1
-				touched = append(touched, k)
-				if op.Kind.IsRead() {
-					ix.reads = append(ix.reads, ExtRead{Key: k, Value: op.Value, Op: int32(i)})
-				}
-			}
-			if op.Kind.IsWrite() {
-				if last[k] >= 0 && tx.Status != Aborted {
-					prev := tx.Ops[last[k]]
-					ix.verFlags[verOf(ix.VerBase, k, prev.Value)] |= flagIntermediate
-				}
-				last[k] = int32(i)
-			}
-		}
-		for _, k := range touched {
-			if last[k] < 0 {
-				continue
-			}
-			v := tx.Ops[last[k]].Value
-			ver := verOf(ix.VerBase, k, v)
-			if tx.Status == Aborted {
-				ix.verFlags[ver] |= flagAborted
-				continue
-			}
-			ix.writes = append(ix.writes, Version{k, v})
-			counts[ver+1]++
-		}
-		if tx.Status == Aborted {
-			// Non-final writes of an aborted transaction are aborted too.
-			for _, op := range tx.Ops {
-				if op.Kind.IsWrite() {
-					ix.verFlags[verOf(ix.VerBase, op.Key, op.Value)] |= flagAborted
-				}
-			}
-		}
-		ix.writeStart[t+1] = int32(len(ix.writes))
-		ix.readStart[t+1] = int32(len(ix.reads))
+// setFlags sets the flags the scan found, and marks the recorded aborted
+// writes.
+func (ix *Index) setFlags(h *History, flags []verFlag) {
+	for _, f := range flags {
+		ix.verFlags[f.ver] |= f.flag
 	}
 	for _, w := range h.AbortedWrites {
 		ix.verFlags[verOf(ix.VerBase, w.Key, w.Value)] |= flagAborted
 	}
-	for i := 1; i <= nv; i++ {
-		counts[i] += counts[i-1]
-	}
-	ix.writerStart = make([]int32, nv+1)
-	copy(ix.writerStart, counts)
-	ix.writers = make([]TxnID, counts[nv])
-	fill := counts[:nv]
-	for t := range h.Txns {
-		for _, w := range ix.writes[ix.writeStart[t]:ix.writeStart[t+1]] {
-			ver := verOf(ix.VerBase, w.Key, w.Value)
-			ix.writers[fill[ver]] = TxnID(t)
-			fill[ver]++
-		}
-	}
-	return ix
 }
 
 // NumVersions returns the number of distinct (key, value) pairs.
