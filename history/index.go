@@ -37,6 +37,11 @@ type Index struct {
 const (
 	flagAborted      uint8 = 1 << iota // written by an aborted txn or in AbortedWrites
 	flagIntermediate                   // a non-final write of a committed/unknown txn
+	// The number of final writers, up to two, for the checks that ask
+	// whether a read has a writer other than its reader: a byte per
+	// version, where Writers costs two loads from larger arrays.
+	flagWritten // at least one
+	flagShared  // two or more
 )
 
 // Index returns the history's index, computing it once; it is safe for
@@ -124,6 +129,12 @@ func (ix *Index) AbortedWriter(k KeyID, v ValueID) bool {
 	return ix.verFlags[verOf(ix.VerBase, k, v)]&flagAborted != 0
 }
 
+// writersUpTo2 returns how many final writers (k, v) has, up to 2.
+func (ix *Index) writersUpTo2(k KeyID, v ValueID) int {
+	f := ix.verFlags[verOf(ix.VerBase, k, v)]
+	return int(f&flagWritten)>>2 + int(f&flagShared)>>3
+}
+
 // IntermediateWriter reports whether (k, v) is a non-final write of some
 // committed or unknown transaction.
 func (ix *Index) IntermediateWriter(k KeyID, v ValueID) bool {
@@ -154,3 +165,47 @@ func (ix *Index) Candidates(t TxnID, r ExtRead) []TxnID {
 
 // verOf numbers version (k, v) densely across keys: base is Index.VerBase.
 func verOf(base []int32, k KeyID, v ValueID) int32 { return base[k] + int32(v) }
+
+// finalWrites tells whether a transaction's final write of a key is a
+// given value, one transaction at a time, from one pass over its
+// operations made when first asked: with writersUpTo2, whether a read has
+// a writer other than its reader, without the writer lists.
+type finalWrites struct {
+	h     *History
+	t     TxnID
+	stamp []int32 // t+1 where val holds t's final write of the key
+	val   []ValueID
+}
+
+func newFinalWrites(h *History) *finalWrites {
+	return &finalWrites{h: h, t: -1, stamp: make([]int32, len(h.Keys)), val: make([]ValueID, len(h.Keys))}
+}
+
+// is reports whether t is among the final writers of (k, v): its last
+// write of k is v, and it did not abort.
+func (f *finalWrites) is(t TxnID, k KeyID, v ValueID) bool {
+	tx := &f.h.Txns[t]
+	if tx.Status == Aborted {
+		return false
+	}
+	if f.t != t {
+		f.t = t
+		for _, op := range tx.Ops {
+			if op.Kind.IsWrite() {
+				f.stamp[op.Key], f.val[op.Key] = int32(t)+1, op.Value
+			}
+		}
+	}
+	return f.stamp[k] == int32(t)+1 && f.val[k] == v
+}
+
+// hasOtherWriter reports whether (k, v) has a final writer other than t.
+func (ix *Index) hasOtherWriter(f *finalWrites, t TxnID, k KeyID, v ValueID) bool {
+	switch ix.writersUpTo2(k, v) {
+	case 0:
+		return false
+	case 1:
+		return !f.is(t, k, v)
+	}
+	return true
+}

@@ -141,6 +141,13 @@ func (ix *Index) placeWriters() {
 		for i < len(vers) && vers[i] == int32(ver) {
 			i++
 		}
+		switch int32(i) - ix.writerStart[ver] {
+		case 0:
+		case 1:
+			ix.verFlags[ver] |= flagWritten
+		default:
+			ix.verFlags[ver] |= flagWritten | flagShared
+		}
 	}
 	ix.writerStart[nv] = int32(i)
 	ix.writers = txns

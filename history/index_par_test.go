@@ -62,6 +62,33 @@ func TestIndexParallelMatchesSequential(t *testing.T) {
 			InitWrites: len(h.Txns[InitTxn].Ops), AbortedWrites: len(h.AbortedWrites)}
 		h.statsPart(seq, &want, 1, len(h.Txns), 0, seq.NumVersions())
 		require.Equal(t, want, h.Stats(), "history %d", i)
+
+		// The flags' shortcuts against the writer lists.
+		final := newFinalWrites(h)
+		multi, most := 0, 0
+		for tx := 1; tx < len(h.Txns); tx++ {
+			for _, op := range h.Txns[tx].Ops {
+				others := 0
+				for _, w := range seq.Writers(op.Key, op.Value) {
+					if w != TxnID(tx) {
+						others++
+					}
+				}
+				require.Equal(t, others > 0, seq.hasOtherWriter(final, TxnID(tx), op.Key, op.Value), "history %d, txn %d, %v", i, tx, op)
+			}
+			if h.Txns[tx].Status != Committed {
+				continue
+			}
+			for _, r := range seq.Reads(TxnID(tx)) {
+				n := len(slices.DeleteFunc(slices.Clone(seq.Writers(r.Key, r.Value)), func(w TxnID) bool { return w == TxnID(tx) }))
+				if n > 1 {
+					multi++
+				}
+				most = max(most, n)
+			}
+		}
+		require.Equal(t, multi, want.MultiWriterReads, "history %d", i)
+		require.Equal(t, most, want.MaxCandidates, "history %d", i)
 	}
 }
 
@@ -138,6 +165,15 @@ func indexByCounting(h *History) *Index {
 	ix.writerStart = make([]int32, nv+1)
 	copy(ix.writerStart, counts)
 	ix.writers = make([]TxnID, counts[nv])
+	for ver := range nv {
+		switch counts[ver+1] - counts[ver] {
+		case 0:
+		case 1:
+			ix.verFlags[ver] |= flagWritten
+		default:
+			ix.verFlags[ver] |= flagWritten | flagShared
+		}
+	}
 	fill := counts[:nv]
 	for t := range h.Txns {
 		for _, w := range ix.writes[ix.writeStart[t]:ix.writeStart[t+1]] {

@@ -73,6 +73,7 @@ func (h *History) Stats() Stats {
 // vlo to vhi.
 func (h *History) statsPart(ix *Index, s *Stats, lo, hi, vlo, vhi int) {
 	ops, reads := 0, 0
+	final := newFinalWrites(h)
 	for t := lo; t < hi; t++ {
 		tx := &h.Txns[t]
 		switch tx.Status {
@@ -94,12 +95,21 @@ func (h *History) statsPart(ix *Index, s *Stats, lo, hi, vlo, vhi int) {
 		}
 		for _, r := range ix.Reads(TxnID(t)) {
 			s.ExternalReads++
-			ws := ix.Writers(r.Key, r.Value)
-			n := len(ws)
-			for _, w := range ws {
-				if w == TxnID(t) {
-					n--
+			// The writer list is looked at only for a version with two
+			// or more writers; otherwise the flags and t's own writes
+			// tell.
+			n := ix.writersUpTo2(r.Key, r.Value)
+			switch {
+			case n == 2:
+				ws := ix.Writers(r.Key, r.Value)
+				n = len(ws)
+				for _, w := range ws {
+					if w == TxnID(t) {
+						n--
+					}
 				}
+			case n == 1 && final.is(TxnID(t), r.Key, r.Value):
+				n = 0
 			}
 			if n > 1 {
 				s.MultiWriterReads++
