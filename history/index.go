@@ -25,7 +25,8 @@ type Index struct {
 	// unknown transaction, or T⊥), ascending: writers[writerStart[ver]:writerStart[ver+1]].
 	writerStart []int32
 	writers     []TxnID
-	// verFlags records, per version, who else wrote it.
+	// verFlags records, per version, who else wrote it and how many final
+	// writers it has, up to two.
 	verFlags []uint8
 	// Per transaction: final writes and external reads.
 	writeStart []int32
