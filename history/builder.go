@@ -17,7 +17,7 @@ type namedValue struct {
 type Builder struct {
 	h        History
 	sessByID map[int64]int32
-	keyByRaw valTable // raw key -> KeyID, all filed under key 0
+	keyByRaw keyTable // raw key -> KeyID
 	// (KeyID, integer value) -> ValueID, in shards: all values of a key
 	// are in the shard its seed picks (shardOf), so that shards can be
 	// interned on different cores and still number each key's values as
@@ -241,15 +241,14 @@ func (b *Builder) add(t TxnID, op Op) {
 
 // KeyID interns a key.
 func (b *Builder) KeyID(key int64) KeyID {
-	id, slot, ok := b.keyByRaw.find(0, 0, key)
-	if ok {
-		return KeyID(id)
+	if k, ok := b.keyByRaw.get(key); ok {
+		return k
 	}
 	k := KeyID(len(b.h.Keys))
 	b.h.Keys = append(b.h.Keys, key)
 	b.nvals = append(b.nvals, 0)
 	b.seeds = append(b.seeds, key)
-	b.keyByRaw.putAt(slot, 0, key, ValueID(k))
+	b.keyByRaw.put(key, k, len(b.h.Keys))
 	return k
 }
 
@@ -506,7 +505,7 @@ func (b *Builder) Finish() *History {
 // about as large as the operations) would stay as long as the History.
 func (b *Builder) release() {
 	b.arena, b.spans, b.detached = nil, nil, nil
-	b.keyByRaw, b.valByRaw = valTable{}, [valShards]valTable{}
+	b.keyByRaw, b.valByRaw = keyTable{}, [valShards]valTable{}
 	b.pending = [valShards][]pendingVal{}
 	b.nvals, b.seeds = nil, nil
 	b.sessByID, b.keyByName, b.valByName = nil, nil, nil

@@ -78,3 +78,42 @@ func BenchmarkBuilderScale(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkIndexScale builds the index of a history in the scalability
+// setting (100,000 transactions, 2M operations): as Index does (radix:
+// the writers sorted into place, two cores when GOMAXPROCS allows), and
+// as the tests' reference does (counting, one core).
+func BenchmarkIndexScale(b *testing.B) {
+	const txns, ops, keys = 100000, 20, 50000
+	rng := rand.New(rand.NewPCG(3, 3))
+	hb := NewBuilder("gen", "test")
+	next := int64(1)
+	for i := range txns {
+		t := hb.Begin(hb.Session(int64(i%50+1)), int64(i+1), Committed, Pos{})
+		for range ops {
+			k := int64(rng.IntN(keys) + 1)
+			if rng.IntN(2) == 0 {
+				hb.Read(t, k, 0)
+				continue
+			}
+			hb.Write(t, k, next)
+			next++
+		}
+	}
+	hb.InitAllKeys(0)
+	h := hb.Finish()
+	for _, mode := range []string{"counting", "radix"} {
+		b.Run(mode, func(b *testing.B) {
+			cpu0 := cpuTime()
+			for b.Loop() {
+				if mode == "counting" {
+					indexByCounting(h)
+				} else {
+					buildIndex(h)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*txns*ops), "ns/op")
+			b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N*txns*ops), "cpu-ns/op")
+		})
+	}
+}

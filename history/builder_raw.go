@@ -31,7 +31,7 @@ func (b *Builder) AddRaw(t TxnID, ops []RawOp) {
 		g := ops[:min(rawGroup, len(ops))]
 		ops = ops[len(g):]
 		for i := range g {
-			sink += b.keyByRaw.touch(0, g[i].Key) + b.valByRaw[shardOf(g[i].Key)].touch(g[i].Key, g[i].Value)
+			sink += b.keyByRaw.touch(g[i].Key) + b.valByRaw[shardOf(g[i].Key)].touch(g[i].Key, g[i].Value)
 		}
 		for i := range g {
 			k := b.KeyID(g[i].Key)
@@ -53,7 +53,7 @@ func (b *Builder) AddRaw(t TxnID, ops []RawOp) {
 // cache misses overlap, as AddRaw's look-ahead does. What it returns is
 // only for the caller to keep (summed), so that the loads stay.
 func (b *Builder) Touch(key, val int64) uint64 {
-	return b.keyByRaw.touch(0, key) + b.valByRaw[shardOf(key)].touch(key, val)
+	return b.keyByRaw.touch(key) + b.valByRaw[shardOf(key)].touch(key, val)
 }
 
 func shardOf(seed int64) int { return int(uint64(seed) * 0xD6E8FEB86659FD93 >> 63) }
@@ -89,7 +89,7 @@ func (b *Builder) deferRaw(sp *opSpan, ops []RawOp) {
 		g := ops[:min(rawGroup, len(ops))]
 		ops = ops[len(g):]
 		for i := range g {
-			sink += b.keyByRaw.touch(0, g[i].Key)
+			sink += b.keyByRaw.touch(g[i].Key)
 		}
 		for i := range g {
 			k := b.KeyID(g[i].Key)

@@ -1,6 +1,9 @@
 package history
 
-import "sync"
+import (
+	"runtime"
+	"sync"
+)
 
 // ExtRead is an external read: the first read of a key in a transaction
 // before any write of that key in the same transaction.
@@ -22,7 +25,8 @@ type Index struct {
 	// unknown transaction, or T⊥), ascending: writers[writerStart[ver]:writerStart[ver+1]].
 	writerStart []int32
 	writers     []TxnID
-	// verFlags records, per version, who else wrote it.
+	// verFlags records, per version, who else wrote it and how many final
+	// writers it has, up to two.
 	verFlags []uint8
 	// Per transaction: final writes and external reads.
 	writeStart []int32
@@ -34,6 +38,11 @@ type Index struct {
 const (
 	flagAborted      uint8 = 1 << iota // written by an aborted txn or in AbortedWrites
 	flagIntermediate                   // a non-final write of a committed/unknown txn
+	// The number of final writers, up to two, for the checks that ask
+	// whether a read has a writer other than its reader: a byte per
+	// version, where Writers costs two loads from larger arrays.
+	flagWritten // at least one
+	flagShared  // two or more
 )
 
 // Index returns the history's index, computing it once; it is safe for
@@ -50,87 +59,56 @@ type lazyIndex struct {
 	ix   *Index
 }
 
+// buildIndex scans the transactions for their final writes and external
+// reads, on two cores when the history is large enough for a second
+// goroutine to pay (parallelIndexOps operations), and then places each
+// version's writers.
 func buildIndex(h *History) *Index {
+	ix := newIndex(h)
+	ops := 0
+	for t := range h.Txns {
+		ops += len(h.Txns[t].Ops)
+	}
+	if ops < parallelIndexOps || runtime.GOMAXPROCS(0) < 2 {
+		p := indexPart{lo: 0, hi: len(h.Txns)}
+		r, w := p.sizes(h)
+		p.reads, p.writes = make([]ExtRead, 0, r), make([]Version, 0, w)
+		ix.scanPart(h, &p)
+		ix.reads, ix.writes = p.reads, p.writes
+		ix.setFlags(h, p.flags)
+	} else {
+		ix.scanParallel(h, ops)
+	}
+	ix.placeWriters()
+	return ix
+}
+
+// parallelIndexOps is the size from which buildIndex uses two cores; a
+// variable so that tests can make it small.
+var parallelIndexOps = 1 << 16
+
+// newIndex lays out the version numbering and the per-transaction arrays.
+func newIndex(h *History) *Index {
 	nk := len(h.Keys)
 	ix := &Index{VerBase: make([]int32, nk+1)}
 	for k := range nk {
 		ix.VerBase[k+1] = ix.VerBase[k] + int32(len(h.Values[k]))
 	}
-	nv := int(ix.VerBase[nk])
-	ix.verFlags = make([]uint8, nv)
-	nt := len(h.Txns)
-	ix.writeStart = make([]int32, nt+1)
-	ix.readStart = make([]int32, nt+1)
+	ix.verFlags = make([]uint8, ix.VerBase[nk])
+	ix.writeStart = make([]int32, len(h.Txns)+1)
+	ix.readStart = make([]int32, len(h.Txns)+1)
+	return ix
+}
 
-	// stamp[k] == t+1 means key k was touched by txn t; last[k] is the op index
-	// of t's last write of k (-1: only read so far).
-	stamp := make([]int32, nk)
-	last := make([]int32, nk)
-	counts := make([]int32, nv+1)
-	var touched []KeyID
-	for t := range h.Txns {
-		tx := &h.Txns[t]
-		touched = touched[:0]
-		for i, op := range tx.Ops {
-			k := op.Key
-			if stamp[k] != int32(t+1) {
-				stamp[k] = int32(t + 1)
-				last[k] = -1
-				touched = append(touched, k)
-				if op.Kind.IsRead() {
-					ix.reads = append(ix.reads, ExtRead{Key: k, Value: op.Value, Op: int32(i)})
-				}
-			}
-			if op.Kind.IsWrite() {
-				if last[k] >= 0 && tx.Status != Aborted {
-					prev := tx.Ops[last[k]]
-					ix.verFlags[verOf(ix.VerBase, k, prev.Value)] |= flagIntermediate
-				}
-				last[k] = int32(i)
-			}
-		}
-		for _, k := range touched {
-			if last[k] < 0 {
-				continue
-			}
-			v := tx.Ops[last[k]].Value
-			ver := verOf(ix.VerBase, k, v)
-			if tx.Status == Aborted {
-				ix.verFlags[ver] |= flagAborted
-				continue
-			}
-			ix.writes = append(ix.writes, Version{k, v})
-			counts[ver+1]++
-		}
-		if tx.Status == Aborted {
-			// Non-final writes of an aborted transaction are aborted too.
-			for _, op := range tx.Ops {
-				if op.Kind.IsWrite() {
-					ix.verFlags[verOf(ix.VerBase, op.Key, op.Value)] |= flagAborted
-				}
-			}
-		}
-		ix.writeStart[t+1] = int32(len(ix.writes))
-		ix.readStart[t+1] = int32(len(ix.reads))
+// setFlags sets the flags the scan found, and marks the recorded aborted
+// writes.
+func (ix *Index) setFlags(h *History, flags []verFlag) {
+	for _, f := range flags {
+		ix.verFlags[f.ver] |= f.flag
 	}
 	for _, w := range h.AbortedWrites {
 		ix.verFlags[verOf(ix.VerBase, w.Key, w.Value)] |= flagAborted
 	}
-	for i := 1; i <= nv; i++ {
-		counts[i] += counts[i-1]
-	}
-	ix.writerStart = make([]int32, nv+1)
-	copy(ix.writerStart, counts)
-	ix.writers = make([]TxnID, counts[nv])
-	fill := counts[:nv]
-	for t := range h.Txns {
-		for _, w := range ix.writes[ix.writeStart[t]:ix.writeStart[t+1]] {
-			ver := verOf(ix.VerBase, w.Key, w.Value)
-			ix.writers[fill[ver]] = TxnID(t)
-			fill[ver]++
-		}
-	}
-	return ix
 }
 
 // NumVersions returns the number of distinct (key, value) pairs.
@@ -150,6 +128,12 @@ func (ix *Index) Writers(k KeyID, v ValueID) []TxnID {
 // or is a recorded aborted write.
 func (ix *Index) AbortedWriter(k KeyID, v ValueID) bool {
 	return ix.verFlags[verOf(ix.VerBase, k, v)]&flagAborted != 0
+}
+
+// writersUpTo2 returns how many final writers (k, v) has, up to 2.
+func (ix *Index) writersUpTo2(k KeyID, v ValueID) int {
+	f := ix.verFlags[verOf(ix.VerBase, k, v)]
+	return int(f&flagWritten)>>2 + int(f&flagShared)>>3
 }
 
 // IntermediateWriter reports whether (k, v) is a non-final write of some
@@ -182,3 +166,47 @@ func (ix *Index) Candidates(t TxnID, r ExtRead) []TxnID {
 
 // verOf numbers version (k, v) densely across keys: base is Index.VerBase.
 func verOf(base []int32, k KeyID, v ValueID) int32 { return base[k] + int32(v) }
+
+// finalWrites tells whether a transaction's final write of a key is a
+// given value, one transaction at a time, from one pass over its
+// operations made when first asked: with writersUpTo2, whether a read has
+// a writer other than its reader, without the writer lists.
+type finalWrites struct {
+	h     *History
+	t     TxnID
+	stamp []int32 // t+1 where val holds t's final write of the key
+	val   []ValueID
+}
+
+func newFinalWrites(h *History) *finalWrites {
+	return &finalWrites{h: h, t: -1, stamp: make([]int32, len(h.Keys)), val: make([]ValueID, len(h.Keys))}
+}
+
+// is reports whether t is among the final writers of (k, v): its last
+// write of k is v, and it did not abort.
+func (f *finalWrites) is(t TxnID, k KeyID, v ValueID) bool {
+	tx := &f.h.Txns[t]
+	if tx.Status == Aborted {
+		return false
+	}
+	if f.t != t {
+		f.t = t
+		for _, op := range tx.Ops {
+			if op.Kind.IsWrite() {
+				f.stamp[op.Key], f.val[op.Key] = int32(t)+1, op.Value
+			}
+		}
+	}
+	return f.stamp[k] == int32(t)+1 && f.val[k] == v
+}
+
+// hasOtherWriter reports whether (k, v) has a final writer other than t.
+func (ix *Index) hasOtherWriter(f *finalWrites, t TxnID, k KeyID, v ValueID) bool {
+	switch ix.writersUpTo2(k, v) {
+	case 0:
+		return false
+	case 1:
+		return !f.is(t, k, v)
+	}
+	return true
+}

@@ -150,3 +150,55 @@ func (t *valTable) touch(seed, val int64) uint64 {
 	}
 	return uint64(t.slots[t.hash(seed, val)].id)
 }
+
+// keyTable interns raw integer keys. Most histories number their keys
+// densely from 0 or 1, and those up to a bound that grows with the number
+// of keys are looked up in a flat array, a fifth the size of a table's
+// slots and with no probing; other keys go to a valTable.
+type keyTable struct {
+	dense  []int32 // raw key -> KeyID+1; 0: not there, but maybe in sparse
+	sparse valTable
+}
+
+// denseKeys is the least bound on the keys of the flat array; it grows to
+// denseSpread times the number of keys.
+const (
+	denseKeys   = 1 << 17
+	denseSpread = 16
+)
+
+func (t *keyTable) touch(key int64) uint64 {
+	if uint64(key) < uint64(len(t.dense)) {
+		return uint64(t.dense[key])
+	}
+	return t.sparse.touch(0, key)
+}
+
+func (t *keyTable) get(key int64) (KeyID, bool) {
+	if uint64(key) < uint64(len(t.dense)) {
+		if id := t.dense[key]; id != 0 {
+			return KeyID(id - 1), true
+		}
+		if t.sparse.n == 0 {
+			return 0, false
+		}
+	}
+	id, ok := t.sparse.getSeeded(0, 0, key)
+	return KeyID(id), ok
+}
+
+// put adds key as k, the nkeys-th key; it must not be present.
+func (t *keyTable) put(key int64, k KeyID, nkeys int) {
+	if key < 0 || key >= int64(max(denseKeys, denseSpread*nkeys)) {
+		t.sparse.put(0, key, ValueID(k))
+		return
+	}
+	if key >= int64(len(t.dense)) {
+		n := max(1024, 2*len(t.dense))
+		for int64(n) <= key {
+			n *= 2
+		}
+		t.dense = append(t.dense, make([]int32, n-len(t.dense))...)
+	}
+	t.dense[key] = int32(k) + 1
+}

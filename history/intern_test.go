@@ -165,3 +165,47 @@ func TestAddValue(t *testing.T) {
 	require.Equal(t, [][]int64{{10, 20, 30}, {20}}, h.Values)
 	require.Equal(t, []Op{{Kind: OpWrite, Key: k, Value: 0}, {Kind: OpWrite, Key: k, Value: 1}, {Kind: OpWrite, Key: k, Value: 2}, {Kind: OpRead, Key: k2, Value: 0}}, h.Txns[1].Ops)
 }
+
+// TestKeyTableMatchesMap: keys dense from 0, sparse, negative and extreme,
+// and keys first too far for the flat array that it later covers, are
+// interned as a map interns them.
+func TestKeyTableMatchesMap(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	for round := range 4 {
+		ref := map[int64]KeyID{}
+		var tab keyTable
+		for i := range 60000 {
+			var key int64
+			switch rng.IntN(6) {
+			case 0:
+				key = rng.Int64()
+			case 1:
+				key = -rng.Int64N(1000)
+			case 2:
+				key = rng.Int64N(denseSpread * int64(len(ref)+1) * 2)
+			default:
+				key = rng.Int64N(int64(2000 + round*100000))
+			}
+			if i%1000 == 0 {
+				key = []int64{1<<63 - 1, -1 << 63, denseKeys, denseKeys - 1}[rng.IntN(4)]
+			}
+			want, ok := ref[key]
+			tab.touch(key) // a hint only: it must not fail on any key
+			got, gok := tab.get(key)
+			require.Equal(t, ok, gok, "key %d", key)
+			if ok {
+				require.Equal(t, want, got, "key %d", key)
+				continue
+			}
+			ref[key] = KeyID(len(ref))
+			tab.put(key, KeyID(len(ref)-1), len(ref))
+		}
+		require.NotEmpty(t, tab.dense, "round %d", round)
+		require.NotZero(t, tab.sparse.n, "round %d", round)
+		for key, k := range ref {
+			got, ok := tab.get(key)
+			require.True(t, ok, "key %d", key)
+			require.Equal(t, k, got, "key %d", key)
+		}
+	}
+}

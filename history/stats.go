@@ -1,5 +1,7 @@
 package history
 
+import "runtime"
+
 // Stats summarises a history. Counts exclude the initial transaction T⊥
 // unless the name says otherwise.
 type Stats struct {
@@ -30,7 +32,9 @@ type Stats struct {
 	AbortedWrites     int `json:"aborted_writes"`
 }
 
-// Stats computes the summary in one pass over the history and its index.
+// Stats computes the summary in one pass over the history and its index,
+// on two cores for a large history (halves of the transactions and of the
+// versions, summed).
 func (h *History) Stats() Stats {
 	ix := h.Index()
 	s := Stats{
@@ -41,7 +45,36 @@ func (h *History) Stats() Stats {
 		AbortedWrites:  len(h.AbortedWrites),
 		PredicateReads: len(h.Selects),
 	}
-	for t := 1; t < len(h.Txns); t++ {
+	nt, nv := len(h.Txns), ix.NumVersions()
+	if len(ix.reads) < parallelIndexOps/2 || runtime.GOMAXPROCS(0) < 2 {
+		h.statsPart(ix, &s, 1, nt, 0, nv)
+		return s
+	}
+	var part [2]Stats
+	both(func(i int) {
+		h.statsPart(ix, &part[i], max(1, i*nt/2), (i+1)*nt/2, i*nv/2, (i+1)*nv/2)
+	})
+	for _, p := range part {
+		s.Committed += p.Committed
+		s.Aborted += p.Aborted
+		s.Unknown += p.Unknown
+		s.Operations += p.Operations
+		s.Reads += p.Reads
+		s.Writes += p.Writes
+		s.ExternalReads += p.ExternalReads
+		s.MultiWriterReads += p.MultiWriterReads
+		s.DuplicateVersions += p.DuplicateVersions
+		s.MaxCandidates = max(s.MaxCandidates, p.MaxCandidates)
+	}
+	return s
+}
+
+// statsPart adds to s the counts of transactions lo to hi and of versions
+// vlo to vhi.
+func (h *History) statsPart(ix *Index, s *Stats, lo, hi, vlo, vhi int) {
+	ops, reads := 0, 0
+	final := newFinalWrites(h)
+	for t := lo; t < hi; t++ {
 		tx := &h.Txns[t]
 		switch tx.Status {
 		case Committed:
@@ -51,12 +84,10 @@ func (h *History) Stats() Stats {
 		default:
 			s.Unknown++
 		}
-		s.Operations += len(tx.Ops)
+		ops += len(tx.Ops)
 		for _, op := range tx.Ops {
 			if op.Kind.IsRead() {
-				s.Reads++
-			} else {
-				s.Writes++
+				reads++
 			}
 		}
 		if tx.Status != Committed {
@@ -64,11 +95,21 @@ func (h *History) Stats() Stats {
 		}
 		for _, r := range ix.Reads(TxnID(t)) {
 			s.ExternalReads++
-			n := len(ix.Writers(r.Key, r.Value))
-			for _, w := range ix.Writers(r.Key, r.Value) {
-				if w == TxnID(t) {
-					n--
+			// The writer list is looked at only for a version with two
+			// or more writers; otherwise the flags and t's own writes
+			// tell.
+			n := ix.writersUpTo2(r.Key, r.Value)
+			switch {
+			case n == 2:
+				ws := ix.Writers(r.Key, r.Value)
+				n = len(ws)
+				for _, w := range ws {
+					if w == TxnID(t) {
+						n--
+					}
 				}
+			case n == 1 && final.is(TxnID(t), r.Key, r.Value):
+				n = 0
 			}
 			if n > 1 {
 				s.MultiWriterReads++
@@ -76,10 +117,12 @@ func (h *History) Stats() Stats {
 			s.MaxCandidates = max(s.MaxCandidates, n)
 		}
 	}
-	for ver := range ix.NumVersions() {
+	s.Operations += ops
+	s.Reads += reads
+	s.Writes += ops - reads
+	for ver := vlo; ver < vhi; ver++ {
 		if ix.writerStart[ver+1]-ix.writerStart[ver] > 1 {
 			s.DuplicateVersions++
 		}
 	}
-	return s
 }

@@ -147,6 +147,7 @@ func (h *History) ValidateTxns(keep func(TxnID) bool) []Finding {
 	lastWrite := make([]bool, nk)   // whether T wrote the key so far
 	writeStamp := make([]int32, nk) // per key: stamp of the op list below
 	ownWrites := make([][]ValueID, nk)
+	final := newFinalWrites(h)
 	for t := 1; t < len(h.Txns); t++ {
 		tx := &h.Txns[t]
 		if !keep(TxnID(t)) {
@@ -159,7 +160,7 @@ func (h *History) ValidateTxns(keep func(TxnID) bool) []Finding {
 				stamp[k] = s
 				lastWrite[k] = false
 				if op.Kind.IsRead() {
-					if f, bad := h.classifyRead(ix, TxnID(t), int32(i), op); bad {
+					if f, bad := h.classifyRead(ix, final, TxnID(t), int32(i), op); bad {
 						out = append(out, f)
 					}
 				}
@@ -176,7 +177,7 @@ func (h *History) ValidateTxns(keep func(TxnID) bool) []Finding {
 				out = append(out, f)
 				// Under read committed a re-read is a read in its own right.
 				if !lastWrite[k] {
-					if g, bad := h.classifyRead(ix, TxnID(t), int32(i), op); bad {
+					if g, bad := h.classifyRead(ix, final, TxnID(t), int32(i), op); bad {
 						out = append(out, g)
 					}
 				}
@@ -222,11 +223,9 @@ func containsValue(vs []ValueID, v ValueID) bool {
 
 // classifyRead checks that some other transaction could have written what
 // op (a read of t that is not preceded by t's own write) returned.
-func (h *History) classifyRead(ix *Index, t TxnID, i int32, op Op) (Finding, bool) {
-	for _, w := range ix.Writers(op.Key, op.Value) {
-		if w != t {
-			return Finding{}, false
-		}
+func (h *History) classifyRead(ix *Index, final *finalWrites, t TxnID, i int32, op Op) (Finding, bool) {
+	if ix.hasOtherWriter(final, t, op.Key, op.Value) {
+		return Finding{}, false
 	}
 	f := Finding{Txn: t, Op: i, Key: op.Key, Value: op.Value, Expected: -1}
 	for _, later := range h.Txns[t].Ops[i+1:] {

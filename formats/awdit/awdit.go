@@ -362,9 +362,9 @@ func semanticWarnings(h *history.History, w *history.WarningLog) {
 	for k := range nk {
 		base[k+1] = base[k] + len(h.Values[k])
 	}
-	writer := make([]history.TxnID, base[nk]) // 0: none; T⊥ counts as 0 too
-	written := make([]bool, base[nk])
-	warned := make([]bool, base[nk])
+	// One word per version, so that a write or read looks at one place:
+	// 0 not written, t+1 first written by t (T⊥ is 0), -1 warned about.
+	state := make([]history.TxnID, base[nk])
 	for t := range h.Txns {
 		tx := &h.Txns[t]
 		for _, op := range tx.Ops {
@@ -372,22 +372,24 @@ func semanticWarnings(h *history.History, w *history.WarningLog) {
 				continue
 			}
 			ver := base[op.Key] + int(op.Value)
-			switch {
-			case !written[ver]:
-				written[ver], writer[ver] = true, history.TxnID(t)
-			case writer[ver] != history.TxnID(t) && !warned[ver]:
-				warned[ver] = true
+			switch st := state[ver]; {
+			case st == 0:
+				state[ver] = history.TxnID(t) + 1
+			case st > 0 && st != history.TxnID(t)+1:
+				state[ver] = -1
 				w.Add("duplicate", tx.Pos, "value %d of key %d written by transactions %d and %d (AWDIT requires unique values per key)",
-					h.Value(op.Key, op.Value), h.Key(op.Key), h.Txns[writer[ver]].ID, tx.ID)
+					h.Value(op.Key, op.Value), h.Key(op.Key), h.Txns[st-1].ID, tx.ID)
 			}
 		}
 	}
 	for t := 1; t < len(h.Txns); t++ {
 		tx := &h.Txns[t]
 		for _, op := range tx.Ops {
-			ver := base[op.Key] + int(op.Value)
-			if op.Kind.IsRead() && !written[ver] && !warned[ver] {
-				warned[ver] = true
+			if !op.Kind.IsRead() {
+				continue
+			}
+			if ver := base[op.Key] + int(op.Value); state[ver] == 0 {
+				state[ver] = -1
 				w.Add("thin-air", tx.Pos, "transaction %d reads value %d of key %d, which no transaction writes",
 					tx.ID, h.Value(op.Key, op.Value), h.Key(op.Key))
 			}

@@ -126,6 +126,13 @@ func TestWarnings(t *testing.T) {
 	}, msgs)
 }
 
+// TestNoWarningForOneWriter: a transaction that writes a value twice is
+// its only writer, and a read of it is no thin-air read.
+func TestNoWarningForOneWriter(t *testing.T) {
+	h := parse(t, "w 1 0\n=====\nw 1 5\nw 1 5\n-----\nr 1 5\n", Options{})
+	require.Empty(t, h.Warnings)
+}
+
 func TestWarningCap(t *testing.T) {
 	var sb strings.Builder
 	for i := range 25 {

@@ -13,6 +13,7 @@ import (
 	"math"
 	"os"
 	"runtime"
+	"slices"
 	"unicode/utf8"
 
 	"github.com/hyperiso/hyperiso/formats/internal/lineio"
@@ -399,13 +400,19 @@ func semanticWarnings(h *history.History, w *history.WarningLog) {
 	firstWriter := make([]history.TxnID, base[nk]) // 0: none yet, -1: warned
 	readAt := make([]history.TxnID, nk)            // first txn reading k non-zero
 	readVal := make([]int64, nk)
+	// zero[k] is the id of k's value 0 (-1: none), so that a read of 0,
+	// the commonest, is told apart without looking its value up.
+	zero := make([]history.ValueID, nk)
+	for k, vals := range h.Values {
+		zero[k] = history.ValueID(slices.Index(vals, 0))
+	}
 	for t := 1; t < len(h.Txns); t++ {
 		tx := &h.Txns[t]
 		for _, op := range tx.Ops {
 			k := op.Key
 			if op.Kind.IsRead() {
-				if v := h.Value(k, op.Value); v != 0 && readAt[k] == 0 {
-					readAt[k], readVal[k] = history.TxnID(t), v
+				if readAt[k] == 0 && op.Value != zero[k] {
+					readAt[k], readVal[k] = history.TxnID(t), h.Value(k, op.Value)
 				}
 				continue
 			}
