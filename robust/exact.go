@@ -62,7 +62,7 @@ func Confirm(w *Workload, levels []history.Level, c Cycle, lim Limits) (*Executi
 			}
 		}
 	}
-	if len(set) > ExactMax || lim.expired() {
+	if len(set) > ExactMax || lim.expired() || w.Patterned() {
 		return nil, false
 	}
 	ex, _ := newSATGroup(w, slices.Sorted(maps.Keys(set)), int64(lim.Steps)).solve(levels, lim)
@@ -189,6 +189,9 @@ type ExactResult struct {
 // undecided unless one of its static critical cycles has a
 // non-serializable execution; the static criterion's (Check) stands then.
 func Exact(w *Workload, levels []history.Level, lim Limits) ExactResult {
+	if w.Patterned() {
+		return ExactResult{} // the encoding needs concrete read and write sets
+	}
 	x := newIndex(w)
 	comp := x.sccs()
 	return x.exact(levels, comp, lim)
@@ -293,6 +296,9 @@ func (x *index) cycles(levels []history.Level, g []int32, comp []int32, lim Limi
 // tried when lim's deadline passes. levels must be robust (Refine's answer
 // is); the result is, and the second result marks the instances lowered.
 func RefineExact(w *Workload, levels []history.Level, lim Limits) ([]history.Level, []bool) {
+	if w.Patterned() {
+		return slices.Clone(levels), make([]bool, len(levels))
+	}
 	x := newIndex(w)
 	comp := x.sccs()
 	out := slices.Clone(levels)

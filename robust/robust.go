@@ -153,7 +153,7 @@ func (x *index) critical(p2 int32, cls class, comp []int32) (Cycle, bool) {
 	out, found := Edge{}, false
 	for _, y := range p.Reads {
 		for _, q := range x.writers[y] {
-			if q == p2 || comp[q] != c || w.soBefore(p2, q) || (noConflict && intersects(w.Instances[q].Writes, p.Writes)) {
+			if q == p2 || comp[q] != c || w.soBefore(p2, q) || (noConflict && intersects(w.mustWrites(q), w.mustWrites(p2))) {
 				continue
 			}
 			out, found = Edge{From: p2, To: q, Rel: RW, Key: y}, true

@@ -73,6 +73,13 @@ type Instance struct {
 	// in that session.
 	Session, Index int32
 	Pos            Pos
+	// Patterned marks an instance that names a key pattern with an
+	// unbound parameter (pattern.go): Reads and Writes then hold, besides
+	// the keys it names, every key a pattern of it can equal (MayReads,
+	// MayWrites), and FixedWrites the concrete keys it writes whatever
+	// the binding.
+	Patterned                        bool
+	MayReads, MayWrites, FixedWrites []KeyID
 }
 
 // ReadOnly reports whether the instance writes nothing.
@@ -93,6 +100,8 @@ type Workload struct {
 	Instances []Instance
 	// Sessions lists each session's instances in session order.
 	Sessions [][]int32
+	// patterns holds the keys that are patterns with unbound parameters.
+	patterns map[KeyID]keyPattern
 }
 
 // soBefore reports whether a precedes b in session order (transitively).
