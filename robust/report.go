@@ -140,10 +140,14 @@ type AllocationReport struct {
 	Lowered int          `json:"lowered"`
 	// ExactRefined and ExactLowered are RefineExact's answer, when asked
 	// for: the levels, and how many instances it puts below Refine's.
-	ExactRefined []LevelCount       `json:"exact_refined_levels,omitempty"`
-	ExactLowered int                `json:"exact_lowered,omitempty"`
-	Allocation   []InstanceLevel    `json:"allocation"`
-	TimingsMS    map[string]float64 `json:"timings_ms"`
+	ExactRefined []LevelCount `json:"exact_refined_levels,omitempty"`
+	ExactLowered int          `json:"exact_lowered,omitempty"`
+	// ExactUndecided counts the lower levels, tried in components too
+	// large for one SAT question, that the search neither showed safe
+	// nor refuted (the instance kept its level).
+	ExactUndecided int                `json:"exact_undecided,omitempty"`
+	Allocation     []InstanceLevel    `json:"allocation"`
+	TimingsMS      map[string]float64 `json:"timings_ms"`
 }
 
 // Info sizes w; edges is the static graph's edge count.
@@ -355,7 +359,7 @@ func (r *AllocationReport) WriteText(out io.Writer, list bool) error {
 		fmt.Fprintf(&b, "  %-4s %7d  %5.1f%%\n", strings.ToUpper(l.Level), l.Count, l.Percent)
 	}
 	if r.ExactRefined != nil {
-		fmt.Fprintf(&b, "refined by the exact search (components of at most %d instances): %d instances lower still\n", ExactMax, r.ExactLowered)
+		fmt.Fprintf(&b, "refined by the exact search: %d instances lower still; %d lower levels undecided (components over %d instances)\n", r.ExactLowered, r.ExactUndecided, ExactMax)
 		for _, l := range r.ExactRefined {
 			fmt.Fprintf(&b, "  %-4s %7d  %5.1f%%\n", strings.ToUpper(l.Level), l.Count, l.Percent)
 		}

@@ -257,8 +257,8 @@ instance's level and why.`,
 				if timeout > 0 {
 					lim.Deadline = start.Add(timeout)
 				}
-				levels, low := robust.RefineExact(w, refined, lim)
-				out.ExactRefined = robust.Counts(levels)
+				levels, low, undecided := robust.RefineExact(w, refined, lim)
+				out.ExactRefined, out.ExactUndecided = robust.Counts(levels), undecided
 				for i, l := range low {
 					if l {
 						out.ExactLowered++
