@@ -65,7 +65,7 @@ func (x *index) local(levels []history.Level, m int32, comp []int32, lim Limits,
 		if len(members) < 2 || len(members) > ExactMax || lim.expired() {
 			return nil
 		}
-		key := setKey(members)
+		key := setKey(members, levels)
 		if tried[key] {
 			return nil
 		}
@@ -216,10 +216,11 @@ func (x *index) groupOf(p int32, comp []int32) []int32 {
 	return out
 }
 
-func setKey(members []int32) string {
-	b := make([]byte, 0, 4*len(members))
+// setKey names a question: the members and their levels.
+func setKey(members []int32, levels []history.Level) string {
+	b := make([]byte, 0, 5*len(members))
 	for _, m := range members {
-		b = append(b, byte(m), byte(m>>8), byte(m>>16), byte(m>>24))
+		b = append(b, byte(m), byte(m>>8), byte(m>>16), byte(m>>24), byte(levels[m]))
 	}
 	return string(b)
 }
