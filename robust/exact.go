@@ -251,6 +251,8 @@ func (x *index) exact(levels []history.Level, comp []int32, lim Limits) ExactRes
 		case lim.expired():
 		case len(members) <= exactLimit:
 			found, decided = newSATGroup(x.w, members, int64(lim.Steps)).solve(levels, lim)
+		case x.chainProof(levels, g):
+			decided = true // robust by the shape of the component (proof.go)
 		default:
 			tried := map[string]bool{}
 			for _, m := range culprits {
@@ -332,7 +334,7 @@ func RefineExact(w *Workload, levels []history.Level, lim Limits) ([]history.Lev
 			continue // alone in its component: Refine did it
 		}
 		if gr.large {
-			undecided += x.refuteLocal(out, i, comp, lim, gr.tried, lowered)
+			undecided += x.refuteLocal(out, i, comp, gr.members, lim, gr.tried, lowered)
 			continue
 		}
 		for j := len(history.Levels) - 1; j >= 0 && !lim.expired(); j-- {
@@ -355,12 +357,13 @@ func RefineExact(w *Workload, levels []history.Level, lim Limits) ([]history.Lev
 	return out, lowered, undecided
 }
 
-// refuteLocal tries instance i of a component too large for one question
-// at each weaker level, strongest first: a level at which the component
-// stays statically robust is kept (the weakest such), a level refuted by
-// a local counterexample refutes every weaker one, and the rest are
-// undecided, which it counts.
-func (x *index) refuteLocal(out []history.Level, i int32, comp []int32, lim Limits, tried map[string]bool, lowered []bool) int {
+// refuteLocal tries instance i of a component (g, with session
+// predecessors) too large for one question at each weaker level,
+// strongest first: a level at which the component stays statically
+// robust, or is robust by chainProof, is safe and the weakest safe one is
+// kept; a level refuted by a local counterexample refutes every weaker
+// one; the rest are undecided, which it counts.
+func (x *index) refuteLocal(out []history.Level, i int32, comp []int32, g []int32, lim Limits, tried map[string]bool, lowered []bool) int {
 	undecided := 0
 	var refuted []history.Level
 	best := out[i]
@@ -379,11 +382,18 @@ func (x *index) refuteLocal(out []history.Level, i int32, comp []int32, lim Limi
 		}
 		old := out[i]
 		out[i] = l
-		ex := x.local(out, i, comp, lim, tried)
+		proved := x.chainProof(out, g)
+		var ex *Execution
+		if !proved {
+			ex = x.local(out, i, comp, lim, tried)
+		}
 		out[i] = old
-		if ex != nil {
+		switch {
+		case proved:
+			best = l
+		case ex != nil:
 			refuted = append(refuted, l)
-		} else {
+		default:
 			undecided++
 		}
 	}
