@@ -2,34 +2,34 @@ package robust
 
 import "github.com/hyperiso/hyperiso/history"
 
-// chainProof proves a component robust without a SAT question, when its
-// shape allows the argument below; it never refutes. It is how a
-// component too large for one question gets a robust answer that the
-// static criterion does not give (TPC-C's Order-Status at CC).
+// chainProof proves a set of instances (a component) robust without a
+// SAT question, when its shape allows the argument below; it never
+// refutes. It is how a component too large for one question gets a robust
+// answer that the static criterion does not give (TPC-C's Order-Status at
+// CC).
 //
 // Shape: no session order among the members; every member that writes is
 // a closed writer (at a level with NoConflict and transitive visibility:
 // PSI, SI, SER; and it writes every key it reads that another member
-// writes); every member that writes nothing is an ordering reader (at a
-// prefix level, PC, SI or SER, or reading one key that another member
-// writes), except at most one, R, at CC or PSI, every two writers of
-// whose keys share a written key unless they write only one common key
-// of R's.
+// writes); every member that writes nothing is an ordering reader: at a
+// prefix level (PC, SI, SER), or reading one key that another member
+// writes, or at CC or PSI with every two writers of its keys sharing a
+// written key unless the only keys of its they write are one and the
+// same.
 //
 // Argument, in any execution at the levels. An edge out of a closed
 // writer a goes forward in AR, and to a closed writer b it is one b sees:
 // wr and ww by definition and NoConflict; rw on x (which a writes): if b
 // came first, a would see it and read x from b or later. A reader has rw
 // edges out and wr edges in only. So a cycle is readers R1 … Rk joined by
-// chains Xi ⇝ Yi of closed writers, Ri →rw Xi and Yi →wr Ri+1, and
-// Xi ≤ Yi in AR. An ordering reader Ri+1 puts Yi before Xi+1 in AR (a
-// prefix holds Yi and not Xi+1; a single key read from Yi is overwritten
-// by Xi+1). With ordering readers only, AR would be cyclic. With R = R1:
-// X1 ≤ … ≤ Yk in AR, and X1, Yk write keys R reads, so they share a
-// written key (or write only one common key of R's, the one R reads from
-// Yk and that X1 overwrites, so that Yk precedes X1); then Yk sees X1
-// (NoConflict), R sees Yk, so R sees X1 (transitivity), and R cannot read
-// a version X1 overwrites.
+// chains Xi ⇝ Yi of closed writers, Ri →rw Xi and Yi →wr Ri+1, with
+// Xi ≤ Yi in AR. An ordering reader R (= Ri+1, Y = Yi, X = Xi+1) puts Y
+// before X in AR: a prefix holds Y and not X; a single key read from Y is
+// overwritten by X; at CC or PSI, if Y and X write one key of R's, R reads
+// it from Y and X overwrites it, and otherwise they share a written key,
+// so if X came first Y would see X (NoConflict) and R, seeing Y, would
+// see X (transitivity) and read no version X overwrites. With ordering
+// readers only, Y1 < X2 ≤ Y2 < … < X1 ≤ Y1 in AR: no cycle.
 func (x *index) chainProof(levels []history.Level, g []int32) bool {
 	w := x.w
 	in := make(map[int32]bool, len(g))
@@ -44,7 +44,6 @@ func (x *index) chainProof(levels []history.Level, g []int32) bool {
 		}
 		return false
 	}
-	r := int32(-1)
 	for _, p := range g {
 		inst := &w.Instances[p]
 		if inst.Session >= 0 || inst.Patterned {
@@ -66,16 +65,18 @@ func (x *index) chainProof(levels []history.Level, g []int32) bool {
 		if prefix || x.singleKeyReaderIn(p, in) {
 			continue
 		}
-		if !ax.transVis || r >= 0 {
+		if !ax.transVis || !x.writersMeet(p, in) {
 			return false
 		}
-		r = p
 	}
-	if r < 0 {
-		return true
-	}
-	// Every two writers of R's keys share a written key, unless the keys
-	// of R's they write are one and the same.
+	return true
+}
+
+// writersMeet reports whether every two writers in the set of the keys
+// reader r reads share a written key, unless the only keys of r's they
+// write are one and the same.
+func (x *index) writersMeet(r int32, in map[int32]bool) bool {
+	w := x.w
 	var ws []int32
 	var keysOf [][]KeyID
 	for _, k := range w.Instances[r].Reads {

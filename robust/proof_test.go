@@ -20,7 +20,7 @@ func TestRobustChainProofAgainstOracle(t *testing.T) {
 	closed := []history.Level{history.PSI, history.SI, history.SER}
 	var proved, beyondStatic int
 	for c := range n {
-		k := min(3+r.IntN(2), maxInstances)
+		k := 3 + r.IntN(maxInstances-2)
 		nkeys := 2 + r.IntN(2)
 		txs := make([]otx, k)
 		for i := range txs {
