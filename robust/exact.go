@@ -189,9 +189,13 @@ type ExactResult struct {
 // exactly when no component, with its session predecessors, has a
 // non-serializable execution of its own, which Exact searches for
 // component by component, one SAT question each (sat.go). A component
-// over ExactMax instances, or a question over budget, leaves the answer
-// undecided unless one of its static critical cycles has a
-// non-serializable execution; the static criterion's (Check) stands then.
+// without a static critical cycle is robust without a question (the
+// static criterion is sound); one over ExactMax instances is proved
+// robust by chainProof when its shape allows, else searched through small
+// sets around its culprits (local), which can only refute; that, or a
+// question over budget, leaves the answer undecided unless a
+// counterexample turns up, and the static criterion's (Check) stands
+// then. A workload with unbound key patterns is undecided.
 func Exact(w *Workload, levels []history.Level, lim Limits) ExactResult {
 	if w.Patterned() {
 		return ExactResult{} // the encoding needs concrete read and write sets
@@ -230,10 +234,8 @@ func (x *index) withPreds(g []int32) []int32 {
 	return slices.Sorted(maps.Keys(set))
 }
 
-// exact searches the components of comp that hold two or more instances.
-// A component too large for one SAT question is searched through its
-// static critical cycles only (see cycles), which can find a
-// counterexample but never show there is none.
+// exact searches the components of comp that hold two or more instances
+// and a static critical cycle (see Exact).
 func (x *index) exact(levels []history.Level, comp []int32, lim Limits) ExactResult {
 	res := ExactResult{Decided: true, Robust: true}
 	for _, g := range x.groups(comp) {
