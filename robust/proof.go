@@ -52,7 +52,7 @@ func (x *index) chainProof(levels []history.Level, g []int32) bool {
 		ax := axiomsFor(levels[p])
 		prefix := ax.prefix || ax.totalVis
 		if !inst.ReadOnly() {
-			if !ax.noConflict || !(prefix || ax.transVis) {
+			if !(ax.noConflict || ax.totalVis) || !(prefix || ax.transVis) {
 				return false
 			}
 			for _, k := range inst.Reads {
