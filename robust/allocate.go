@@ -78,12 +78,13 @@ func Allocate(w *Workload) *Allocation {
 // fail A3 at their first candidate, so the search rarely goes far.
 func (x *index) conflictingRead(p int32) (Edge, bool) {
 	in := &x.w.Instances[p]
+	must := x.w.mustWrites(p)
 	for _, k := range in.Reads {
-		if containsKey(in.Writes, k) {
+		if containsKey(must, k) {
 			continue // every writer of k conflicts with p on k
 		}
 		for _, q := range x.writers[k] {
-			if q != p && !intersects(x.w.Instances[q].Writes, in.Writes) {
+			if q != p && !intersects(x.w.mustWrites(q), must) {
 				return Edge{From: p, To: q, Rel: RW, Key: k}, true
 			}
 		}

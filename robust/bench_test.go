@@ -80,7 +80,7 @@ func BenchmarkExactGenerated(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		levels, _ := RefineExact(w, refined, Limits{})
+		levels, _, _ := RefineExact(w, refined, Limits{})
 		b.Run(kind, func(b *testing.B) {
 			for b.Loop() {
 				if res := Exact(w, levels, Limits{}); !res.Decided || !res.Robust {

@@ -28,6 +28,10 @@ import (
 // question takes: the encoding grows with the cube of them (TRANSVis).
 const ExactMax = 64
 
+// exactLimit is ExactMax, lowered by tests to send small components
+// down the path of large ones.
+var exactLimit = ExactMax
+
 // Limits bound a search: Steps conflicts per SAT question (one cycle, one
 // component, one level tried; 0: none), and a Deadline for all of them
 // (zero: none). A search cut short answers nothing, and the static answer
@@ -62,7 +66,7 @@ func Confirm(w *Workload, levels []history.Level, c Cycle, lim Limits) (*Executi
 			}
 		}
 	}
-	if len(set) > ExactMax || lim.expired() {
+	if len(set) > ExactMax || lim.expired() || w.Patterned() {
 		return nil, false
 	}
 	ex, _ := newSATGroup(w, slices.Sorted(maps.Keys(set)), int64(lim.Steps)).solve(levels, lim)
@@ -185,10 +189,17 @@ type ExactResult struct {
 // exactly when no component, with its session predecessors, has a
 // non-serializable execution of its own, which Exact searches for
 // component by component, one SAT question each (sat.go). A component
-// over ExactMax instances, or a question over budget, leaves the answer
-// undecided unless one of its static critical cycles has a
-// non-serializable execution; the static criterion's (Check) stands then.
+// without a static critical cycle is robust without a question (the
+// static criterion is sound); one over ExactMax instances is proved
+// robust by chainProof when its shape allows, else searched through small
+// sets around its culprits (local), which can only refute; that, or a
+// question over budget, leaves the answer undecided unless a
+// counterexample turns up, and the static criterion's (Check) stands
+// then. A workload with unbound key patterns is undecided.
 func Exact(w *Workload, levels []history.Level, lim Limits) ExactResult {
+	if w.Patterned() {
+		return ExactResult{} // the encoding needs concrete read and write sets
+	}
 	x := newIndex(w)
 	comp := x.sccs()
 	return x.exact(levels, comp, lim)
@@ -223,25 +234,34 @@ func (x *index) withPreds(g []int32) []int32 {
 	return slices.Sorted(maps.Keys(set))
 }
 
-// exact searches the components of comp that hold two or more instances.
-// A component too large for one SAT question is searched through its
-// static critical cycles only (see cycles), which can find a
-// counterexample but never show there is none.
+// exact searches the components of comp that hold two or more instances
+// and a static critical cycle (see Exact).
 func (x *index) exact(levels []history.Level, comp []int32, lim Limits) ExactResult {
 	res := ExactResult{Decided: true, Robust: true}
 	for _, g := range x.groups(comp) {
 		if len(g) < 2 {
 			continue
 		}
+		culprits := x.culprits(levels, g, comp)
+		if len(culprits) == 0 {
+			continue // statically robust, which is sound (local.go)
+		}
 		members := x.withPreds(g)
 		var found *Execution
 		decided := false
 		switch {
 		case lim.expired():
-		case len(members) <= ExactMax:
+		case len(members) <= exactLimit:
 			found, decided = newSATGroup(x.w, members, int64(lim.Steps)).solve(levels, lim)
+		case x.chainProof(levels, g):
+			decided = true // robust by the shape of the component (proof.go)
 		default:
-			found = x.cycles(levels, g, comp, lim)
+			tried := map[string]bool{}
+			for _, m := range culprits {
+				if found = x.local(levels, m, comp, lim, tried); found != nil {
+					break
+				}
+			}
 		}
 		if found != nil {
 			return ExactResult{Decided: true, Robust: false, Counterexample: found}
@@ -254,32 +274,6 @@ func (x *index) exact(levels []history.Level, comp []int32, lim Limits) ExactRes
 	return res
 }
 
-// cycles asks, for every instance of a component that is the middle of a
-// static critical cycle, whether that cycle's instances (with their
-// session predecessors) have a non-serializable execution: a
-// counterexample for the whole component if one has (restriction and
-// extension, above), or nil.
-func (x *index) cycles(levels []history.Level, g []int32, comp []int32, lim Limits) *Execution {
-	for _, p2 := range g {
-		if lim.expired() {
-			return nil
-		}
-		cls := classOf(levels[p2])
-		if cls == classSER {
-			continue
-		}
-		c, ok := x.critical(p2, cls, comp)
-		if !ok {
-			continue
-		}
-		c.Edges = append(c.Edges, x.path(c.Edges[1].To, c.Edges[0].From, p2, comp)...)
-		if ex, ok := Confirm(x.w, levels, c, lim); ok {
-			return ex
-		}
-	}
-	return nil
-}
-
 // RefineExact lowers instances beyond Refine where the exact search can
 // vouch for it: in order of their level, strongest first (an instance at
 // SER costs most, so it is offered the first chance), then in workload
@@ -287,33 +281,44 @@ func (x *index) cycles(levels []history.Level, g []int32, comp []int32, lim Limi
 // first, and keeps the first at which its component still has no
 // non-serializable execution. Lowering one instance can only change its
 // own component's answer, so only that component is searched, one SAT
-// encoding per component asked under assumptions for each level tried; an
-// instance whose component (with session predecessors) holds more than
-// ExactMax instances keeps its level, and so does every instance not yet
-// tried when lim's deadline passes. levels must be robust (Refine's answer
-// is); the result is, and the second result marks the instances lowered.
-func RefineExact(w *Workload, levels []history.Level, lim Limits) ([]history.Level, []bool) {
+// encoding per component asked under assumptions for each level tried.
+// An instance whose component (with session predecessors) holds more than
+// ExactMax instances keeps its level unless the component stays
+// statically robust; there each lower level is refuted, when it can be,
+// by a counterexample among a few instances (local.go), strongest level
+// first, since a counterexample at a level is one at every weaker level;
+// a level neither shown safe nor refuted counts as undecided. Every
+// instance not yet tried when lim's deadline passes keeps its level too.
+// levels must be robust (Refine's answer is); the result is, the second
+// result marks the instances lowered, and the third counts the undecided
+// questions.
+func RefineExact(w *Workload, levels []history.Level, lim Limits) ([]history.Level, []bool, int) {
+	if w.Patterned() {
+		return slices.Clone(levels), make([]bool, len(levels)), 0
+	}
 	x := newIndex(w)
 	comp := x.sccs()
 	out := slices.Clone(levels)
 	lowered := make([]bool, len(levels))
+	undecided := 0
 	// Each instance's component, closed under session predecessors, when
-	// it is small enough to search and holds a cycle at all; its encoding
-	// is built when first asked.
+	// it holds a cycle at all; its encoding is built when first asked,
+	// when the component is small enough for one.
 	type group struct {
 		members []int32
 		sat     *satGroup
+		large   bool
+		tried   map[string]bool
 	}
 	of := make([]*group, len(levels))
 	for _, g := range x.groups(comp) {
 		if len(g) < 2 {
 			continue
 		}
-		if m := x.withPreds(g); len(m) <= ExactMax {
-			gr := &group{members: m}
-			for _, i := range g {
-				of[i] = gr
-			}
+		m := x.withPreds(g)
+		gr := &group{members: m, large: len(m) > exactLimit, tried: map[string]bool{}}
+		for _, i := range g {
+			of[i] = gr
 		}
 	}
 	rank := map[history.Level]int{}
@@ -328,7 +333,11 @@ func RefineExact(w *Workload, levels []history.Level, lim Limits) ([]history.Lev
 	for _, i := range idx {
 		gr := of[i]
 		if gr == nil {
-			continue // alone in its component (Refine did it) or too large
+			continue // alone in its component: Refine did it
+		}
+		if gr.large {
+			undecided += x.refuteLocal(out, i, comp, gr.members, lim, gr.tried, lowered)
+			continue
 		}
 		for j := len(history.Levels) - 1; j >= 0 && !lim.expired(); j-- {
 			l := history.Levels[j].Level
@@ -347,5 +356,51 @@ func RefineExact(w *Workload, levels []history.Level, lim Limits) ([]history.Lev
 			out[i] = old
 		}
 	}
-	return out, lowered
+	return out, lowered, undecided
+}
+
+// refuteLocal tries instance i of a component (g, with session
+// predecessors) too large for one question at each weaker level,
+// strongest first: a level at which the component stays statically
+// robust, or is robust by chainProof, is safe and the weakest safe one is
+// kept; a level refuted by a local counterexample refutes every weaker
+// one; the rest are undecided, which it counts.
+func (x *index) refuteLocal(out []history.Level, i int32, comp []int32, g []int32, lim Limits, tried map[string]bool, lowered []bool) int {
+	undecided := 0
+	var refuted []history.Level
+	best := out[i]
+	for j := range history.Levels {
+		l := history.Levels[j].Level
+		if !Supported(l) || l == out[i] || !out[i].AtLeast(l) || slices.ContainsFunc(refuted, func(f history.Level) bool { return f.AtLeast(l) }) {
+			continue
+		}
+		if _, bad := x.critical(i, classOf(l), comp); !bad {
+			best = l // statically safe; table order makes the last the weakest
+			continue
+		}
+		if lim.expired() {
+			undecided++
+			continue
+		}
+		old := out[i]
+		out[i] = l
+		proved := x.chainProof(out, g)
+		var ex *Execution
+		if !proved {
+			ex = x.local(out, i, comp, lim, tried)
+		}
+		out[i] = old
+		switch {
+		case proved:
+			best = l
+		case ex != nil:
+			refuted = append(refuted, l)
+		default:
+			undecided++
+		}
+	}
+	if best != out[i] {
+		out[i], lowered[i] = best, true
+	}
+	return undecided
 }

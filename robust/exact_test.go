@@ -103,7 +103,7 @@ func TestRobustExactAgainstOracle(t *testing.T) {
 		a := Allocate(w)
 		refined, _, err := Refine(w, a.Levels)
 		require.NoError(t, err)
-		exact, low := RefineExact(w, refined, Limits{Steps: 10_000_000})
+		exact, low, _ := RefineExact(w, refined, Limits{Steps: 10_000_000})
 		_, bad = oracleBad(withLevels(txs, exact), nkeys)
 		require.False(t, bad, "case %d: RefineExact's %v is not robust%s", c, exact, describe(txs, nkeys))
 		for _, l := range low {
@@ -275,7 +275,7 @@ func TestRobustRefineExactBenchmarkParts(t *testing.T) {
 		require.NoError(t, err)
 		refined, _, err := Refine(w, Allocate(w).Levels)
 		require.NoError(t, err)
-		levels, low := RefineExact(w, refined, Limits{})
+		levels, low, _ := RefineExact(w, refined, Limits{})
 		x := newIndex(w)
 		parts, lowered := 0, 0
 		for _, l := range low {

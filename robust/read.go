@@ -8,8 +8,6 @@ import (
 	"io"
 	"os"
 	"strings"
-
-	"github.com/hyperiso/hyperiso/history"
 )
 
 // FormatVersion is the version a workload file's "workload" field holds.
@@ -38,18 +36,52 @@ func ReadFile(path string) (*Workload, error) {
 
 // instanceJSON is one element of "instances".
 type instanceJSON struct {
-	Name   *string  `json:"name"`
-	Type   string   `json:"type,omitempty"`
-	Reads  []string `json:"reads"`
-	Writes []string `json:"writes"`
-	Level  string   `json:"level,omitempty"`
-	After  *string  `json:"after,omitempty"`
+	Name    *string           `json:"name"`
+	Type    string            `json:"type,omitempty"`
+	Program string            `json:"program,omitempty"`
+	Args    map[string]string `json:"args,omitempty"`
+	Reads   []string          `json:"reads"`
+	Writes  []string          `json:"writes"`
+	Level   string            `json:"level,omitempty"`
+	After   *string           `json:"after,omitempty"`
 }
 
-// Parse reads a workload in the JSON format of docs/robustness.md from r;
-// name is the file name errors give. Reading is strict: unknown fields,
-// unknown levels, instances without keys, duplicate names and a session
-// order that is not a union of chains are errors naming the position.
+// programJSON is one element of "programs": read and write sets with
+// parameters, which instances bind.
+type programJSON struct {
+	Name   *string  `json:"name"`
+	Params []string `json:"params"`
+	Reads  []string `json:"reads"`
+	Writes []string `json:"writes"`
+}
+
+const (
+	instanceFields = "name, type, program, args, reads, writes, level, after"
+	programFields  = "name, params, reads, writes"
+	topFields      = `"workload", "meta", "programs" and "instances"`
+)
+
+// rawInstance and rawProgram are decoded entries with their positions:
+// what the JSON and YAML readers hand to build.
+type rawInstance struct {
+	instanceJSON
+	pos Pos
+	// field locates a field (the entry itself when it has none).
+	field func(f string) Pos
+}
+
+type rawProgram struct {
+	programJSON
+	pos   Pos
+	field func(f string) Pos
+}
+
+// Parse reads a workload in the JSON or YAML format of docs/robustness.md
+// from r; name is the file name errors give. A file whose first
+// character is '{' is JSON, any other YAML. Reading is strict: unknown
+// fields, unknown levels, instances without keys, duplicate names and a
+// session order that is not a union of chains are errors naming the
+// position.
 func Parse(r io.Reader, name string) (*Workload, error) {
 	data, err := io.ReadAll(io.LimitReader(r, maxInput+1))
 	if err != nil {
@@ -57,6 +89,9 @@ func Parse(r io.Reader, name string) (*Workload, error) {
 	}
 	if len(data) > maxInput {
 		return nil, &InputError{Pos{File: name}, fmt.Sprintf("larger than %d bytes", maxInput)}
+	}
+	if t := bytes.TrimLeft(data, " \t\r\n"); len(t) == 0 || t[0] != '{' {
+		return parseYAML(data, name)
 	}
 	p := &parser{data: data, name: name, dec: json.NewDecoder(bytes.NewReader(data))}
 	return p.parse()
@@ -126,12 +161,10 @@ func (p *parser) parse() (*Workload, error) {
 	if err := p.delim('{', "a JSON object (a workload file is one object with \"instances\")"); err != nil {
 		return nil, err
 	}
-	b := newBuilder(p.name)
 	var (
-		seen = map[string]bool{}
-		raw  []instanceJSON
-		offs []int64
-		rms  []json.RawMessage
+		seen  = map[string]bool{}
+		raw   []rawInstance
+		progs []rawProgram
 	)
 	for p.dec.More() {
 		off := p.dec.InputOffset()
@@ -161,30 +194,21 @@ func (p *parser) parse() (*Workload, error) {
 				return nil, p.jsonErr(voff, err)
 			}
 		case "instances":
-			if err := p.delim('[', "an array of instances"); err != nil {
+			err := p.entries("instances", instanceFields, func() any { return new(instanceJSON) }, func(v any, pos Pos, field func(string) Pos) {
+				raw = append(raw, rawInstance{*v.(*instanceJSON), pos, field})
+			})
+			if err != nil {
 				return nil, err
 			}
-			for p.dec.More() {
-				ioff := p.dec.InputOffset()
-				var in instanceJSON
-				var rm json.RawMessage
-				if err := p.dec.Decode(&rm); err != nil {
-					return nil, p.jsonErr(ioff, err)
-				}
-				d := json.NewDecoder(bytes.NewReader(rm))
-				d.DisallowUnknownFields()
-				if err := d.Decode(&in); err != nil {
-					return nil, p.instanceErr(ioff, rm, err)
-				}
-				raw = append(raw, in)
-				offs = append(offs, p.skip(ioff))
-				rms = append(rms, rm)
-			}
-			if err := p.delim(']', "end of the instances array"); err != nil {
+		case "programs":
+			err := p.entries("programs", programFields, func() any { return new(programJSON) }, func(v any, pos Pos, field func(string) Pos) {
+				progs = append(progs, rawProgram{*v.(*programJSON), pos, field})
+			})
+			if err != nil {
 				return nil, err
 			}
 		default:
-			return nil, p.errAt(off, "unknown field %q (a workload has \"workload\", \"meta\" and \"instances\")", field)
+			return nil, p.errAt(off, "unknown field %q (a workload has %s)", field, topFields)
 		}
 	}
 	if err := p.delim('}', "end of the workload object"); err != nil {
@@ -196,15 +220,42 @@ func (p *parser) parse() (*Workload, error) {
 	if !seen["instances"] {
 		return nil, &InputError{Pos{File: p.name}, "no \"instances\" field"}
 	}
-	if err := p.build(b, raw, offs, rms); err != nil {
-		return nil, err
+	return build(p.name, progs, raw)
+}
+
+// entries decodes an array of objects (what: its field's name), each
+// strictly into a fresh value from mk, and hands it to add with its
+// position and a locator of its fields.
+func (p *parser) entries(what, fields string, mk func() any, add func(v any, pos Pos, field func(string) Pos)) error {
+	if err := p.delim('[', "an array of "+what); err != nil {
+		return err
 	}
-	return b.w, nil
+	for p.dec.More() {
+		ioff := p.dec.InputOffset()
+		var rm json.RawMessage
+		if err := p.dec.Decode(&rm); err != nil {
+			return p.jsonErr(ioff, err)
+		}
+		v := mk()
+		d := json.NewDecoder(bytes.NewReader(rm))
+		d.DisallowUnknownFields()
+		if err := d.Decode(v); err != nil {
+			return p.instanceErr(ioff, rm, err, fields)
+		}
+		start := p.skip(ioff)
+		add(v, p.at(start), func(f string) Pos {
+			if j := fieldIndex(rm, f); j >= 0 {
+				return p.at(start + int64(j))
+			}
+			return p.at(start)
+		})
+	}
+	return p.delim(']', "end of the "+what+" array")
 }
 
 // instanceErr positions an error decoding one instance (rm, at offset
 // off) inside it.
-func (p *parser) instanceErr(off int64, rm json.RawMessage, err error) error {
+func (p *parser) instanceErr(off int64, rm json.RawMessage, err error, fields string) error {
 	var te *json.UnmarshalTypeError
 	var se *json.SyntaxError
 	switch {
@@ -225,9 +276,9 @@ func (p *parser) instanceErr(off int64, rm json.RawMessage, err error) error {
 	if f, ok := strings.CutPrefix(msg, "unknown field "); ok {
 		// Point at the field itself.
 		if i := fieldIndex(rm, strings.Trim(f, `"`)); i >= 0 {
-			return &InputError{p.at(off + int64(i)), fmt.Sprintf("unknown field %s in an instance (fields: name, type, reads, writes, level, after)", f)}
+			return &InputError{p.at(off + int64(i)), fmt.Sprintf("unknown field %s (fields: %s)", f, fields)}
 		}
-		return &InputError{p.at(off), fmt.Sprintf("unknown field %s in an instance (fields: name, type, reads, writes, level, after)", f)}
+		return &InputError{p.at(off), fmt.Sprintf("unknown field %s (fields: %s)", f, fields)}
 	}
 	return &InputError{p.at(off), msg}
 }
@@ -248,108 +299,6 @@ func fieldIndex(rm []byte, f string) int {
 		}
 		from = j + len(name)
 	}
-}
-
-// build checks the decoded instances and assembles the workload.
-func (p *parser) build(b *builder, raw []instanceJSON, offs []int64, rms []json.RawMessage) error {
-	// field locates instance i's field f, or the instance.
-	field := func(i int, f string) Pos {
-		if j := fieldIndex(rms[i], f); j >= 0 {
-			return p.at(offs[i] + int64(j))
-		}
-		return p.at(offs[i])
-	}
-	byName := make(map[string]int32, len(raw))
-	for i, in := range raw {
-		pos := p.at(offs[i])
-		if in.Name == nil || *in.Name == "" {
-			return &InputError{pos, fmt.Sprintf("instance %d has no name", i+1)}
-		}
-		name := *in.Name
-		if j, dup := byName[name]; dup {
-			return &InputError{pos, fmt.Sprintf("instance %q is named twice (first at %s)", name, b.w.Instances[j].Pos)}
-		}
-		if len(in.Reads) == 0 && len(in.Writes) == 0 {
-			return &InputError{pos, fmt.Sprintf("instance %q has no keys: it must read or write at least one", name)}
-		}
-		for _, k := range append(append([]string(nil), in.Reads...), in.Writes...) {
-			if k == "" {
-				return &InputError{pos, fmt.Sprintf("instance %q has an empty key", name)}
-			}
-		}
-		level := history.LevelNone
-		if in.Level != "" {
-			l, ok := history.ParseLevel(in.Level)
-			if !ok || !Supported(l) {
-				return &InputError{field(i, "level"), fmt.Sprintf("instance %q: unknown level %q (robustness knows %s)", name, in.Level, SupportedList(", "))}
-			}
-			level = l
-		}
-		typ := in.Type
-		if typ == "" {
-			typ = name
-		}
-		id := b.add(name, typ, in.Reads, in.Writes, level)
-		b.w.Instances[id].Pos = pos
-		byName[name] = id
-	}
-	afterPos := make([]Pos, len(raw))
-	for i := range raw {
-		afterPos[i] = field(i, "after")
-	}
-	return p.sessions(b, raw, byName, afterPos)
-}
-
-// sessions turns the "after" links into sessions: each instance follows
-// at most one, is followed by at most one, and the links form no cycle.
-func (p *parser) sessions(b *builder, raw []instanceJSON, byName map[string]int32, afterPos []Pos) error {
-	n := len(raw)
-	prev := make([]int32, n)
-	next := make([]int32, n)
-	for i := range prev {
-		prev[i], next[i] = -1, -1
-	}
-	ins := b.w.Instances
-	for i, in := range raw {
-		if in.After == nil {
-			continue
-		}
-		j, ok := byName[*in.After]
-		switch {
-		case !ok:
-			return &InputError{afterPos[i], fmt.Sprintf("instance %q comes after %q, which no instance is named", ins[i].Name, *in.After)}
-		case int(j) == i:
-			return &InputError{afterPos[i], fmt.Sprintf("cycle in session order: instance %q comes after itself", ins[i].Name)}
-		case next[j] >= 0:
-			return &InputError{afterPos[i], fmt.Sprintf("session order is not a chain: both %q and %q come right after %q", ins[next[j]].Name, ins[i].Name, ins[j].Name)}
-		}
-		prev[i], next[j] = j, int32(i)
-	}
-	done := make([]bool, n)
-	for i := range n {
-		if prev[i] >= 0 || next[i] < 0 {
-			continue
-		}
-		var ids []int32
-		for k := int32(i); k >= 0; k = next[k] {
-			ids = append(ids, k)
-			done[k] = true
-		}
-		b.session(ids)
-	}
-	// Instances linked but never reached from a chain's head lie on a
-	// cycle (every one has a predecessor).
-	for i := range n {
-		if done[i] || (prev[i] < 0 && next[i] < 0) {
-			continue
-		}
-		names := []string{ins[i].Name}
-		for k := prev[i]; k != int32(i) && len(names) <= 10; k = prev[k] {
-			names = append(names, ins[k].Name)
-		}
-		return &InputError{afterPos[i], fmt.Sprintf("cycle in session order: %s", strings.Join(append(names, ins[i].Name), " comes after "))}
-	}
-	return nil
 }
 
 // trailing reports whether anything but whitespace follows the object.

@@ -3,6 +3,7 @@ package robust
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -33,7 +34,7 @@ func TestRobustParseWorkload(t *testing.T) {
 
 func TestRobustParseErrors(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
-		{`[]`, "f:1:1: expected a JSON object"},
+		{`[]`, "f:1:1: expected a mapping"}, {`{]`, "invalid JSON"},
 		{`{"instances": [{"name": "a", "reads": ["x"], "level": "nope"}]}`, `f:1:46: instance "a": unknown level "nope" (robustness knows ` + SupportedList(", ") + ")"},
 		{`{"instances": [{"name": "a", "reads": ["x"], "level": "rc"}]}`, `unknown level "rc"`},
 		{`{"instances": [{"name": "a", "level": "ra"}]}`, `f:1:16: instance "a" has no keys`},
@@ -102,6 +103,9 @@ func FuzzRobustParse(f *testing.F) {
 	f.Add(`{"workload": 1, "instances": [{"name": "a", "reads": ["x"], "writes": ["y"], "level": "psi"}, {"name": "b", "writes": ["x"], "after": "a"}]}`)
 	f.Add(`{"instances": [{"name": "a", "reads": ["x"], "after": "b"}, {"name": "b", "reads": ["x"], "after": "a"}]}`)
 	f.Add(`{"instances": [{"name": "a", "reads": ["x"], "level": "snapshot"}], "meta": {"k": "v"}}`)
+	f.Add("workload: 1\ninstances:\n  - {name: a, reads: [x], writes: [y], level: psi}\n  - {name: b, writes: [x], after: a}\n")
+	f.Add("programs:\n  - {name: P, params: [a, b], reads: ['k[{a}]'], writes: ['k[{b}]', '{{lit}}']}\ninstances:\n  - {name: i, program: P, args: {a: '1'}}\n  - {name: j, reads: ['k[2]']}\n")
+	f.Add(`{"programs": [{"name": "P", "params": ["a"], "reads": ["x{a}"]}], "instances": [{"name": "i", "program": "P", "args": {"a": "1"}}, {"name": "j", "writes": ["x{b}y"]}]}`)
 	f.Fuzz(func(t *testing.T, in string) {
 		w, err := Parse(strings.NewReader(in), "fuzz")
 		if err != nil {
@@ -135,4 +139,48 @@ func FuzzRobustParse(f *testing.F) {
 			t.Fatal(err)
 		}
 	})
+}
+
+func TestRobustParseYAML(t *testing.T) {
+	j, err := ReadFile("testdata/smallbank-fig5.json")
+	require.NoError(t, err)
+	var sb strings.Builder
+	sb.WriteString("workload: 1\ninstances:\n")
+	for i := range j.Instances {
+		p := &j.Instances[i]
+		q := func(ks []KeyID) string {
+			var s []string
+			for _, k := range ks {
+				s = append(s, `"`+j.Keys[k]+`"`)
+			}
+			return "[" + strings.Join(s, ", ") + "]"
+		}
+		fmt.Fprintf(&sb, "  - name: %q\n    type: %s\n    reads: %s\n    writes: %s\n    level: %s\n", p.Name, p.Type, q(p.Reads), q(p.Writes), p.Level)
+	}
+	y, err := Parse(strings.NewReader(sb.String()), "f.yaml")
+	require.NoError(t, err, sb.String())
+	requireSameWorkload(t, j, y)
+	require.Equal(t, Pos{File: "f.yaml", Line: 3, Col: 5}, y.Instances[0].Pos)
+
+	for _, c := range []struct{ in, want string }{
+		{"instances:\n  - name: a\n    reads: [x]\n    level: nope\n", `f:4:5: instance "a": unknown level "nope"`},
+		{"instances:\n  - name: a\n    level: ra\n", `f:2:5: instance "a" has no keys`},
+		{"instances:\n  - {name: a, reads: [x], after: b}\n  - {name: b, reads: [x], after: a}\n", `f:2:27: cycle in session order: a comes after b comes after a`},
+		{"instances:\n  - name: a\n    reads: [x]\n    priority: 3\n", `f:4:5: unknown field "priority"`},
+		{"instances: []\nextra: 1\n", `f:2:1: unknown field "extra"`},
+		{"workload: 2\ninstances: []\n", "f:1:11: workload format version 2"},
+		{"workload: 1\n", `no "instances"`},
+		{"instances:\n  - name: a\n    reads: x\n", "f:3:12: reads: expected a sequence"},
+		{"instances:\n  - name: a\n    reads: [x\n", "f:2: invalid YAML"},
+		{"instances: []\n---\ninstances: []\n", "f:3:1: data after the workload"},
+		{"instances: []\ninstances: []\n", `field "instances" given twice`},
+		{"", "empty workload file"},
+		{"- a\n", "f:1:1: expected a mapping"},
+		{"instances:\n  - name: a\n    reads: [x]\n    args: {p: 1}\n", `f:4:5: instance "a": argument "p" binds no parameter`},
+	} {
+		_, err := Parse(strings.NewReader(c.in), "f")
+		require.ErrorContains(t, err, c.want, c.in)
+		var ie *InputError
+		require.True(t, errors.As(err, &ie), c.in)
+	}
 }

@@ -75,8 +75,11 @@ type RobustReport struct {
 	Exact *ExactReport `json:"exact,omitempty"`
 	// CounterexampleFile is where the first confirmed cycle's execution
 	// (or the exact search's) was written, if anywhere.
-	CounterexampleFile string             `json:"counterexample_file,omitempty"`
-	TimingsMS          map[string]float64 `json:"timings_ms"`
+	CounterexampleFile string `json:"counterexample_file,omitempty"`
+	// Patterns: some instance names a key pattern with an unbound
+	// parameter, so no cycle is confirmed and the exact search declines.
+	Patterns  bool               `json:"patterns,omitempty"`
+	TimingsMS map[string]float64 `json:"timings_ms"`
 }
 
 // ExactReport is Exact's answer in words.
@@ -140,10 +143,14 @@ type AllocationReport struct {
 	Lowered int          `json:"lowered"`
 	// ExactRefined and ExactLowered are RefineExact's answer, when asked
 	// for: the levels, and how many instances it puts below Refine's.
-	ExactRefined []LevelCount       `json:"exact_refined_levels,omitempty"`
-	ExactLowered int                `json:"exact_lowered,omitempty"`
-	Allocation   []InstanceLevel    `json:"allocation"`
-	TimingsMS    map[string]float64 `json:"timings_ms"`
+	ExactRefined []LevelCount `json:"exact_refined_levels,omitempty"`
+	ExactLowered int          `json:"exact_lowered,omitempty"`
+	// ExactUndecided counts the lower levels, tried in components too
+	// large for one SAT question, that the search neither showed safe
+	// nor refuted (the instance kept its level).
+	ExactUndecided int                `json:"exact_undecided,omitempty"`
+	Allocation     []InstanceLevel    `json:"allocation"`
+	TimingsMS      map[string]float64 `json:"timings_ms"`
 }
 
 // Info sizes w; edges is the static graph's edge count.
@@ -179,6 +186,7 @@ func NewRobustReport(w *Workload, rep *Report) *RobustReport {
 	if !rep.Robust {
 		out.Verdict = "not-robust"
 	}
+	out.Patterns = w.Patterned()
 	for _, c := range rep.Culprits {
 		out.Culprits = append(out.Culprits, w.Instances[c].Name)
 	}
@@ -265,18 +273,26 @@ func (r *RobustReport) WriteText(out io.Writer) error {
 			fmt.Fprintf(&b, "  confirmed: this execution of %s is not serializable; written to %s (hyperiso check --level mixed accepts it, --level ser rejects it)\n", strings.Join(c.Counterexample, ", "), r.CounterexampleFile)
 		case c.Confirmed:
 			fmt.Fprintf(&b, "  confirmed: an execution of %s is not serializable (--counterexample FILE writes it)\n", strings.Join(c.Counterexample, ", "))
+		case r.Patterns:
+			b.WriteString("  not confirmed: the workload has key patterns with unbound parameters, and the search for an execution needs concrete keys\n")
 		default:
 			b.WriteString("  not confirmed: no non-serializable execution of these instances was found within the search bound; the static criterion over-approximates\n")
 		}
 	}
 	if e := r.Exact; e != nil {
-		switch e.Verdict {
+		verdict := e.Verdict
+		if verdict == "undecided" && r.Patterns {
+			verdict = "undecided-patterns"
+		}
+		switch verdict {
 		case "robust":
 			b.WriteString("exact search: ROBUST after all: no strongly connected component of the static graph has a non-serializable execution, so none of these cycles occurs in an execution\n")
 		case "not-robust":
 			fmt.Fprintf(&b, "exact search: NOT ROBUST, an execution of %s is not serializable\n", strings.Join(e.Counterexample, ", "))
+		case "undecided-patterns":
+			b.WriteString("exact search: undecided, the workload has key patterns with unbound parameters and the search needs concrete keys; the static answer stands\n")
 		default:
-			fmt.Fprintf(&b, "exact search: undecided, %d component(s) too large for it (%s instances with session predecessors; at most %d, or the budget or time ran out); the static answer stands\n", len(e.TooLarge), joinInts(e.TooLarge), ExactMax)
+			fmt.Fprintf(&b, "exact search: undecided for %d component(s) (%s instances with session predecessors): over %d instances, neither proved robust nor refuted by a counterexample among a few of them, or the budget or time ran out; the static answer stands\n", len(e.TooLarge), joinInts(e.TooLarge), ExactMax)
 		}
 	}
 	_, err := io.WriteString(out, b.String())
@@ -355,7 +371,7 @@ func (r *AllocationReport) WriteText(out io.Writer, list bool) error {
 		fmt.Fprintf(&b, "  %-4s %7d  %5.1f%%\n", strings.ToUpper(l.Level), l.Count, l.Percent)
 	}
 	if r.ExactRefined != nil {
-		fmt.Fprintf(&b, "refined by the exact search (components of at most %d instances): %d instances lower still\n", ExactMax, r.ExactLowered)
+		fmt.Fprintf(&b, "refined by the exact search: %d instances lower still; %d lower levels undecided (components over %d instances)\n", r.ExactLowered, r.ExactUndecided, ExactMax)
 		for _, l := range r.ExactRefined {
 			fmt.Fprintf(&b, "  %-4s %7d  %5.1f%%\n", strings.ToUpper(l.Level), l.Count, l.Percent)
 		}

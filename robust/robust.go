@@ -153,7 +153,7 @@ func (x *index) critical(p2 int32, cls class, comp []int32) (Cycle, bool) {
 	out, found := Edge{}, false
 	for _, y := range p.Reads {
 		for _, q := range x.writers[y] {
-			if q == p2 || comp[q] != c || w.soBefore(p2, q) || (noConflict && intersects(w.Instances[q].Writes, p.Writes)) {
+			if q == p2 || comp[q] != c || w.soBefore(p2, q) || (noConflict && intersects(w.mustWrites(q), w.mustWrites(p2))) {
 				continue
 			}
 			out, found = Edge{From: p2, To: q, Rel: RW, Key: y}, true
@@ -182,10 +182,12 @@ func (x *index) critical(p2 int32, cls class, comp []int32) (Cycle, bool) {
 			return Cycle{Form: form, Middle: p2, Edges: []Edge{{From: q, To: p2, Rel: SO, Key: -1}, out}}, true
 		}
 	}
-	if p.SingleKeyReadOnly() {
+	if x.singleKeyReader(p2, comp) {
 		// The only dependency into it is wr on its key, from a writer it
 		// sees; whatever overwrites what it read follows that writer in
-		// arbitration, so it cannot close a cycle (Theorem 6.6).
+		// arbitration, so it cannot close a cycle (Theorem 6.6). A key
+		// no other instance of the component writes adds no edge on a
+		// cycle, so only the keys written there count.
 		return Cycle{}, false
 	}
 	in := func(q int32, rel Relation, k KeyID) bool {
@@ -276,4 +278,23 @@ func Refine(w *Workload, levels []history.Level) ([]history.Level, []bool, error
 		}
 	}
 	return out, lowered, nil
+}
+
+// singleKeyReader reports whether instance p writes nothing and reads
+// only one key that another instance of its component writes.
+func (x *index) singleKeyReader(p int32, comp []int32) bool {
+	in := &x.w.Instances[p]
+	if !in.ReadOnly() {
+		return false
+	}
+	written := 0
+	for _, k := range in.Reads {
+		for _, q := range x.writers[k] {
+			if q != p && comp[q] == comp[p] {
+				written++
+				break
+			}
+		}
+	}
+	return written <= 1
 }

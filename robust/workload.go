@@ -1,13 +1,16 @@
 // Package robust owns robustness checking and safe isolation-level
 // allocation for workloads of program instances (MixIso, §5–6): the
-// workload model, its JSON reader and writer, the workload generators of
-// the paper's evaluation, the static dependency graph, the static
-// robustness criterion (Theorem 6.16, with session order), the allocation
-// rules (Theorem 6.18) and their refinement, and the exact search for
+// workload model, its JSON and YAML reader (with key patterns that
+// instances bind) and its writer, the workload generators of the paper's
+// evaluation, the static dependency graph, the static robustness
+// criterion (Theorem 6.16, with session order), the allocation rules
+// (Theorem 6.18) and their refinement, and the exact search for
 // non-serializable executions (a SAT encoding of a set of instances'
 // executions for hyperiso's CDCL(T) solver) that confirms a critical
 // cycle or, where the graph's components hold up to ExactMax instances,
-// decides robustness outright.
+// decides robustness outright; a larger component is refuted by
+// counterexamples among a few of its instances (local.go) or proved
+// robust from its shape (proof.go).
 //
 // MixIso's graph leaves session order out, yet its SER, like hyperiso's,
 // keeps it; the analysis here puts it in (see Check and docs/robustness.md),
@@ -73,6 +76,13 @@ type Instance struct {
 	// in that session.
 	Session, Index int32
 	Pos            Pos
+	// Patterned marks an instance that names a key pattern with an
+	// unbound parameter (pattern.go): Reads and Writes then hold, besides
+	// the keys it names, every key a pattern of it can equal (MayReads,
+	// MayWrites), and FixedWrites the concrete keys it writes whatever
+	// the binding.
+	Patterned                        bool
+	MayReads, MayWrites, FixedWrites []KeyID
 }
 
 // ReadOnly reports whether the instance writes nothing.
@@ -93,6 +103,8 @@ type Workload struct {
 	Instances []Instance
 	// Sessions lists each session's instances in session order.
 	Sessions [][]int32
+	// patterns holds the keys that are patterns with unbound parameters.
+	patterns map[KeyID]keyPattern
 }
 
 // soBefore reports whether a precedes b in session order (transitively).

@@ -6,8 +6,9 @@ import (
 )
 
 // Write writes w in the workload file format (docs/robustness.md), one
-// instance per line; Parse reads it back to the same instances, levels and
-// sessions.
+// instance per line, keys as the instance names them (a bound program key
+// as the concrete key it spells, braces escaped); Parse reads it back to
+// the same instances, levels and sessions.
 func Write(out io.Writer, w *Workload) error {
 	if _, err := io.WriteString(out, "{\"workload\": 1,\n\"instances\": [\n"); err != nil {
 		return err
@@ -18,11 +19,11 @@ func Write(out io.Writer, w *Workload) error {
 		if p.Type != p.Name {
 			in.Type = p.Type
 		}
-		for _, k := range p.Reads {
-			in.Reads = append(in.Reads, w.Keys[k])
+		for _, k := range explicit(p.Reads, p.MayReads) {
+			in.Reads = append(in.Reads, w.keyText(k))
 		}
-		for _, k := range p.Writes {
-			in.Writes = append(in.Writes, w.Keys[k])
+		for _, k := range explicit(p.Writes, p.MayWrites) {
+			in.Writes = append(in.Writes, w.keyText(k))
 		}
 		in.Level = p.Level.String()
 		if q := w.prev(int32(i)); q >= 0 {

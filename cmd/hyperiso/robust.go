@@ -106,8 +106,12 @@ session predecessors, at most ` + fmt.Sprint(robust.ExactMax) + `) have an execu
 not serializable; when one is found the workload is not robust for certain,
 and --counterexample FILE writes it as a JSONL history that "check --level
 mixed" accepts and "check --level ser" rejects. --exact asks the same of
-each strongly connected component of the static graph, which decides
-robustness exactly where the components hold at most ` + fmt.Sprint(robust.ExactMax) + ` instances.
+each strongly connected component of the static graph that holds a
+critical cycle, which decides robustness exactly where those components
+hold at most ` + fmt.Sprint(robust.ExactMax) + ` instances; a larger one is searched through small
+sets of instances around its culprits, which can only find a
+counterexample. The workload file is JSON or YAML; keys may be patterns
+with parameters, which --exact declines (docs/robustness.md).
 
 Levels: ` + robust.SupportedList(", ") + `. Exit status 0: robust; 1: not robust;
 2: bad input.`,
@@ -188,7 +192,7 @@ Levels: ` + robust.SupportedList(", ") + `. Exit status 0: robust; 1: not robust
 	c.Flags().StringVar(&cexFile, "counterexample", "", "write the first cycle's non-serializable execution, when one is found, to this file as a JSONL history")
 	c.Flags().IntVar(&budget, "confirm-budget", 1_000_000, "SAT conflicts per question: confirming each printed cycle, and each component for --exact (0: no bound)")
 	c.Flags().DurationVar(&timeout, "timeout", 0, "bound the time of confirming cycles and of --exact (0: none); past it the static answer stands")
-	c.Flags().BoolVar(&exact, "exact", false, "when the static criterion finds critical cycles, ask the SAT solver whether some strongly connected component of the static graph (with session predecessors, up to "+fmt.Sprint(robust.ExactMax)+" instances; a larger one through its critical cycles only) has a non-serializable execution: robust, not robust, or undecided")
+	c.Flags().BoolVar(&exact, "exact", false, "when the static criterion finds critical cycles, ask the SAT solver whether some strongly connected component of the static graph (with session predecessors, up to "+fmt.Sprint(robust.ExactMax)+" instances; a larger one through small sets around its culprits) has a non-serializable execution: robust, not robust, or undecided")
 	return c
 }
 
@@ -257,8 +261,8 @@ instance's level and why.`,
 				if timeout > 0 {
 					lim.Deadline = start.Add(timeout)
 				}
-				levels, low := robust.RefineExact(w, refined, lim)
-				out.ExactRefined = robust.Counts(levels)
+				levels, low, undecided := robust.RefineExact(w, refined, lim)
+				out.ExactRefined, out.ExactUndecided = robust.Counts(levels), undecided
 				for i, l := range low {
 					if l {
 						out.ExactLowered++
@@ -276,7 +280,7 @@ instance's level and why.`,
 	wf.register(c)
 	c.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON (with every instance)")
 	c.Flags().BoolVar(&list, "list", false, "list every instance's level and why")
-	c.Flags().BoolVar(&exact, "exact", false, "lower the refined allocation further where the SAT solver shows the instance's strongly connected component (up to "+fmt.Sprint(robust.ExactMax)+" instances with session predecessors) stays robust")
+	c.Flags().BoolVar(&exact, "exact", false, "lower the refined allocation further where the SAT solver shows the instance's strongly connected component (up to "+fmt.Sprint(robust.ExactMax)+" instances with session predecessors) stays robust; in a larger one, refute each lower level by a counterexample among a few instances, and count the levels left undecided")
 	c.Flags().IntVar(&budget, "exact-budget", 1_000_000, "--exact: SAT conflicts per component and level tried (0: no bound)")
 	c.Flags().DurationVar(&timeout, "timeout", 0, "--exact: bound its time (0: none); past it, instances not yet lowered keep the refined level")
 	c.Flags().IntVar(&seeds, "seeds", 1, "--generate: allocate this many workloads (seeds --seed, --seed+1, …) and report each level's share over them")

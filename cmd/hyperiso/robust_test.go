@@ -67,11 +67,15 @@ func TestRobustFromHistory(t *testing.T) {
 func TestRobustBadInput(t *testing.T) {
 	dir := t.TempDir()
 	for name, c := range map[string]struct{ body, want string }{
-		"level":   {`{"instances":[{"name":"a","reads":["x"],"level":"snapshotty"}]}`, `bad.json:1:41: instance "a": unknown level "snapshotty"`},
-		"nokeys":  {"{\"instances\":[\n {\"name\":\"a\"}]}", `bad.json:2:2: instance "a" has no keys`},
-		"cycle":   {`{"instances":[{"name":"a","reads":["x"],"after":"b"},{"name":"b","reads":["x"],"after":"a"}]}`, "cycle in session order"},
-		"field":   {"{\"instances\":[{\"name\":\"a\",\n\"reads\":[\"x\"],\"reeds\":[]}]}", `bad.json:2:15: unknown field "reeds"`},
-		"default": {`{"instances":[{"name":"a","reads":["x"]}]}`, `instance "a" declares no level`},
+		"level":       {`{"instances":[{"name":"a","reads":["x"],"level":"snapshotty"}]}`, `bad.json:1:41: instance "a": unknown level "snapshotty"`},
+		"nokeys":      {"{\"instances\":[\n {\"name\":\"a\"}]}", `bad.json:2:2: instance "a" has no keys`},
+		"cycle":       {`{"instances":[{"name":"a","reads":["x"],"after":"b"},{"name":"b","reads":["x"],"after":"a"}]}`, "cycle in session order"},
+		"field":       {"{\"instances\":[{\"name\":\"a\",\n\"reads\":[\"x\"],\"reeds\":[]}]}", `bad.json:2:15: unknown field "reeds"`},
+		"default":     {`{"instances":[{"name":"a","reads":["x"]}]}`, `instance "a" declares no level`},
+		"yaml-level":  {"instances:\n  - name: a\n    reads: [x]\n    level: snapshotty\n", `bad.json:4:5: instance "a": unknown level "snapshotty"`},
+		"yaml-nokeys": {"instances:\n  - name: a\n    level: ra\n", `bad.json:2:5: instance "a" has no keys`},
+		"yaml-cycle":  {"instances:\n  - {name: a, reads: [x], after: b}\n  - {name: b, reads: [x], after: a}\n", "bad.json:2:27: cycle in session order"},
+		"pattern":     {`{"instances":[{"name":"a","reads":["x{"]}]}`, `instance "a": key "x{": { without }`},
 	} {
 		t.Run(name, func(t *testing.T) {
 			path := filepath.Join(dir, "bad.json")
