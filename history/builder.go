@@ -497,6 +497,7 @@ func (b *Builder) Finish() *History {
 			h.ValueNames[k] = names
 		}
 	}
+	b.applyValueTests()
 	b.release()
 	return h
 }

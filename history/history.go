@@ -118,6 +118,9 @@ type Select struct {
 	Txn    TxnID
 	Lo, Hi int64
 	At, N  int32
+	// Test is the predicate's value test, nil for none (any value). A row
+	// a read with a test did not return reads a stand-in value (OneOf).
+	Test *ValueTest
 }
 
 // Ops returns the row reads of s in h.
@@ -348,6 +351,12 @@ type History struct {
 	// Selects are the predicate reads, ordered by transaction and place
 	// in program order (Select).
 	Selects []Select
+	// OneOf maps the stand-in values of rows that a predicate read with a
+	// value test did not return to the versions such a read may have
+	// observed (sorted): the row's absent versions and its values the test
+	// rejects (valuetest.go). A stand-in's Values entry is EmptyList; no
+	// transaction writes one.
+	OneOf map[Version][]ValueID
 	// AbortedWrites are writes known not to have taken effect that belong
 	// to no transaction of the history.
 	AbortedWrites []Version

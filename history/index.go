@@ -1,6 +1,9 @@
 package history
 
-import "sync"
+import (
+	"slices"
+	"sync"
+)
 
 // ExtRead is an external read: the first read of a key in a transaction
 // before any write of that key in the same transaction.
@@ -130,7 +133,49 @@ func buildIndex(h *History) *Index {
 			fill[ver]++
 		}
 	}
+	if len(h.OneOf) > 0 {
+		ix.addOneOf(h)
+	}
 	return ix
+}
+
+// addOneOf gives each stand-in version (History.OneOf) the writers of
+// all its members, ascending, and their flags.
+func (ix *Index) addOneOf(h *History) {
+	nv := len(ix.verFlags)
+	start := make([]int32, nv+1)
+	var ws []TxnID
+	for ver := range nv {
+		start[ver] = int32(len(ws))
+		ws = append(ws, ix.writers[ix.writerStart[ver]:ix.writerStart[ver+1]]...)
+	}
+	start[nv] = int32(len(ws))
+	// Stand-ins after the real versions, each a sorted union.
+	type span struct{ lo, hi int32 }
+	extra := map[int32]span{}
+	for v, members := range h.OneOf {
+		lo := int32(len(ws))
+		for _, m := range members {
+			ver := verOf(ix.VerBase, v.Key, m)
+			ws = append(ws, ix.writers[ix.writerStart[ver]:ix.writerStart[ver+1]]...)
+			ix.verFlags[verOf(ix.VerBase, v.Key, v.Value)] |= ix.verFlags[ver]
+		}
+		slices.Sort(ws[lo:])
+		ws = append(ws[:lo], slices.Compact(ws[lo:])...)
+		extra[verOf(ix.VerBase, v.Key, v.Value)] = span{lo, int32(len(ws))}
+	}
+	// Lay them out in version order again (CSR).
+	out := make([]TxnID, 0, len(ws))
+	for ver := range nv {
+		ix.writerStart[ver] = int32(len(out))
+		if sp, ok := extra[int32(ver)]; ok {
+			out = append(out, ws[sp.lo:sp.hi]...)
+		} else {
+			out = append(out, ws[start[ver]:start[ver+1]]...)
+		}
+	}
+	ix.writerStart[nv] = int32(len(out))
+	ix.writers = out
 }
 
 // NumVersions returns the number of distinct (key, value) pairs.

@@ -81,5 +81,10 @@ func (h *History) Stats() Stats {
 			s.DuplicateVersions++
 		}
 	}
+	for v := range h.OneOf { // stand-ins are no versions of their own
+		if len(ix.Writers(v.Key, v.Value)) > 1 {
+			s.DuplicateVersions--
+		}
+	}
 	return s
 }

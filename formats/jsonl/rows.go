@@ -29,6 +29,7 @@ func (p *lineScanner) selectOp(n int) bool {
 	}
 	op := rawOp{kind: history.OpRead, src: history.SrcSelect}
 	hasKeys := false
+	var test *history.ValueTest
 	sc.ws()
 	for sc.peek() != '}' {
 		start := sc.i
@@ -74,11 +75,15 @@ func (p *lineScanner) selectOp(n int) bool {
 				return sc.fail(`ops[%d] predicate field "keys": [%d, %d] is not a range (lo <= hi; keys lo <= k < hi)`, n, op.key, op.val)
 			}
 		case "in", "values":
-			sc.i = start
-			return sc.fail(`ops[%d] predicate field %q: value tests in a predicate are not supported yet (a predicate is a key range, {"keys": [lo, hi]})`, n, field)
+			if test == nil {
+				test = &history.ValueTest{}
+			}
+			if !p.valueTest(n, field, start, test) {
+				return false
+			}
 		default:
 			sc.i = start
-			return sc.fail(`ops[%d] predicate: unknown field %q (a predicate is {"keys": [lo, hi]})`, n, field)
+			return sc.fail(`ops[%d] predicate: unknown field %q (a predicate is {"keys": [lo, hi]}, with "in": [values] and "values": [lo, hi] as value tests)`, n, field)
 		}
 		sc.ws()
 		if sc.peek() == ',' {
@@ -93,6 +98,10 @@ func (p *lineScanner) selectOp(n int) bool {
 	sc.i++
 	if !hasKeys {
 		return sc.fail(`ops[%d] predicate: missing field "keys" (a predicate is {"keys": [lo, hi]})`, n)
+	}
+	if test != nil {
+		f.tests = append(f.tests, test)
+		op.kname = int32(len(f.tests))
 	}
 	sc.ws()
 	if !sc.expect(',', fmt.Sprintf("ops[%d]: %s: ',' after the predicate", n, shape)) {
@@ -120,6 +129,12 @@ func (p *lineScanner) selectOp(n int) bool {
 		case vname == 0 && v == history.EmptyList:
 			sc.i = at
 			return sc.fail("%s: value %d stands for an absent row; a predicate read returns live rows only", what, v)
+		case test != nil && vname != 0:
+			sc.i = at
+			return sc.fail("%s: a value test matches integer values only, and the row's value is a string", what)
+		case !test.Match(v):
+			sc.i = at
+			return sc.fail("%s: value %d does not pass the predicate's value test (%s): a predicate read returns matching rows only", what, v, test)
 		}
 		if i < smallRows {
 			for _, r := range f.rows[op.lo:] {
@@ -188,9 +203,67 @@ func (p *parser) rowOp(t history.TxnID, op rawOp, track bool) {
 			}
 		}
 		p.rows = rows
-		b.SelectID(t, op.key, op.val, rows)
+		var test *history.ValueTest
+		if op.kname > 0 {
+			test = p.f.tests[op.kname-1]
+		}
+		b.SelectWhereID(t, op.key, op.val, test, rows)
 		if track {
 			b.InitSelected(history.EmptyList)
 		}
 	}
+}
+
+// valueTest parses the value test field ("in" or "values") of predicate
+// read n into test; start is where the field's name began.
+func (p *lineScanner) valueTest(n int, field string, start int, test *history.ValueTest) bool {
+	sc := &p.sc
+	if field == "in" {
+		if test.HasIn {
+			sc.i = start
+			return sc.fail(`ops[%d] predicate: duplicate field "in"`, n)
+		}
+		test.HasIn = true
+		test.In = []int64{}
+		ok := p.array(fmt.Sprintf(`ops[%d] predicate field "in": [values], integers`, n), func(i int) bool {
+			v, ok := sc.integer(fmt.Sprintf(`ops[%d] predicate field "in" value %d (a value test takes integers)`, n, i))
+			test.In = append(test.In, v)
+			return ok
+		})
+		slices.Sort(test.In)
+		test.In = slices.Compact(test.In)
+		return ok
+	}
+	if test.HasRange {
+		sc.i = start
+		return sc.fail(`ops[%d] predicate: duplicate field "values"`, n)
+	}
+	test.HasRange = true
+	at := sc.i
+	const what = `predicate field "values": [lo, hi], two integers`
+	var ok bool
+	if !sc.expect('[', fmt.Sprintf(`ops[%d] %s`, n, what)) {
+		return false
+	}
+	sc.ws()
+	if test.VLo, ok = sc.integer(fmt.Sprintf(`ops[%d] predicate field "values" lo`, n)); !ok {
+		return false
+	}
+	sc.ws()
+	if !sc.expect(',', fmt.Sprintf(`ops[%d] %s`, n, what)) {
+		return false
+	}
+	sc.ws()
+	if test.VHi, ok = sc.integer(fmt.Sprintf(`ops[%d] predicate field "values" hi`, n)); !ok {
+		return false
+	}
+	sc.ws()
+	if !sc.expect(']', fmt.Sprintf(`ops[%d] %s`, n, what)) {
+		return false
+	}
+	if test.VLo > test.VHi {
+		sc.i = at
+		return sc.fail(`ops[%d] predicate field "values": [%d, %d] is not a range (lo <= hi; values lo <= v < hi)`, n, test.VLo, test.VHi)
+	}
+	return true
 }
