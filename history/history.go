@@ -9,6 +9,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strings"
 )
 
 // TxnID indexes History.Txns. Transaction 0 is always the initial transaction
@@ -421,6 +422,14 @@ func (h *History) ValueString(k KeyID, v ValueID) string {
 	}
 	if raw := h.Values[k][v]; raw != EmptyList {
 		return fmt.Sprint(raw)
+	}
+	if m, ok := h.OneOf[Version{k, v}]; ok {
+		// A row a value test did not return: say which versions it may be.
+		parts := make([]string, len(m))
+		for i, x := range m {
+			parts[i] = h.ValueString(k, x)
+		}
+		return "one of " + strings.Join(parts, "|")
 	}
 	return "nil"
 }

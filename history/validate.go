@@ -84,12 +84,16 @@ func (f Finding) Describe(h *History) string {
 	place, sel := h.OpAsRead(f.Txn, int(f.Op))
 	if sel != nil {
 		// A row of a predicate read: the operation as the file has it.
-		fmt.Fprintf(&b, "%s: %s op %d, a predicate read of keys [%d,%d), read row %s = %s", f.Kind, h.TxnString(f.Txn), place, sel.Lo, sel.Hi, h.KeyString(f.Key), h.ValueString(f.Key, f.Value))
+		fmt.Fprintf(&b, "%s: %s op %d, a predicate read of %s, read row %s = %s", f.Kind, h.TxnString(f.Txn), place, sel.Predicate(), h.KeyString(f.Key), h.ValueString(f.Key, f.Value))
 	} else {
 		fmt.Fprintf(&b, "%s: %s op %d read key %s = %s", f.Kind, h.TxnString(f.Txn), place, h.KeyString(f.Key), h.ValueString(f.Key, f.Value))
 	}
 	if sel != nil && h.Value(f.Key, f.Value) == EmptyList {
-		b.WriteString(" (not returned: absent)")
+		if h.IsOneOf(f.Key, f.Value) {
+			b.WriteString(" (not returned: absent or rejected by the value test)")
+		} else {
+			b.WriteString(" (not returned: absent)")
+		}
 	}
 	switch f.Kind {
 	case ThinAirRead:
