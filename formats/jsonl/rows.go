@@ -111,36 +111,38 @@ func (p *lineScanner) selectOp(n int) bool {
 	op.lo = int32(len(f.rows))
 	ok := p.array(fmt.Sprintf("ops[%d] rows", n), func(i int) bool {
 		at := sc.i
-		what := fmt.Sprintf("ops[%d] row %d", n, i)
-		var k, v int64
+		what := func() string { return fmt.Sprintf("ops[%d] row %d", n, i) }
+		// A row of two integers is read without messages; anything else
+		// again by the path that names what it expected.
+		k, v, fast := p.intPair()
 		var vname int32
-		if !p.pair(what+": a pair [key, value]", what+": ','", what+": ']' (a row is [key, value])",
+		if !fast && !p.pair(what()+": a pair [key, value]", what()+": ','", what()+": ']' (a row is [key, value])",
 			func() (ok bool) {
-				k, ok = sc.integer(what + " key (a row of a key range has an integer key)")
+				k, ok = sc.integer(what() + " key (a row of a key range has an integer key)")
 				return ok
 			},
-			func() (ok bool) { v, vname, ok = p.scalar(what + " value"); return ok }) {
+			func() (ok bool) { v, vname, ok = p.scalar(what() + " value"); return ok }) {
 			return false
 		}
 		switch {
 		case k < op.key || k >= op.val:
 			sc.i = at
-			return sc.fail("%s: key %d is outside the predicate's range [%d, %d)", what, k, op.key, op.val)
+			return sc.fail("%s: key %d is outside the predicate's range [%d, %d)", what(), k, op.key, op.val)
 		case vname == 0 && v == history.EmptyList:
 			sc.i = at
-			return sc.fail("%s: value %d stands for an absent row; a predicate read returns live rows only", what, v)
+			return sc.fail("%s: value %d stands for an absent row; a predicate read returns live rows only", what(), v)
 		case test != nil && vname != 0:
 			sc.i = at
-			return sc.fail("%s: a value test matches integer values only, and the row's value is a string", what)
+			return sc.fail("%s: a value test matches integer values only, and the row's value is a string", what())
 		case !test.Match(v):
 			sc.i = at
-			return sc.fail("%s: value %d does not pass the predicate's value test (%s): a predicate read returns matching rows only", what, v, test)
+			return sc.fail("%s: value %d does not pass the predicate's value test (%s): a predicate read returns matching rows only", what(), v, test)
 		}
 		if i < smallRows {
 			for _, r := range f.rows[op.lo:] {
 				if r.key == k {
 					sc.i = at
-					return sc.fail("%s: key %d is returned twice", what, k)
+					return sc.fail("%s: key %d is returned twice", what(), k)
 				}
 			}
 		}
@@ -266,4 +268,41 @@ func (p *lineScanner) valueTest(n int, field string, start int, test *history.Va
 		return sc.fail(`ops[%d] predicate field "values": [%d, %d] is not a range (lo <= hi; values lo <= v < hi)`, n, test.VLo, test.VHi)
 	}
 	return true
+}
+
+// intPair reads "[int, int]" without formatting any message; it reports
+// false, and leaves the scanner where it was, on anything else.
+func (p *lineScanner) intPair() (a, b int64, ok bool) {
+	sc := &p.sc
+	at := sc.i
+	if sc.peek() != '[' || sc.err != nil {
+		return 0, 0, false
+	}
+	sc.i++
+	sc.ws()
+	if c := sc.peek(); c == '-' || c >= '0' && c <= '9' {
+		a, ok = sc.integer("")
+	}
+	if ok {
+		sc.ws()
+		ok = sc.peek() == ','
+	}
+	if ok {
+		sc.i++
+		sc.ws()
+		ok = false
+		if c := sc.peek(); c == '-' || c >= '0' && c <= '9' {
+			b, ok = sc.integer("")
+		}
+	}
+	if ok {
+		sc.ws()
+		ok = sc.peek() == ']'
+	}
+	if !ok {
+		sc.i, sc.err = at, nil
+		return 0, 0, false
+	}
+	sc.i++
+	return a, b, true
 }
