@@ -135,3 +135,33 @@ func TestPredicateExamples(t *testing.T) {
 		}
 	}
 }
+
+// A violation of RR in the item reads, beside a phantom that RR allows
+// (so SER, tried first, fails too): RR is refuted on the item part alone
+// (strong plan refuteItems), not by the search over every model.
+func TestRRRefutedByItems(t *testing.T) {
+	src := `{"session":1,"ops":[["r",1,null],["r",2,null],["insert",1,1]]}
+{"session":2,"ops":[["r",1,null],["r",2,null],["insert",2,1]]}
+{"session":3,"ops":[["select",{"keys":[0,10]},[]],["select",{"keys":[0,10]},[[5,1]]]]}
+{"session":4,"ops":[["insert",5,1]]}
+`
+	h, err := formats.ReadStream(strings.NewReader(src), "rr.jsonl", formats.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := check.Check(context.Background(), h, history.RR, check.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Verdict != check.Violated || res.Counters["items_refuted"] != 1 {
+		t.Fatalf("verdict %v, counters %v: want violated by items_refuted", res.Verdict, res.Counters)
+	}
+	// Without the G2-item the phantom alone satisfies RR.
+	h, err = formats.ReadStream(strings.NewReader(strings.Join(strings.SplitAfter(src, "\n")[2:], "")), "rr.jsonl", formats.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, err = check.Check(context.Background(), h, history.RR, check.Options{}); err != nil || res.Verdict != check.Satisfied {
+		t.Fatalf("phantom alone: %v, %v", res.Verdict, err)
+	}
+}

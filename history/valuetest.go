@@ -290,3 +290,32 @@ func (h *History) shallowCopy() *History {
 	}
 	return n
 }
+
+// ItemReads returns h without the rows its predicate reads did not
+// return, the rows they returned kept as plain reads, and no Selects:
+// the item part of h. Repeatable read orders item reads as SER does and
+// lets only those rows observe older versions (docs/predicates.md), so a
+// history whose item part violates SER violates RR. Transactions keep
+// their ids; operation indices change in those with predicate reads.
+func (h *History) ItemReads() *History {
+	n := h.shallowCopy()
+	n.Selects = nil
+	for i, s := range h.Selects {
+		t := s.Txn
+		if i > 0 && h.Selects[i-1].Txn == t {
+			continue // done with t's first predicate read
+		}
+		ops := make([]Op, 0, len(h.Txns[t].Ops))
+		for _, op := range h.Txns[t].Ops {
+			if op.Src == SrcSelect {
+				if h.Unreturned(op) {
+					continue
+				}
+				op.Src, op.List = SrcPlain, 0
+			}
+			ops = append(ops, op)
+		}
+		n.Txns[t].Ops = ops
+	}
+	return n
+}
