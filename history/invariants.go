@@ -140,6 +140,23 @@ func (h *History) CheckInvariants() error {
 			}
 		}
 	}
+	for v, m := range h.OneOf {
+		if v.Key < 0 || int(v.Key) >= len(h.Keys) || v.Value < 0 || int(v.Value) >= len(h.Values[v.Key]) || h.Values[v.Key][v.Value] != EmptyList || len(m) == 0 {
+			return fmt.Errorf("stand-in %v out of range", v)
+		}
+		for i, x := range m {
+			if x < 0 || int(x) >= len(h.Values[v.Key]) || h.IsOneOf(v.Key, x) || i > 0 && x <= m[i-1] {
+				return fmt.Errorf("stand-in %v: member %d", v, x)
+			}
+		}
+	}
+	for t, tx := range h.Txns {
+		for _, op := range tx.Ops {
+			if len(h.OneOf) > 0 && op.Kind.IsWrite() && h.IsOneOf(op.Key, op.Value) {
+				return fmt.Errorf("txn %d writes a stand-in", t)
+			}
+		}
+	}
 	for _, v := range h.AbortedWrites {
 		if v.Key < 0 || int(v.Key) >= len(h.Keys) || v.Value < 0 || int(v.Value) >= len(h.Values[v.Key]) {
 			return fmt.Errorf("aborted write out of range")
