@@ -206,7 +206,7 @@ func predicateSingle(h *history.History, cyc []hyperpolygraph.Edge) string {
 			return Phantom
 		}
 		if rd, ok := extRead(h, in.To, in.Key); ok {
-			if _, b := h.OpAsRead(in.To, int(rd.Op)); b != nil && (b.Lo != a.Lo || b.Hi != a.Hi) {
+			if _, b := h.OpAsRead(in.To, int(rd.Op)); b != nil && !b.SamePredicate(*a) {
 				return PMP
 			}
 		}

@@ -413,8 +413,12 @@ func phantomWords(h *history.History, e hyperpolygraph.Edge, rd history.ExtRead)
 			}
 		}
 	}
-	return fmt.Sprintf("%s %s row %s = %s, which %s's predicate read of keys [%d,%d) did not return: it saw the row absent, before %s's %s (a phantom; rw)",
-		name(h, e.To), verb, h.KeyString(e.Key), value(h, e.Key, finalWrite(h, e.To, e.Key)), name(h, e.From), sel.Lo, sel.Hi, name(h, e.To), noun)
+	saw := "absent"
+	if sel.Test != nil {
+		saw = "absent or with a value the test rejects"
+	}
+	return fmt.Sprintf("%s %s row %s = %s, which %s's predicate read of %s did not return: it saw the row %s, before %s's %s (a phantom; rw)",
+		name(h, e.To), verb, h.KeyString(e.Key), value(h, e.Key, finalWrite(h, e.To, e.Key)), name(h, e.From), sel.Predicate(), saw, name(h, e.To), noun)
 }
 
 // Phantoms counts the edges of cyc that are predicate anti-dependencies

@@ -19,7 +19,8 @@ import (
 
 // TestPredicateOracle compares the checker with execoracle on random
 // histories of rows: inserts, updates, deletes, point reads that find a
-// row absent, and predicate reads over key ranges (no value tests), with
+// row absent, and predicate reads over key ranges, with and without value
+// tests, with
 // repeated values and unknown outcomes. They go through JSONL as a user's
 // do. The verdicts must agree, none may be unknown, and a satisfied
 // verdict's witness must replay. HYPERISO_PRED_N sets how many are
@@ -33,14 +34,20 @@ func TestPredicateOracle(t *testing.T) {
 		execoracle.PC, execoracle.CC, execoracle.RA, execoracle.Mixed, execoracle.RC, execoracle.RR}
 	// The second profile has more transactions and rows, two values (so
 	// they repeat often) and more unknown outcomes.
+	// The value profiles give predicate reads value tests too ("in",
+	// "values"), so a row not returned may have had a rejected value.
+	dense := func(o *execoracle.GenOptions) {
+		o.MaxTxns, o.RowKeys, o.RowValues, o.PUnknown, o.MaxOps = 6, 4, 2, 0.3, 5
+	}
+	ranges := func(o *execoracle.GenOptions) { o.KeyRangesOnly = true }
 	profiles := []struct {
 		name string
 		tune func(*execoracle.GenOptions)
 	}{
-		{"plain", func(*execoracle.GenOptions) {}},
-		{"dense", func(o *execoracle.GenOptions) {
-			o.MaxTxns, o.RowKeys, o.RowValues, o.PUnknown, o.MaxOps = 6, 4, 2, 0.3, 5
-		}},
+		{"plain", ranges},
+		{"dense", func(o *execoracle.GenOptions) { ranges(o); dense(o) }},
+		{"values", func(*execoracle.GenOptions) {}},
+		{"dense-values", dense},
 	}
 	for pi, prof := range profiles {
 		for li, l := range levels {
@@ -56,7 +63,6 @@ func predOracle(t *testing.T, prof string, tune func(*execoracle.GenOptions), l 
 		counts := map[string]int{}
 		for tries := 0; len(fails) < 1000 && counts["checked"] < n && tries < 50*n; tries++ {
 			o := execoracle.PredicateGenOptions(l)
-			o.KeyRangesOnly = true
 			tune(&o)
 			h := execoracle.Generate(rng, o)
 			f, skip := listCompare(t, h, l)

@@ -175,6 +175,10 @@ func txnView(h *history.History, t history.TxnID, dropped, offending map[OpRef]b
 			}
 		} else {
 			o.ValueName = h.ValueName(op.Key, op.Value)
+			if h.IsOneOf(op.Key, op.Value) {
+				// A row a value test did not return: the versions it may be.
+				o.ValueName = h.ValueString(op.Key, op.Value)
+			}
 		}
 		ref := OpRef{t, int32(i)}
 		o.Dropped = dropped[ref]

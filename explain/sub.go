@@ -197,7 +197,7 @@ func (s *Sub) keepSelect(b *history.Builder, h *history.History, nt, t history.T
 			rows = append(rows, history.Version{Key: k, Value: b.ValueID(k, v)})
 		}
 	}
-	b.SelectID(nt, sel.Lo, sel.Hi, rows)
+	b.SelectWhereID(nt, sel.Lo, sel.Hi, sel.Test, rows)
 }
 
 // listAppenders maps each appended version to the transactions that may

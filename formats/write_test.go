@@ -190,3 +190,22 @@ func TestTextRenamesNegatives(t *testing.T) {
 		}
 	}
 }
+
+// TestRowWritersRefuseValueTests: EDN and Viper write predicate reads but
+// have no value tests; a read with one would come back as a read of every
+// value of its range, so they refuse it, naming it, and JSONL holds it.
+func TestRowWritersRefuseValueTests(t *testing.T) {
+	const in = `{"hyperiso":1,"init":"zero"}
+{"session":1,"id":1,"ops":[["insert",0,10],["insert",1,20]]}
+{"session":2,"id":2,"ops":[["select",{"keys":[0,2],"in":[10]},[[0,10]]]]}
+`
+	h, err := ReadStream(bytes.NewReader([]byte(in)), "vt.jsonl", Options{})
+	require.NoError(t, err)
+	err = elle.Write(io.Discard, h)
+	require.ErrorIs(t, err, ErrCannotHold)
+	require.Contains(t, err.Error(), "value test")
+	err = viper.Write(filepath.Join(t.TempDir(), "v"), h)
+	require.ErrorIs(t, err, ErrCannotHold)
+	require.Contains(t, err.Error(), "value test")
+	require.NoError(t, jsonl.Write(io.Discard, h))
+}

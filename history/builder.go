@@ -496,6 +496,7 @@ func (b *Builder) Finish() *History {
 			h.ValueNames[k] = names
 		}
 	}
+	b.applyValueTests()
 	b.release()
 	return h
 }

@@ -19,6 +19,7 @@ type pendingSelect struct {
 	lo, hi int64
 	at     int
 	rows   []Version
+	test   *ValueTest
 }
 
 // InsertID records that t inserted row k with value v: a write of v,
@@ -49,6 +50,14 @@ func (b *Builder) Delete(t TxnID, key int64) { b.DeleteID(t, b.KeyID(key)) }
 // and that lo <= hi (SelectID panics otherwise), and that no value is
 // EmptyList (a returned row would read as one not returned). Finish expands it (Select).
 func (b *Builder) SelectID(t TxnID, lo, hi int64, rows []Version) {
+	b.SelectWhereID(t, lo, hi, nil, rows)
+}
+
+// SelectWhereID is SelectID for a predicate with a value test (nil: any
+// value). The reader must also have checked that each returned row's
+// value passes the test (Finish panics otherwise), and that In is sorted
+// without repeats.
+func (b *Builder) SelectWhereID(t TxnID, lo, hi int64, test *ValueTest, rows []Version) {
 	if lo > hi {
 		panic(fmt.Sprintf("history: select range [%d,%d)", lo, hi))
 	}
@@ -64,7 +73,7 @@ func (b *Builder) SelectID(t TxnID, lo, hi int64, rows []Version) {
 	if sp.lo < 0 {
 		at = len(b.detached[-sp.lo-1])
 	}
-	b.selects = append(b.selects, pendingSelect{t: t, lo: lo, hi: hi, at: at, rows: slices.Clone(rows)})
+	b.selects = append(b.selects, pendingSelect{t: t, lo: lo, hi: hi, at: at, rows: slices.Clone(rows), test: test})
 }
 
 // isNamed reports whether k was interned as a name (KeyNamed).
@@ -113,7 +122,7 @@ func (b *Builder) expandSelects() []KeyID {
 			ops = append(ops, old[next:ps.at]...)
 			next = ps.at
 			idx := int32(len(b.h.Selects))
-			s := Select{Txn: t, Lo: ps.lo, Hi: ps.hi, At: int32(len(ops))}
+			s := Select{Txn: t, Lo: ps.lo, Hi: ps.hi, At: int32(len(ops)), Test: ps.test}
 			// The returned rows in key order, merged with the keys.
 			rows := ps.rows
 			slices.SortFunc(rows, func(x, y Version) int { return cmp.Compare(b.h.Keys[x.Key], b.h.Keys[y.Key]) })

@@ -9,6 +9,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strings"
 )
 
 // TxnID indexes History.Txns. Transaction 0 is always the initial transaction
@@ -118,6 +119,9 @@ type Select struct {
 	Txn    TxnID
 	Lo, Hi int64
 	At, N  int32
+	// Test is the predicate's value test, nil for none (any value). A row
+	// a read with a test did not return reads a stand-in value (OneOf).
+	Test *ValueTest
 }
 
 // Ops returns the row reads of s in h.
@@ -348,6 +352,12 @@ type History struct {
 	// Selects are the predicate reads, ordered by transaction and place
 	// in program order (Select).
 	Selects []Select
+	// OneOf maps the stand-in values of rows that a predicate read with a
+	// value test did not return to the versions such a read may have
+	// observed (sorted): the row's absent versions and its values the test
+	// rejects (valuetest.go). A stand-in's Values entry is EmptyList; no
+	// transaction writes one.
+	OneOf map[Version][]ValueID
 	// AbortedWrites are writes known not to have taken effect that belong
 	// to no transaction of the history.
 	AbortedWrites []Version
@@ -412,6 +422,14 @@ func (h *History) ValueString(k KeyID, v ValueID) string {
 	}
 	if raw := h.Values[k][v]; raw != EmptyList {
 		return fmt.Sprint(raw)
+	}
+	if m, ok := h.OneOf[Version{k, v}]; ok {
+		// A row a value test did not return: say which versions it may be.
+		parts := make([]string, len(m))
+		for i, x := range m {
+			parts[i] = h.ValueString(k, x)
+		}
+		return "one of " + strings.Join(parts, "|")
 	}
 	return "nil"
 }

@@ -2,6 +2,7 @@ package history
 
 import (
 	"runtime"
+	"slices"
 	"sync"
 )
 
@@ -43,6 +44,10 @@ const (
 	// version, where Writers costs two loads from larger arrays.
 	flagWritten // at least one
 	flagShared  // two or more
+	// A stand-in of a value test (History.OneOf): its one writer is not
+	// found among the reader's own final writes by value, so its list is
+	// read.
+	flagStandIn
 )
 
 // Index returns the history's index, computing it once; it is safe for
@@ -80,6 +85,9 @@ func buildIndex(h *History) *Index {
 		ix.scanParallel(h, ops)
 	}
 	ix.placeWriters()
+	if len(h.OneOf) > 0 {
+		ix.addOneOf(h)
+	}
 	return ix
 }
 
@@ -109,6 +117,55 @@ func (ix *Index) setFlags(h *History, flags []verFlag) {
 	for _, w := range h.AbortedWrites {
 		ix.verFlags[verOf(ix.VerBase, w.Key, w.Value)] |= flagAborted
 	}
+}
+
+// addOneOf gives each stand-in version (History.OneOf) the writers of
+// all its members, ascending, and their flags.
+func (ix *Index) addOneOf(h *History) {
+	nv := len(ix.verFlags)
+	start := make([]int32, nv+1)
+	var ws []TxnID
+	for ver := range nv {
+		start[ver] = int32(len(ws))
+		ws = append(ws, ix.writers[ix.writerStart[ver]:ix.writerStart[ver+1]]...)
+	}
+	start[nv] = int32(len(ws))
+	// Stand-ins after the real versions, each a sorted union.
+	type span struct{ lo, hi int32 }
+	extra := map[int32]span{}
+	for v, members := range h.OneOf {
+		lo := int32(len(ws))
+		for _, m := range members {
+			ver := verOf(ix.VerBase, v.Key, m)
+			ws = append(ws, ix.writers[ix.writerStart[ver]:ix.writerStart[ver+1]]...)
+			ix.verFlags[verOf(ix.VerBase, v.Key, v.Value)] |= ix.verFlags[ver]
+		}
+		slices.Sort(ws[lo:])
+		ws = append(ws[:lo], slices.Compact(ws[lo:])...)
+		sv := verOf(ix.VerBase, v.Key, v.Value)
+		extra[sv] = span{lo, int32(len(ws))}
+		// The members' counts of writers do not add up by OR.
+		f := ix.verFlags[sv]&^(flagWritten|flagShared) | flagStandIn
+		switch n := int32(len(ws)) - lo; {
+		case n == 1:
+			f |= flagWritten
+		case n > 1:
+			f |= flagWritten | flagShared
+		}
+		ix.verFlags[sv] = f
+	}
+	// Lay them out in version order again (CSR).
+	out := make([]TxnID, 0, len(ws))
+	for ver := range nv {
+		ix.writerStart[ver] = int32(len(out))
+		if sp, ok := extra[int32(ver)]; ok {
+			out = append(out, ws[sp.lo:sp.hi]...)
+		} else {
+			out = append(out, ws[start[ver]:start[ver+1]]...)
+		}
+	}
+	ix.writerStart[nv] = int32(len(out))
+	ix.writers = out
 }
 
 // NumVersions returns the number of distinct (key, value) pairs.
@@ -206,7 +263,16 @@ func (ix *Index) hasOtherWriter(f *finalWrites, t TxnID, k KeyID, v ValueID) boo
 	case 0:
 		return false
 	case 1:
-		return !f.is(t, k, v)
+		return !ix.onlyWriterIs(f, t, k, v)
 	}
 	return true
+}
+
+// onlyWriterIs reports, for a version with one final writer, whether it
+// is t.
+func (ix *Index) onlyWriterIs(f *finalWrites, t TxnID, k KeyID, v ValueID) bool {
+	if ix.verFlags[verOf(ix.VerBase, k, v)]&flagStandIn != 0 {
+		return ix.Writers(k, v)[0] == t
+	}
+	return f.is(t, k, v)
 }

@@ -22,7 +22,11 @@ func (h *History) CheckInvariants() error {
 		}
 		keys[raw] = true
 		vals := map[int64]bool{}
-		for _, v := range h.Values[k] {
+		for v, raw := range h.Values[k] {
+			if h.IsOneOf(KeyID(k), ValueID(v)) {
+				continue // a stand-in (OneOf): EmptyList again
+			}
+			v := raw
 			if vals[v] {
 				return fmt.Errorf("value %d of key %d interned twice", v, raw)
 			}
@@ -133,6 +137,23 @@ func (h *History) CheckInvariants() error {
 			}
 			if k := h.Key(op.Key); k < s.Lo || k >= s.Hi {
 				return fmt.Errorf("select %d: row %d outside [%d,%d)", i, k, s.Lo, s.Hi)
+			}
+		}
+	}
+	for v, m := range h.OneOf {
+		if v.Key < 0 || int(v.Key) >= len(h.Keys) || v.Value < 0 || int(v.Value) >= len(h.Values[v.Key]) || h.Values[v.Key][v.Value] != EmptyList || len(m) == 0 {
+			return fmt.Errorf("stand-in %v out of range", v)
+		}
+		for i, x := range m {
+			if x < 0 || int(x) >= len(h.Values[v.Key]) || h.IsOneOf(v.Key, x) || i > 0 && x <= m[i-1] {
+				return fmt.Errorf("stand-in %v: member %d", v, x)
+			}
+		}
+	}
+	for t, tx := range h.Txns {
+		for _, op := range tx.Ops {
+			if len(h.OneOf) > 0 && op.Kind.IsWrite() && h.IsOneOf(op.Key, op.Value) {
+				return fmt.Errorf("txn %d writes a stand-in", t)
 			}
 		}
 	}

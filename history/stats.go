@@ -48,7 +48,7 @@ func (h *History) Stats() Stats {
 	nt, nv := len(h.Txns), ix.NumVersions()
 	if len(ix.reads) < parallelIndexOps/2 || runtime.GOMAXPROCS(0) < 2 {
 		h.statsPart(ix, &s, 1, nt, 0, nv)
-		return s
+		return h.withoutStandIns(ix, s)
 	}
 	var part [2]Stats
 	both(func(i int) {
@@ -65,6 +65,17 @@ func (h *History) Stats() Stats {
 		s.MultiWriterReads += p.MultiWriterReads
 		s.DuplicateVersions += p.DuplicateVersions
 		s.MaxCandidates = max(s.MaxCandidates, p.MaxCandidates)
+	}
+	return h.withoutStandIns(ix, s)
+}
+
+// withoutStandIns leaves the stand-in versions of value tests out of the
+// duplicate versions: they are no versions of their own.
+func (h *History) withoutStandIns(ix *Index, s Stats) Stats {
+	for v := range h.OneOf {
+		if len(ix.Writers(v.Key, v.Value)) > 1 {
+			s.DuplicateVersions--
+		}
 	}
 	return s
 }
@@ -108,7 +119,7 @@ func (h *History) statsPart(ix *Index, s *Stats, lo, hi, vlo, vhi int) {
 						n--
 					}
 				}
-			case n == 1 && final.is(TxnID(t), r.Key, r.Value):
+			case n == 1 && ix.onlyWriterIs(final, TxnID(t), r.Key, r.Value):
 				n = 0
 			}
 			if n > 1 {

@@ -168,6 +168,11 @@ func Decide(ctx context.Context, h *history.History, level history.Level, opt Op
 			return si, err
 		}
 	}
+	if p.refuteItems {
+		if items, err := refuteItems(ctx, h, p.plain, opt); items != nil || err != nil {
+			return items, err
+		}
+	}
 	if r.fit == nil {
 		r.fit = func(int64, string) error { return nil }
 	}

@@ -228,6 +228,9 @@ func siFirst(ctx context.Context, h *history.History, levels []history.Level, op
 // counter and timing name set, else nil (also when SERFirst is off or the
 // history fails validation, which these levels need).
 func wholeAt(ctx context.Context, h *history.History, level history.Level, opt Options, name string) (*Outcome, error) {
+	// At SER and SI every transaction has one visible set, so its reads of
+	// a key narrow its first one (rows a value test did not return).
+	h = h.NarrowReads(func(history.TxnID) bool { return false })
 	if !SERFirst || len(h.Validate()) > 0 {
 		return nil, nil
 	}
@@ -246,3 +249,26 @@ func wholeAt(ctx context.Context, h *history.History, level history.Level, opt O
 }
 
 func prefixLevel(l history.Level) bool { return l.SeesPrefix() }
+
+// refuteItems decides the item part of h (History.ItemReads) at level
+// (SER, for RR): its outcome when violated, else nil. It returns nil too
+// when the item part fails validation or has no predicate read to leave
+// out (the search decides, and says why).
+func refuteItems(ctx context.Context, h *history.History, level history.Level, opt Options) (*Outcome, error) {
+	if !SERFirst || len(h.Selects) == 0 {
+		return nil, nil
+	}
+	start := time.Now()
+	items := h.ItemReads()
+	if len(items.Validate()) > 0 {
+		return nil, nil
+	}
+	opt.Strategy, opt.DefaultLevel = "", history.LevelNone
+	out, err := Decide(ctx, items, level, opt)
+	if err != nil || out.Verdict != verdict.Violated {
+		return nil, err
+	}
+	out.Counters["items_refuted"] = 1
+	out.TimingsMS["items_refuted"] = ms(time.Since(start))
+	return out, nil
+}

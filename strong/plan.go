@@ -50,6 +50,11 @@ type plan struct {
 	// predicate reads (RR is SER there): such a history is decided at
 	// plain, with its pipeline and witness.
 	plain history.Level
+	// refuteItems: before the search, decide plain on the history's item
+	// part (History.ItemReads): a violation there is one here (RR orders
+	// item reads as SER does), found by SER's pruning and solver rather
+	// than by refuting every model of the search.
+	refuteItems bool
 	// valueSeq: a history on one key is first searched for as a walk
 	// through the key's values (package valueseq; SER and SI agree there).
 	valueSeq bool
@@ -90,7 +95,7 @@ var plans = map[history.Level]plan{
 	// ordered as at SER, the rows a predicate read did not return as at
 	// RC (hyperpolygraph.Read.Pred), serFirst settling what SER allows.
 	history.RR: {graph: history.SER, perTxn: true, uniform: true, stronger: true, probe: probeAfterModels, snapshots: true, arbitration: true,
-		plain: history.SER,
+		plain: history.SER, refuteItems: true,
 		order: func(r *run, c *hp.Compatible) ([]history.TxnID, []int, bool) {
 			o, s := mixedWitness(c, r.mixed)
 			return o, s, true

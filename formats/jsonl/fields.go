@@ -54,8 +54,10 @@ const (
 //
 // An insert is an OpWrite and a delete an OpWrite without a value, both
 // marked by src; a predicate read ("select") is an OpRead marked
-// SrcSelect whose key and val are its key range [key, val) and whose
-// returned rows are rows[lo:hi] of the line's scratch.
+// SrcSelect whose key and val are its key range [key, val), whose
+// returned rows are rows[lo:hi] of the line's scratch, and whose kname
+// (a predicate's keys are integers) is 1 + the index of its value test in
+// the line's tests, 0 for none.
 type rawOp struct {
 	kind         history.OpKind
 	src          history.OpSrc
@@ -97,7 +99,8 @@ type fields struct {
 	lists      []int64
 	listNames  []int32 // parallel to lists
 	rows       []selRow
-	orderNames []int32 // parallel to order
+	tests      []*history.ValueTest // value tests of predicate reads (rawOp)
+	orderNames []int32              // parallel to order
 	names      []string
 	aborted    []kv
 	initIsBool bool
@@ -134,6 +137,7 @@ func (p *lineScanner) object() bool {
 	f.has = 0
 	f.status, f.level = history.Committed, history.LevelNone
 	f.ops, f.lists, f.aborted, f.rows = f.ops[:0], f.lists[:0], f.aborted[:0], f.rows[:0]
+	f.tests = f.tests[:0]
 	f.listNames, f.orderNames, f.names = f.listNames[:0], f.orderNames[:0], f.names[:0]
 	f.meta, f.sessions, f.keyNames = nil, nil, nil
 	sc.ws()

@@ -29,6 +29,7 @@ func (p *lineScanner) selectOp(n int) bool {
 	}
 	op := rawOp{kind: history.OpRead, src: history.SrcSelect}
 	hasKeys := false
+	var test *history.ValueTest
 	sc.ws()
 	for sc.peek() != '}' {
 		start := sc.i
@@ -74,11 +75,15 @@ func (p *lineScanner) selectOp(n int) bool {
 				return sc.fail(`ops[%d] predicate field "keys": [%d, %d] is not a range (lo <= hi; keys lo <= k < hi)`, n, op.key, op.val)
 			}
 		case "in", "values":
-			sc.i = start
-			return sc.fail(`ops[%d] predicate field %q: value tests in a predicate are not supported yet (a predicate is a key range, {"keys": [lo, hi]})`, n, field)
+			if test == nil {
+				test = &history.ValueTest{}
+			}
+			if !p.valueTest(n, field, start, test) {
+				return false
+			}
 		default:
 			sc.i = start
-			return sc.fail(`ops[%d] predicate: unknown field %q (a predicate is {"keys": [lo, hi]})`, n, field)
+			return sc.fail(`ops[%d] predicate: unknown field %q (a predicate is {"keys": [lo, hi]}, with "in": [values] and "values": [lo, hi] as value tests)`, n, field)
 		}
 		sc.ws()
 		if sc.peek() == ',' {
@@ -94,6 +99,10 @@ func (p *lineScanner) selectOp(n int) bool {
 	if !hasKeys {
 		return sc.fail(`ops[%d] predicate: missing field "keys" (a predicate is {"keys": [lo, hi]})`, n)
 	}
+	if test != nil {
+		f.tests = append(f.tests, test)
+		op.kname = int32(len(f.tests))
+	}
 	sc.ws()
 	if !sc.expect(',', fmt.Sprintf("ops[%d]: %s: ',' after the predicate", n, shape)) {
 		return false
@@ -102,30 +111,38 @@ func (p *lineScanner) selectOp(n int) bool {
 	op.lo = int32(len(f.rows))
 	ok := p.array(fmt.Sprintf("ops[%d] rows", n), func(i int) bool {
 		at := sc.i
-		what := fmt.Sprintf("ops[%d] row %d", n, i)
-		var k, v int64
+		what := func() string { return fmt.Sprintf("ops[%d] row %d", n, i) }
+		// A row of two integers is read without messages; anything else
+		// again by the path that names what it expected.
+		k, v, fast := p.intPair()
 		var vname int32
-		if !p.pair(what+": a pair [key, value]", what+": ','", what+": ']' (a row is [key, value])",
+		if !fast && !p.pair(what()+": a pair [key, value]", what()+": ','", what()+": ']' (a row is [key, value])",
 			func() (ok bool) {
-				k, ok = sc.integer(what + " key (a row of a key range has an integer key)")
+				k, ok = sc.integer(what() + " key (a row of a key range has an integer key)")
 				return ok
 			},
-			func() (ok bool) { v, vname, ok = p.scalar(what + " value"); return ok }) {
+			func() (ok bool) { v, vname, ok = p.scalar(what() + " value"); return ok }) {
 			return false
 		}
 		switch {
 		case k < op.key || k >= op.val:
 			sc.i = at
-			return sc.fail("%s: key %d is outside the predicate's range [%d, %d)", what, k, op.key, op.val)
+			return sc.fail("%s: key %d is outside the predicate's range [%d, %d)", what(), k, op.key, op.val)
 		case vname == 0 && v == history.EmptyList:
 			sc.i = at
-			return sc.fail("%s: value %d stands for an absent row; a predicate read returns live rows only", what, v)
+			return sc.fail("%s: value %d stands for an absent row; a predicate read returns live rows only", what(), v)
+		case test != nil && vname != 0:
+			sc.i = at
+			return sc.fail("%s: a value test matches integer values only, and the row's value is a string", what())
+		case !test.Match(v):
+			sc.i = at
+			return sc.fail("%s: value %d does not pass the predicate's value test (%s): a predicate read returns matching rows only", what(), v, test)
 		}
 		if i < smallRows {
 			for _, r := range f.rows[op.lo:] {
 				if r.key == k {
 					sc.i = at
-					return sc.fail("%s: key %d is returned twice", what, k)
+					return sc.fail("%s: key %d is returned twice", what(), k)
 				}
 			}
 		}
@@ -188,9 +205,104 @@ func (p *parser) rowOp(t history.TxnID, op rawOp, track bool) {
 			}
 		}
 		p.rows = rows
-		b.SelectID(t, op.key, op.val, rows)
+		var test *history.ValueTest
+		if op.kname > 0 {
+			test = p.f.tests[op.kname-1]
+		}
+		b.SelectWhereID(t, op.key, op.val, test, rows)
 		if track {
 			b.InitSelected(history.EmptyList)
 		}
 	}
+}
+
+// valueTest parses the value test field ("in" or "values") of predicate
+// read n into test; start is where the field's name began.
+func (p *lineScanner) valueTest(n int, field string, start int, test *history.ValueTest) bool {
+	sc := &p.sc
+	if field == "in" {
+		if test.HasIn {
+			sc.i = start
+			return sc.fail(`ops[%d] predicate: duplicate field "in"`, n)
+		}
+		test.HasIn = true
+		test.In = []int64{}
+		ok := p.array(fmt.Sprintf(`ops[%d] predicate field "in": [values], integers`, n), func(i int) bool {
+			v, ok := sc.integer(fmt.Sprintf(`ops[%d] predicate field "in" value %d (a value test takes integers)`, n, i))
+			test.In = append(test.In, v)
+			return ok
+		})
+		slices.Sort(test.In)
+		test.In = slices.Compact(test.In)
+		return ok
+	}
+	if test.HasRange {
+		sc.i = start
+		return sc.fail(`ops[%d] predicate: duplicate field "values"`, n)
+	}
+	test.HasRange = true
+	at := sc.i
+	const what = `predicate field "values": [lo, hi], two integers`
+	var ok bool
+	if !sc.expect('[', fmt.Sprintf(`ops[%d] %s`, n, what)) {
+		return false
+	}
+	sc.ws()
+	if test.VLo, ok = sc.integer(fmt.Sprintf(`ops[%d] predicate field "values" lo`, n)); !ok {
+		return false
+	}
+	sc.ws()
+	if !sc.expect(',', fmt.Sprintf(`ops[%d] %s`, n, what)) {
+		return false
+	}
+	sc.ws()
+	if test.VHi, ok = sc.integer(fmt.Sprintf(`ops[%d] predicate field "values" hi`, n)); !ok {
+		return false
+	}
+	sc.ws()
+	if !sc.expect(']', fmt.Sprintf(`ops[%d] %s`, n, what)) {
+		return false
+	}
+	if test.VLo > test.VHi {
+		sc.i = at
+		return sc.fail(`ops[%d] predicate field "values": [%d, %d] is not a range (lo <= hi; values lo <= v < hi)`, n, test.VLo, test.VHi)
+	}
+	return true
+}
+
+// intPair reads "[int, int]" without formatting any message; it reports
+// false, and leaves the scanner where it was, on anything else.
+func (p *lineScanner) intPair() (a, b int64, ok bool) {
+	sc := &p.sc
+	at := sc.i
+	if sc.peek() != '[' || sc.err != nil {
+		return 0, 0, false
+	}
+	sc.i++
+	sc.ws()
+	if c := sc.peek(); c == '-' || c >= '0' && c <= '9' {
+		a, ok = sc.integer("")
+	}
+	if ok {
+		sc.ws()
+		ok = sc.peek() == ','
+	}
+	if ok {
+		sc.i++
+		sc.ws()
+		ok = false
+		if c := sc.peek(); c == '-' || c >= '0' && c <= '9' {
+			b, ok = sc.integer("")
+		}
+	}
+	if ok {
+		sc.ws()
+		ok = sc.peek() == ']'
+	}
+	if !ok {
+		sc.i, sc.err = at, nil
+		return 0, 0, false
+	}
+	sc.i++
+	return a, b, true
 }

@@ -59,8 +59,15 @@ func TestRowsUniverse(t *testing.T) {
 
 func TestRowsErrors(t *testing.T) {
 	for _, c := range []struct{ line, want string }{
-		{`["select",{"keys":[0,10],"in":[1]},[]]`, `x.jsonl:1: column 46: ops[0] predicate field "in": value tests in a predicate are not supported yet`},
-		{`["select",{"values":[0,3],"keys":[0,10]},[]]`, `predicate field "values": value tests in a predicate are not supported yet`},
+		{`["select",{"keys":[0,10],"in":[1]},[[2,2]]]`, `x.jsonl:1: column 57: ops[0] row 0: value 2 does not pass the predicate's value test (value in {1})`},
+		{`["select",{"values":[0,3],"keys":[0,10]},[[2,3]]]`, `value 3 does not pass the predicate's value test (value in [0,3))`},
+		{`["select",{"keys":[0,10],"in":[1],"values":[0,3]},[[2,"x"]]]`, `a value test matches integer values only`},
+		{`["select",{"keys":[0,10],"in":["a"]},[]]`, `predicate field "in" value 0 (a value test takes integers): expected an integer`},
+		{`["select",{"keys":[0,10],"in":1},[]]`, `predicate field "in": [values], integers: an array '['`},
+		{`["select",{"keys":[0,10],"in":[],"in":[]},[]]`, `duplicate field "in"`},
+		{`["select",{"keys":[0,10],"values":[3,1]},[]]`, `"values": [3, 1] is not a range`},
+		{`["select",{"keys":[0,10],"values":[1,2],"values":[1,2]},[]]`, `duplicate field "values"`},
+		{`["select",{"keys":[0,10],"values":[1]},[]]`, `predicate field "values": [lo, hi], two integers`},
 		{`["select",{"keys":[0,10],"where":1},[]]`, `predicate: unknown field "where"`},
 		{`["select",{},[]]`, `predicate: missing field "keys"`},
 		{`["select",{"keys":[0,10],"keys":[0,10]},[]]`, `duplicate field "keys"`},
@@ -92,4 +99,30 @@ func TestRowsErrors(t *testing.T) {
 	many.WriteString(`[1,1]]]]}`)
 	_, err := Parse(strings.NewReader(many.String()), "x.jsonl", Options{})
 	require.ErrorContains(t, err, "is returned twice")
+}
+
+// Value tests: read, kept on the Select, written back; a row not returned
+// reads a stand-in for its absent and rejected versions.
+func TestRowsValueTests(t *testing.T) {
+	h := parse(t, `{"hyperiso":1,"init":"zero"}
+{"session":1,"ops":[["insert",1,10],["insert",2,20],["insert",3,30]]}
+{"session":2,"ops":[["select",{"keys":[0,10],"in":[30,10,10]},[[1,10],[3,30]]],["select",{"keys":[0,10],"values":[15,40],"in":[10,20]},[[2,20]]],["select",{"keys":[0,10]},[]]]}
+`, Options{})
+	require.NoError(t, h.CheckInvariants())
+	require.Len(t, h.Selects, 3)
+	require.Equal(t, &history.ValueTest{In: []int64{10, 30}, HasIn: true}, h.Selects[0].Test)
+	require.Equal(t, &history.ValueTest{In: []int64{10, 20}, HasIn: true, VLo: 15, VHi: 40, HasRange: true}, h.Selects[1].Test)
+	require.Nil(t, h.Selects[2].Test)
+	ops := h.Txns[2].Ops
+	// Row 2 of the first read: absent or 20; rows 1 and 3 of the second:
+	// absent, 10 (rejected by the range) or 30 (not in the set).
+	require.True(t, h.Unreturned(ops[1]))
+	require.Len(t, h.Index().Writers(ops[1].Key, ops[1].Value), 2)
+	require.True(t, h.Unreturned(ops[3]) && h.Unreturned(ops[5]))
+	require.Len(t, h.Index().Writers(ops[3].Key, ops[3].Value), 2)
+	// The third read has no value test: its rows read the empty value.
+	require.False(t, h.IsOneOf(ops[6].Key, ops[6].Value))
+	_, out, err := roundTrip(h)
+	require.NoError(t, err)
+	require.Contains(t, out, `["select",{"keys":[0,10],"in":[10,30]},[[1,10],[3,30]]],["select",{"keys":[0,10],"in":[10,20],"values":[15,40]},[[2,20]]],["select",{"keys":[0,10]},[]]`)
 }

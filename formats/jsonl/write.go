@@ -492,12 +492,26 @@ func appendTxn(buf []byte, h *history.History, t history.TxnID) ([]byte, int) {
 	return append(buf, "]}\n"...), n
 }
 
-// appendSelect writes a predicate read: its key range and the rows it
+// appendSelect writes a predicate read: its key range, its value test and the rows it
 // returned (its row reads of a value other than the empty one), in key
 // order.
 func appendSelect(buf []byte, h *history.History, s history.Select) []byte {
 	buf = append(buf, `["select",{"keys":`...)
 	buf = appendTuple(buf, s.Lo, s.Hi)
+	if t := s.Test; t != nil && t.HasIn {
+		buf = append(buf, `,"in":[`...)
+		for i, v := range t.In {
+			if i > 0 {
+				buf = append(buf, ',')
+			}
+			buf = strconv.AppendInt(buf, v, 10)
+		}
+		buf = append(buf, ']')
+	}
+	if t := s.Test; t != nil && t.HasRange {
+		buf = append(buf, `,"values":`...)
+		buf = appendTuple(buf, t.VLo, t.VHi)
+	}
 	buf = append(buf, "},["...)
 	first := true
 	for _, op := range s.Ops(h) {

@@ -9,6 +9,7 @@ package express
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/hyperiso/hyperiso/history"
@@ -46,6 +47,10 @@ type Limits struct {
 	// writer without them would write them as plain writes and reads, a
 	// predicate read as one read per key of its range.
 	Rows bool
+	// ValueTests: predicate reads with a value test (history.ValueTest);
+	// a writer of rows without them would write such a read as one over
+	// every value of its range.
+	ValueTests bool
 	// Names: keys and values read as names (strings, keywords, vectors)
 	// rather than integers; without it a writer would put the model's
 	// integer stand-ins in their place.
@@ -242,7 +247,7 @@ func (c *counter) report(p *Problems, what string) {
 // Check adds to p what h holds beyond l.
 func Check(h *history.History, l Limits, p *Problems) {
 	var aborted, unknown, unknownReads, lists, registers, timed, untimed, levels counter
-	var selects, inserts, deletes counter
+	var selects, inserts, deletes, tests counter
 	for t := 1; t < len(h.Txns); t++ {
 		tx := &h.Txns[t]
 		name := func() string { return h.TxnString(history.TxnID(t)) }
@@ -261,8 +266,11 @@ func Check(h *history.History, l Limits, p *Problems) {
 			levels.add(name)
 		}
 		readCounted := false
-		if len(h.SelectsOf(history.TxnID(t))) > 0 {
+		if sels := h.SelectsOf(history.TxnID(t)); len(sels) > 0 {
 			selects.add(name)
+			if slices.ContainsFunc(sels, func(s history.Select) bool { return s.Test != nil }) {
+				tests.add(name)
+			}
 		}
 		var ins, del bool
 		for _, op := range tx.Ops {
@@ -301,6 +309,8 @@ func Check(h *history.History, l Limits, p *Problems) {
 		selects.report(p, "transactions with predicate reads (select)")
 		inserts.report(p, "transactions with inserts")
 		deletes.report(p, "transactions with deletes")
+	} else if !l.ValueTests {
+		tests.report(p, "transactions with predicate reads with a value test")
 	}
 	if l.NoRegisters {
 		registers.report(p, "transactions with register reads or writes among list-append ones")
