@@ -12,10 +12,9 @@ import (
 // HistoryOrder ranks the transactions (pos[t] for TxnID t; T⊥ is 0) by the
 // order the history itself suggests: completion time when every
 // transaction has a real-time interval, ties by position, else position in
-// the file when the file interleaves its sessions. A file that lists one
-// session after another (dbcop, Cobra's per-thread logs) says nothing of
-// time: its transactions are ranked as if the sessions had run side by
-// side at even speed (progressOrder). Without
+// the file when the file interleaves its sessions. It is nil when the
+// history suggests nothing: a file that lists one session after another
+// (dbcop, Cobra's per-thread logs) says nothing of time. Without
 // --realtime the order is no constraint, only a good first guess: on a
 // history that satisfies its level, the commit order it approximates is
 // almost always a valid one.
@@ -24,7 +23,7 @@ func (g *Graph) HistoryOrder() []int32 {
 	nt := g.N()
 	timed := g.Timed()
 	if !timed && !h.Interleaved() {
-		return h.EvenProgress()
+		return nil
 	}
 	txns := make([]int32, nt)
 	for x := range txns {
