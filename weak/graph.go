@@ -117,16 +117,16 @@ func (g *graph) topoStable(c *checker) ([]history.TxnID, bool) {
 	var q idHeap
 	for t := range c.n {
 		if c.in[t] && indeg[t] == 0 {
-			q.push(history.TxnID(rank(history.TxnID(t))))
+			q.push(history.TxnID(rank[t]))
 		}
 	}
 	for len(q) > 0 {
-		u := byRank(q.pop())
+		u := byRank[q.pop()]
 		order = append(order, u)
 		for _, v := range g.to[g.start[u]:g.start[u+1]] {
 			indeg[v]--
 			if indeg[v] == 0 {
-				q.push(history.TxnID(rank(v)))
+				q.push(history.TxnID(rank[v]))
 			}
 		}
 	}
@@ -134,24 +134,24 @@ func (g *graph) topoStable(c *checker) ([]history.TxnID, bool) {
 }
 
 // fileRanks is the rank of each transaction in the order topoStable
-// follows, and its inverse: the identity for a file that interleaves its
-// sessions.
-func (c *checker) fileRanks() (rank func(history.TxnID) int32, byRank func(history.TxnID) history.TxnID) {
+// follows, and its inverse, computed once: the file's order when it
+// interleaves its sessions, else History.EvenProgress.
+func (c *checker) fileRanks() (rank []int32, byRank []history.TxnID) {
 	if c.ranks == nil {
-		if c.h.Interleaved() || len(c.h.Txns) != c.n {
-			c.ranks = []int32{}
+		if c.h.Interleaved() {
+			c.ranks = make([]int32, c.n)
+			for t := range c.ranks {
+				c.ranks[t] = int32(t)
+			}
 		} else {
 			c.ranks = c.h.EvenProgress()
-			c.byRank = make([]history.TxnID, len(c.ranks))
-			for t, r := range c.ranks {
-				c.byRank[r] = history.TxnID(t)
-			}
+		}
+		c.byRank = make([]history.TxnID, len(c.ranks))
+		for t, r := range c.ranks {
+			c.byRank[r] = history.TxnID(t)
 		}
 	}
-	if len(c.ranks) == 0 {
-		return func(t history.TxnID) int32 { return int32(t) }, func(r history.TxnID) history.TxnID { return r }
-	}
-	return func(t history.TxnID) int32 { return c.ranks[t] }, func(r history.TxnID) history.TxnID { return c.byRank[r] }
+	return c.ranks, c.byRank
 }
 
 // idHeap is a binary min-heap of transactions.

@@ -251,7 +251,7 @@ type checker struct {
 	in  []bool
 	nIn int
 	// ranks and byRank are the order topoStable breaks ties by, and its
-	// inverse (fileRanks; ranks is empty for the file's own order).
+	// inverse (fileRanks).
 	ranks  []int32
 	byRank []history.TxnID
 	// ev holds the read events, grouped per transaction: ev[evLo[t]:evHi[t]]

@@ -199,10 +199,6 @@ func (t *Theory) hintOrder(n int) []int32 {
 	if t.hint == nil {
 		t.hint = t.g.H.EvenProgress()
 	}
-	if len(t.hint) != t.g.N() {
-		t.hint = nil
-		return nil
-	}
 	nt := len(t.hint)
 	rank := make([]int32, n)
 	per := int32(n / max(nt, 1))
