@@ -15,6 +15,8 @@ const (
 // a line without one takes its place among transaction lines as id.
 type lineInfo struct {
 	start int
+	no    int // line number in the whole stream
+	ord   int // a transaction line's place among them (its default id)
 	kind  uint8
 	hasID bool
 }

@@ -5,10 +5,13 @@
 // certain (no extension of the stream can undo it), and at the stream's
 // end gives exactly the offline verdict of the whole history.
 //
-// The engine re-checks: each check parses the prefix afresh and hands it
-// to package check, so a prefix's verdict is the offline verdict of that
-// prefix by construction; docs/online.md says what that costs and what an
-// incremental engine would keep instead.
+// Each check parses the window (the stream without what was folded away)
+// afresh and hands it to package check. Without folding the window is the
+// prefix, so its verdict is the offline verdict of the prefix by
+// construction. With fences and unique values (docs/online.md, "Folding")
+// the transactions before an exact cut are replaced by a T⊥ that writes
+// each key's last version, which the fold proves gives the same verdict;
+// memory then holds the transactions since about the last two cuts.
 package online
 
 import (
@@ -42,6 +45,13 @@ type Options struct {
 	// A stream that breaks the promise is told (Status.Broken) and its
 	// violations are certain only at its end.
 	Unique bool
+	// FenceKey, when FenceKeySet, is the key of the fence transactions
+	// (collect --fence-every) that let the checker fold the history; the
+	// header's metadata field "fence_key" sets it otherwise.
+	FenceKey    int64
+	FenceKeySet bool
+	// NoFold keeps the whole history even where it could be folded.
+	NoFold bool
 }
 
 // Level is the state of one level.
@@ -60,11 +70,20 @@ type Level struct {
 // Status is what a Checker knows after a check.
 type Status struct {
 	// Txns are the transactions read; Checked those of the prefix last
-	// checked; Held those kept in memory (all of them: this engine folds
-	// nothing away); Open those of the prefix last checked that are not
-	// yet closed (a read without its writer, or after such a
-	// transaction in its session), counted only with Options.Unique.
+	// checked; Held those kept in memory (the others were folded away);
+	// Open those of the window last checked that are not yet closed (a
+	// read without its writer, or after such a transaction in its
+	// session), counted only with Options.Unique.
 	Txns, Checked, Held, Open int
+	// Folded are the transactions folded away, at Cuts cuts; Keeping
+	// says why the last check folded nothing (the whole history since
+	// the last fold is kept), "" if it folded or had no cut to fold at
+	// yet; FoldBroken, once set, why verdicts not yet certain are
+	// unknown from then on (a session that may precede folded
+	// transactions).
+	Folded, Cuts int
+	Keeping      string
+	FoldBroken   string
 	// Bytes is the size of the stream read.
 	Bytes int64
 	// Levels are in the order of Options.Levels.
@@ -87,11 +106,15 @@ type Checker struct {
 	partial  []byte     // the last line, still unfinished
 	lines    []lineInfo // one per line of buf
 	txns     int
+	lineNo   int // lines read
+	counted  int // non-blank lines before the end line
+	others   int // init, aborted_writes and version_order lines
 	nonBlank bool // a non-blank line was read
 	promised bool // the header promises an end line
 	ended    bool // the end line was read
 
 	status Status // guarded by checkMu
+	fold   folder // guarded by checkMu
 	// checkMu keeps checks one at a time.
 	checkMu sync.Mutex
 }
@@ -138,17 +161,27 @@ func (c *Checker) Write(p []byte) (int, error) {
 func (c *Checker) addLine(line []byte) {
 	info, promised := classify(line, !c.nonBlank)
 	info.start = len(c.buf)
-	c.buf = append(c.buf, line...)
-	c.lines = append(c.lines, info)
+	c.lineNo++
+	info.no = c.lineNo
 	switch info.kind {
 	case lineBlank:
-		return
 	case lineHeader:
 		c.promised = promised
+		c.counted++
 	case lineTxn:
 		c.txns++
+		info.ord = c.txns
+		c.counted++
 	case lineEnd:
 		c.ended = true
+	default:
+		c.others++
+		c.counted++
+	}
+	c.buf = append(c.buf, line...)
+	c.lines = append(c.lines, info)
+	if info.kind == lineBlank {
+		return
 	}
 	c.nonBlank = true
 }
@@ -202,7 +235,8 @@ func (c *Checker) copyStatus() Status {
 	s := c.status
 	s.Levels = append([]Level(nil), c.status.Levels...)
 	c.mu.Lock()
-	s.Txns, s.Held, s.Bytes = c.txns, c.txns, int64(len(c.buf)+len(c.partial))
+	s.Txns, s.Held, s.Bytes = c.txns, c.txns-c.fold.txns, int64(len(c.buf)+len(c.partial))
+	s.Folded, s.Cuts, s.FoldBroken = c.fold.txns, c.fold.cuts, c.fold.broken
 	c.mu.Unlock()
 	return s
 }
@@ -211,7 +245,9 @@ func (c *Checker) copyStatus() Status {
 // transaction came since the last check) and returns the state. An error
 // is bad input (named by file and line) or a failed check; a level that
 // the prefix cannot be checked at yet (nothing committed so far, no real
-// time yet) keeps an unknown verdict with the reason until it can.
+// time yet) keeps an unknown verdict with the reason until it can. When
+// every level not yet settled is satisfied, the window is folded at its
+// latest cut that allows it (fold.go).
 func (c *Checker) Check(ctx context.Context) (Status, error) {
 	c.checkMu.Lock()
 	defer c.checkMu.Unlock()
@@ -222,7 +258,7 @@ func (c *Checker) Check(ctx context.Context) (Status, error) {
 	if snap.ended {
 		return c.finish(ctx, snap)
 	}
-	h, err := jsonl.Parse(bytes.NewReader(snap.buf), c.opt.Name, jsonl.Options{Lenient: c.opt.Lenient, Prefix: true})
+	h, err := c.parse(snap.buf, snap.lines, true)
 	if err != nil {
 		return c.copyStatus(), err
 	}
@@ -238,8 +274,13 @@ func (c *Checker) Check(ctx context.Context) (Status, error) {
 			cl = nil
 		}
 	}
+	allSatisfied := true
 	for i := range c.status.Levels {
 		lv := &c.status.Levels[i]
+		if lv.Certain != nil { // settled: every extension violates it
+			lv.Result = lv.Certain
+			continue
+		}
 		res, err := check.Check(ctx, h, lv.Level, c.opt.Check)
 		if err != nil {
 			if !errors.Is(err, check.ErrInput) {
@@ -248,7 +289,10 @@ func (c *Checker) Check(ctx context.Context) (Status, error) {
 			res.Verdict, res.Reason = check.Unknown, "not checkable yet: "+err.Error()
 		}
 		lv.Result = res
-		if res.Verdict != check.Violated || lv.Certain != nil || cl == nil {
+		if res.Verdict != check.Satisfied {
+			allSatisfied = false
+		}
+		if res.Verdict != check.Violated || cl == nil {
 			continue
 		}
 		if cl.open == 0 {
@@ -260,7 +304,7 @@ func (c *Checker) Check(ctx context.Context) (Status, error) {
 		}
 		if closedH == nil {
 			sub := closedLines(snap, h, cl)
-			if closedH, err = jsonl.Parse(bytes.NewReader(sub), c.opt.Name, jsonl.Options{Lenient: c.opt.Lenient, Prefix: true}); err != nil {
+			if closedH, err = c.parse(sub, snap.lines, true); err != nil {
 				return c.copyStatus(), fmt.Errorf("online: the closed part of the stream does not read back: %w", err)
 			}
 		}
@@ -269,7 +313,39 @@ func (c *Checker) Check(ctx context.Context) (Status, error) {
 			lv.Certain, lv.CertainAt = cres, snap.txns
 		}
 	}
+	c.foldBroken()
+	if allSatisfied {
+		c.tryFold(h, snap)
+	}
 	return c.copyStatus(), nil
+}
+
+// parse reads buf, whose lines are lines, naming each by its number in
+// the whole stream.
+func (c *Checker) parse(buf []byte, lines []lineInfo, prefix bool) (*history.History, error) {
+	return jsonl.Parse(bytes.NewReader(buf), c.opt.Name, jsonl.Options{Lenient: c.opt.Lenient, Prefix: prefix,
+		LineOf: func(n int) int {
+			if n-1 < len(lines) {
+				return lines[n-1].no
+			}
+			return n
+		}})
+}
+
+// foldBroken turns the verdicts not yet certain into unknowns once a fold
+// can no longer stand for the past (FoldBroken).
+func (c *Checker) foldBroken() {
+	if c.fold.broken == "" {
+		return
+	}
+	for i := range c.status.Levels {
+		lv := &c.status.Levels[i]
+		if lv.Certain == nil && lv.Result != nil {
+			r := *lv.Result
+			r.Verdict, r.Reason, r.Anomalies = check.Unknown, "the history was folded, and then "+c.fold.broken, nil
+			lv.Result = &r
+		}
+	}
 }
 
 // Finish checks the whole stream once its input ended (whether or not
@@ -290,15 +366,37 @@ func (c *Checker) Finish(ctx context.Context) (Status, error) {
 // A stream whose end line came is read as a prefix would be (Prefix):
 // the end line is checked all the same, and a header still saying
 // "incomplete" is one a recorder completes in its file after the end
-// line (collect --check sees the lines, not that rewrite).
+// line (collect --check sees the lines, not that rewrite). A folded
+// stream's end line counts what was folded away too: it is checked here
+// (endLine), and the window read without it.
 func (c *Checker) finish(ctx context.Context, snap snapshot) (Status, error) {
-	h, err := jsonl.Parse(bytes.NewReader(snap.buf), c.opt.Name, jsonl.Options{Lenient: c.opt.Lenient, Prefix: snap.ended})
+	buf, lines := snap.buf, snap.lines
+	var endAt = -1
+	if c.fold.txns > 0 {
+		for i, ln := range lines {
+			if ln.kind == lineEnd {
+				endAt = i
+				buf, lines = snap.buf[:ln.start], lines[:i]
+				break
+			}
+		}
+	}
+	h, err := c.parse(buf, lines, snap.ended)
 	if err != nil {
 		return c.copyStatus(), err
+	}
+	if endAt >= 0 {
+		if err := c.endLine(snap, endAt, h); err != nil {
+			return c.copyStatus(), err
+		}
 	}
 	c.status.Checked, c.status.Ended, c.status.Final, c.status.Open = snap.txns, true, true, 0
 	for i := range c.status.Levels {
 		lv := &c.status.Levels[i]
+		if lv.Certain != nil && c.fold.txns > 0 {
+			lv.Result = lv.Certain // the window alone no longer shows it
+			continue
+		}
 		res, err := check.Check(ctx, h, lv.Level, c.opt.Check)
 		if err != nil {
 			return c.copyStatus(), err
@@ -308,6 +406,7 @@ func (c *Checker) finish(ctx context.Context, snap snapshot) (Status, error) {
 			lv.Certain, lv.CertainAt = res, snap.txns
 		}
 	}
+	c.foldBroken()
 	return c.copyStatus(), nil
 }
 
@@ -315,14 +414,14 @@ func (c *Checker) finish(ctx context.Context, snap snapshot) (Status, error) {
 // out: every other line as it came, a kept transaction line without an
 // id given the id its place in the whole stream gave it.
 func closedLines(snap snapshot, h *history.History, cl *closure) []byte {
-	drop := make(map[int]bool, cl.open) // line numbers (1-based)
+	drop := make(map[int]bool, cl.open) // line numbers in the stream
 	for t := 1; t < len(h.Txns); t++ {
 		if !cl.keep[t] {
 			drop[h.Txns[t].Pos.Line] = true
 		}
 	}
 	out := make([]byte, 0, len(snap.buf))
-	nth, dropped := 0, false
+	dropped := false
 	for i, ln := range snap.lines {
 		end := len(snap.buf)
 		if i+1 < len(snap.lines) {
@@ -330,8 +429,7 @@ func closedLines(snap snapshot, h *history.History, cl *closure) []byte {
 		}
 		line := snap.buf[ln.start:end]
 		if ln.kind == lineTxn {
-			nth++
-			if drop[i+1] {
+			if drop[ln.no] {
 				dropped = true
 				out = append(out, '\n') // keep line numbers
 				continue
@@ -340,7 +438,7 @@ func closedLines(snap snapshot, h *history.History, cl *closure) []byte {
 				if j := bytes.IndexByte(line, '{'); j >= 0 {
 					out = append(out, line[:j+1]...)
 					out = append(out, `"id":`...)
-					out = strconv.AppendInt(out, int64(nth), 10)
+					out = strconv.AppendInt(out, int64(ln.ord), 10)
 					out = append(out, ',')
 					line = line[j+1:]
 				}

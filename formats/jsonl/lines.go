@@ -13,6 +13,7 @@ type lineReader struct {
 	lineNo int
 	eof    bool
 	read   int64 // bytes of the lines so far
+	lineOf func(int) int
 }
 
 func newLineReader(r io.Reader) *lineReader {
@@ -45,6 +46,9 @@ func (lr *lineReader) next() ([]byte, int, error) {
 	}
 	lr.lineNo++
 	lr.read += int64(len(line))
+	if lr.lineOf != nil {
+		return line, lr.lineOf(lr.lineNo), nil
+	}
 	return line, lr.lineNo, nil
 }
 

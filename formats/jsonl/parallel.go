@@ -117,6 +117,7 @@ func (p *parser) buildBatch(b *batch) error {
 // scanAhead reads r and sends its lines, scanned, in batches on full.
 func scanAhead(r io.Reader, opt Options, full chan<- *batch, free <-chan *batch, stop *atomic.Bool) {
 	lr := newLineReader(r)
+	lr.lineOf = opt.LineOf
 	ls := lineScanner{opt: opt}
 	var b *batch
 	size := firstBatch

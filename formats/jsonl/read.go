@@ -34,6 +34,10 @@ type Options struct {
 	// line that has not come yet are what such a start holds, not
 	// errors, and nothing is counted as dropped for them.
 	Prefix bool
+	// LineOf, when set, gives the number by which the n-th line read is
+	// named in positions and errors (package online reads a stream with
+	// some of its lines folded away).
+	LineOf func(n int) int
 }
 
 // Read reads the JSONL history in the file at path.
@@ -143,6 +147,7 @@ func Parse(r io.Reader, name string, opt Options) (*history.History, error) {
 // readSequential reads and builds line by line on one goroutine.
 func (p *parser) readSequential(r io.Reader) error {
 	lr := newLineReader(r)
+	lr.lineOf = p.opt.LineOf
 	for {
 		line, lineNo, err := lr.next()
 		if err != nil {
