@@ -28,6 +28,7 @@ const FenceKeyMeta = "fence_key"
 type folder struct {
 	init     map[int64]int64 // T⊥ of the window: each folded key's last version
 	known    map[int64]bool  // the sessions at the last fold
+	key      int64           // the fence key
 	txns     int             // transactions folded away
 	ops      int             // their operations (the end line counts them)
 	cuts     int             // cuts folded at

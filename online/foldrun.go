@@ -55,13 +55,6 @@ func (c *Checker) tryFold(h *history.History, snap snapshot) {
 		keep("no fence yet")
 		return
 	}
-	if c.fold.known != nil {
-		if why, ok := fi.newSessionsOK(c.fold.known); !ok {
-			c.fold.broken = why
-			c.foldBroken()
-			return
-		}
-	}
 	cuts := fi.cuts()
 	if len(cuts) == 0 {
 		keep("no cut yet: every session's fence, then its fence read")
@@ -79,7 +72,25 @@ func (c *Checker) tryFold(h *history.History, snap snapshot) {
 		keep("%s", why)
 		return
 	}
+	c.fold.key = fenceKey
 	c.apply(snap, h, p)
+}
+
+// newSessions checks, once the history was folded, that every session
+// that came since begins after the fold (fenceInfo.newSessionsOK), and
+// records it in FoldBroken otherwise.
+func (c *Checker) newSessions(h *history.History) {
+	if c.fold.known == nil || c.fold.broken != "" {
+		return
+	}
+	fi, ok := newFenceInfo(h, c.fold.key)
+	if !ok {
+		c.fold.broken = "the fence key is gone"
+		return
+	}
+	if why, ok := fi.newSessionsOK(c.fold.known); !ok {
+		c.fold.broken = why
+	}
 }
 
 // hasLists says whether h appends or reads lists.

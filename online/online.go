@@ -106,9 +106,9 @@ type Checker struct {
 	partial  []byte     // the last line, still unfinished
 	lines    []lineInfo // one per line of buf
 	txns     int
-	lineNo   int // lines read
-	counted  int // non-blank lines before the end line
-	others   int // init, aborted_writes and version_order lines
+	lineNo   int  // lines read
+	counted  int  // non-blank lines before the end line
+	others   int  // init, aborted_writes and version_order lines
 	nonBlank bool // a non-blank line was read
 	promised bool // the header promises an end line
 	ended    bool // the end line was read
@@ -263,9 +263,10 @@ func (c *Checker) Check(ctx context.Context) (Status, error) {
 		return c.copyStatus(), err
 	}
 	c.status.Checked = snap.txns
+	c.newSessions(h)
 	var cl *closure
 	var closedH *history.History
-	if c.opt.Unique && c.status.Broken == "" {
+	if c.opt.Unique && c.status.Broken == "" && c.fold.broken == "" {
 		cc := closeOver(h)
 		cl = &cc
 		c.status.Open = cl.open
@@ -402,7 +403,7 @@ func (c *Checker) finish(ctx context.Context, snap snapshot) (Status, error) {
 			return c.copyStatus(), err
 		}
 		lv.Result = res
-		if res.Verdict == check.Violated && lv.Certain == nil {
+		if res.Verdict == check.Violated && lv.Certain == nil && c.fold.broken == "" {
 			lv.Certain, lv.CertainAt = res, snap.txns
 		}
 	}
