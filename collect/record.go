@@ -6,6 +6,7 @@ package collect
 import (
 	"cmp"
 	"maps"
+	"strconv"
 	"slices"
 
 	"github.com/hyperiso/hyperiso/collect/workload"
@@ -63,6 +64,9 @@ func meta(st Store, w *workload.Workload, opt Options) map[string]string {
 	}
 	if len(opt.Faults) > 0 {
 		m["faults"] = FormatFaults(opt.Faults)
+	}
+	if opt.Fences.On() {
+		m["fence_key"] = strconv.Itoa(FenceKey) // package online folds at the fences on it
 	}
 	maps.Copy(m, opt.Meta)
 	return m

@@ -63,6 +63,10 @@ type Options struct {
 	// abort's answer; a transaction of unknown outcome never completes),
 	// so that strict serializability can be checked.
 	Times bool
+	// Fences, when on, issues fence rounds (fence.go) on FenceKey, and
+	// names the key in the history's metadata (fence_key), so that a
+	// checker following the history can fold it (docs/online.md).
+	Fences Fences
 }
 
 // Leveler is a store that says which isolation level (in the history's
@@ -92,6 +96,7 @@ type record struct {
 	// (conflict abort, client rollback, in flight when the run stopped).
 	fail, why string
 	neutral   bool
+	fence     bool // a fence round's transaction (counted apart)
 }
 
 type opRecord struct {
@@ -145,6 +150,9 @@ func Run(ctx context.Context, st Store, w *workload.Workload, opt Options) (*his
 	}
 	if mixed && opt.Isolation != 0 {
 		return nil, nil, errors.Join(fmt.Errorf("an isolation level (%s) and a mix (%s) are exclusive", opt.Isolation, opt.Mix), teardown())
+	}
+	if opt.Fences.On() && (w.App() != nil || w.Lists() || w.Rows()) {
+		return nil, nil, errors.Join(fmt.Errorf("fences go with the generated register workloads, not %s", w.Name()), teardown())
 	}
 	if mixed && len(opt.ByType.Types) > 0 {
 		return nil, nil, errors.Join(fmt.Errorf("a mix (%s) and levels by type (%s) are exclusive", opt.Mix, opt.ByType), teardown())
@@ -233,6 +241,10 @@ func Run(ctx context.Context, st Store, w *workload.Workload, opt Options) (*his
 	defer halt(nil)
 	r := &runner{st: st, opt: opt, sum: sum, halt: halt, sessions: map[int64]bool{}}
 	r.lv, _ = st.(Leveler)
+	if opt.Fences.On() {
+		r.fences = newFencer(opt.Fences, w.Sessions())
+		defer context.AfterFunc(runCtx, r.fences.stop)()
+	}
 	r.nextSession.Store(int64(w.Sessions()))
 	if opt.Sink != nil {
 		fail := func(err error) {
@@ -329,7 +341,8 @@ type runner struct {
 	nextSession atomic.Int64
 	halt        context.CancelCauseFunc
 
-	lv Leveler // st's, if it is one
+	lv     Leveler // st's, if it is one
+	fences *fencer // nil without Options.Fences
 
 	mu       sync.Mutex
 	sum      *Summary
@@ -353,7 +366,11 @@ func (r *runner) stop(err error) {
 // finish records and counts a transaction and follows the failure streak.
 // Called with r.mu held.
 func (r *runner) finish(rec record) {
-	r.sum.add(rec)
+	if rec.fence {
+		r.sum.Fences++
+	} else {
+		r.sum.add(rec)
+	}
 	r.sessions[rec.session] = true
 	if r.opt.Sink == nil {
 		r.records = append(r.records, rec)
@@ -431,9 +448,38 @@ func (r *runner) session(ctx context.Context, i int, conn Conn, w *workload.Work
 		}
 		return fmt.Errorf("session %d: cannot reconnect after %d attempts: %w", i+1, r.opt.Reconnects, last)
 	}
+	fenceIso := r.opt.Isolation
+	if fenceIso == 0 {
+		fenceIso = Serializable
+	}
+	done, since := 0, 0 // the last fence round the session took part in, transactions since
+	if r.fences != nil {
+		defer func() { r.fences.quit(done) }()
+		if i == 0 {
+			r.seedFence(ctx, conn, fenceIso)
+		}
+	}
 	for range w.TxnsPerSession() {
 		if ctx.Err() != nil {
 			return nil
+		}
+		if r.fences != nil {
+			if round, ok := r.fences.due(done, since); ok {
+				unknown, broken := r.fence(ctx, conn, sid, fenceIso)
+				done, since = round, 0
+				if unknown {
+					sid = r.nextSession.Add(1)
+				}
+				if broken {
+					if err := reconnect(); err != nil {
+						if ctx.Err() != nil {
+							return nil
+						}
+						return err
+					}
+				}
+			}
+			since++
 		}
 		plan := gen.Next()
 		mix, iso := -1, r.opt.Isolation

@@ -35,6 +35,10 @@ type Summary struct {
 	// aborted its transaction).
 	FailedOps  int `json:"failed_ops"`
 	Reconnects int `json:"reconnects"`
+	// Fences counts the fence rounds' transactions (fences, fence reads,
+	// the seed), recorded in the history but counted apart from the
+	// workload's above.
+	Fences int `json:"fences,omitempty"`
 	// Reasons counts aborts and unknown outcomes by reason.
 	Reasons map[string]int `json:"reasons"`
 	// Setup, Duration and Teardown time the table creation and seeding,
@@ -136,6 +140,9 @@ func (s *Summary) String() string {
 			fmt.Fprintf(&b, " %s %d (%d committed)", l.Level, l.Transactions, l.Committed)
 		}
 		b.WriteByte('\n')
+	}
+	if s.Fences > 0 {
+		fmt.Fprintf(&b, "%d fence transactions (not counted above)\n", s.Fences)
 	}
 	if s.FailedOps > 0 || s.Reconnects > 0 {
 		fmt.Fprintf(&b, "%d failed operations, %d reconnects\n", s.FailedOps, s.Reconnects)

@@ -63,7 +63,15 @@ func (c *Checker) tryFold(h *history.History, snap snapshot) {
 	last := cuts[len(cuts)-1]
 	var p *cutPlan
 	var why string
-	for r := len(cuts) - 1; r >= 0 && r >= len(cuts)-2; r-- {
+	// The latest cut that folds: a later one leaves fewer keys written
+	// again after it. A few are tried, back to the first.
+	tried := map[int]bool{}
+	for _, back := range []int{0, 1, 2, 4, 8, len(cuts) - 1} {
+		r := max(len(cuts)-1-back, 0)
+		if tried[r] {
+			continue
+		}
+		tried[r] = true
 		if p, why = fi.plan(cuts[r], last); p != nil {
 			break
 		}

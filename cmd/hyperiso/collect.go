@@ -327,6 +327,7 @@ func newCollect(stdout io.Writer) *cobra.Command {
 		scenarios string
 		faults    string
 		times     bool
+		fenceSpec string
 		cleanup   bool
 		checkSpec string
 		stopOnV   bool
@@ -384,6 +385,12 @@ func newCollect(stdout io.Writer) *cobra.Command {
 				return fail(exitBadInput, "--faults: %v", err)
 			}
 			stderr := c.ErrOrStderr()
+			var fences collect.Fences
+			if fenceSpec != "" {
+				if fences, err = collect.ParseFences(fenceSpec); err != nil {
+					return fail(exitBadInput, "%v", err)
+				}
+			}
 			if stopOnV && checkSpec == "" {
 				return fail(exitBadInput, "--stop-on-violation goes with --check LEVEL")
 			}
@@ -435,7 +442,7 @@ func newCollect(stdout io.Writer) *cobra.Command {
 				}
 				return fail(exitBadInput, "%v", err)
 			}
-			opt := collect.Options{Isolation: iso, Mix: mix, ByType: types, OpTimeout: timeout, KeepTable: keepTable, Source: out, Faults: sched, Times: times, Sink: rec}
+			opt := collect.Options{Isolation: iso, Mix: mix, ByType: types, OpTimeout: timeout, KeepTable: keepTable, Source: out, Faults: sched, Times: times, Fences: fences, Sink: rec}
 			bar := newBar(stderr, w.Sessions()*w.TxnsPerSession(), quiet)
 			if bar != nil {
 				opt.Progress = func() { _ = bar.Add(1) }
@@ -548,6 +555,7 @@ func newCollect(stdout io.Writer) *cobra.Command {
 	c.Flags().StringVar(&checkSpec, "check", "", "check the history at these levels (L[,L...]) while the run goes on; the summary ends with the verdicts, exit status 1 if one is violated (docs/online.md)")
 	c.Flags().BoolVar(&stopOnV, "stop-on-violation", false, "with --check: end the run once a violation is certain (needs --unique, or an application workload, to be certain before the end)")
 	c.Flags().BoolVar(&times, "times", false, "record each transaction's real-time interval (for strict-ser)")
+	c.Flags().StringVar(&fenceSpec, "fence-every", "", "fence rounds every DURATION (1s) or every N transactions of a session, on key 0, so that a checker following the history can fold it (docs/online.md)")
 	return c
 }
 

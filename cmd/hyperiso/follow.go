@@ -85,7 +85,7 @@ func (fr *followRun) run(ctx context.Context, c *cobra.Command, path string) (in
 	}
 	start := time.Now()
 	reported := make([]bool, len(fr.levels))
-	broken := false
+	broken, foldBroken := false, false
 	var mu sync.Mutex // OnCheck runs on Follow's goroutine; the display's ticker on its own
 	stop := false
 	onCheck := func(st online.Status) bool {
@@ -94,6 +94,10 @@ func (fr *followRun) run(ctx context.Context, c *cobra.Command, path string) (in
 		if st.Broken != "" && !broken {
 			broken = true
 			fmt.Fprintln(fr.stderr, "hyperiso: warning:", esc(st.Broken))
+		}
+		if st.FoldBroken != "" && !foldBroken {
+			foldBroken = true
+			fmt.Fprintln(fr.stderr, "hyperiso: warning: the history was folded, and then", esc(st.FoldBroken)+"; the verdicts not yet certain are unknown")
 		}
 		for i, lv := range st.Levels {
 			if lv.Certain == nil || reported[i] {
@@ -182,8 +186,9 @@ func (fr *followRun) report(st online.Status, stopped bool) (int, error) {
 }
 
 // drawProgress redraws the progress line: transactions and their rate,
-// transactions held in memory (and not yet closed), the heap, and the
-// verdict so far of each level.
+// transactions held in memory (and not yet closed), those folded away
+// or why the last check folded none, the heap, and the verdict so far of
+// each level.
 func (fr *followRun) drawProgress(st online.Status, since time.Duration) {
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
@@ -192,6 +197,12 @@ func (fr *followRun) drawProgress(st online.Status, since time.Duration) {
 	fmt.Fprintf(&b, "\r\033[Kfollowing: %d tx (%.0f tx/s), held %d", st.Txns, rate, st.Held)
 	if fr.unique {
 		fmt.Fprintf(&b, ", open %d", st.Open)
+	}
+	if st.Folded > 0 {
+		fmt.Fprintf(&b, ", folded %d at %d cuts", st.Folded, st.Cuts)
+	}
+	if st.Keeping != "" {
+		fmt.Fprintf(&b, ", keeping all since: %s", st.Keeping)
 	}
 	fmt.Fprintf(&b, ", heap %d MB", m.HeapInuse>>20)
 	for _, lv := range st.Levels {

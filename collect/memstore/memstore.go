@@ -249,6 +249,23 @@ func (c *conn) Close() error {
 	return nil
 }
 
+// Away implements collect.Awayer: the scheduler does not wait for c
+// while f runs (a fence round's barrier, collect --fence-every), which
+// makes the schedule depend on goroutine timing.
+func (c *conn) Away(f func()) {
+	s := c.s
+	s.mu.Lock()
+	s.live--
+	s.grant()
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.live++
+		s.mu.Unlock()
+	}()
+	f()
+}
+
 var errDone = errors.New("memory store: transaction already ended")
 
 // Begin implements collect.Conn.
