@@ -6,8 +6,8 @@ package collect
 import (
 	"cmp"
 	"maps"
-	"strconv"
 	"slices"
+	"strconv"
 
 	"github.com/hyperiso/hyperiso/collect/workload"
 	"github.com/hyperiso/hyperiso/formats/jsonl"
