@@ -61,6 +61,7 @@ type fencer struct {
 	inRound bool
 	need    int // sessions the round in progress waits for
 	fenced  int // of them, those whose fence committed
+	back    int // those back from the wait (rejoin)
 	read    int // those whose fence read committed
 	last    time.Time
 	seeded  bool // the fence key has its first value
@@ -85,7 +86,7 @@ func (f *fencer) due(done, since int) (round int, ok bool) {
 	case f.inRound:
 		return f.cur, done < f.cur
 	case f.cfg.Every > 0 && time.Since(f.last) >= f.cfg.Every, f.cfg.N > 0 && since >= f.cfg.N:
-		f.inRound, f.cur, f.need, f.fenced, f.read = true, f.cur+1, f.active, 0, 0
+		f.inRound, f.cur, f.need, f.fenced, f.back, f.read = true, f.cur+1, f.active, 0, 0, 0
 		return f.cur, true
 	}
 	return 0, false
@@ -98,6 +99,20 @@ func (f *fencer) arrive() {
 	f.fenced++
 	f.cond.Broadcast()
 	for !f.off && f.fenced < f.need {
+		f.cond.Wait()
+	}
+}
+
+// rejoin waits, once the session is back from waiting for the fences
+// (with the memory store, back in its scheduler), until every session is:
+// else the last to fence would run on alone while the others are still
+// on their way back, and could run all its transactions meanwhile.
+func (f *fencer) rejoin() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.back++
+	f.cond.Broadcast()
+	for !f.off && f.back < f.need {
 		f.cond.Wait()
 	}
 }
@@ -184,6 +199,7 @@ func (r *runner) fence(ctx context.Context, conn Conn, sid int64, iso Isolation)
 	} else {
 		r.fences.arrive()
 	}
+	r.fences.rejoin()
 	if ok, broken = attempt([]workload.Op{{Kind: workload.Read, Key: FenceKey}}); !ok {
 		r.fences.stop()
 		return unknown, broken

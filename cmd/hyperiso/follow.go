@@ -127,6 +127,9 @@ func (fr *followRun) run(ctx context.Context, c *cobra.Command, path string) (in
 	if ctx.Err() != nil {
 		fmt.Fprintf(fr.stderr, "hyperiso: %s: stopped after %d transactions (%v); the verdicts are those of the last prefix checked\n", name, st.Checked, context.Cause(ctx))
 	}
+	if st.Folded > 0 {
+		fmt.Fprintf(fr.stderr, "hyperiso: %s: %d of %d transactions were folded away at %d fence cuts; the report's history is the other %d, after an initial state holding each key's last folded version\n", name, st.Folded, st.Txns, st.Cuts, st.Held)
+	}
 	return fr.report(st, ctx.Err() != nil)
 }
 

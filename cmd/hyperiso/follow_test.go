@@ -174,3 +174,39 @@ func TestFollowJSONAndProgress(t *testing.T) {
 	require.Contains(t, rest, `"reason": "the stream was not read to its end`, "SI, satisfied so far, is unknown after fail-fast")
 	require.Regexp(t, `following: 2 tx \([0-9]+ tx/s\), held 2, open 0, heap [0-9]+ MB, ser VIOLATED, si satisfied`, progress.String())
 }
+
+// collect --fence-every streams fences into check --follow, which folds
+// the history as it grows: the final verdict is check's of the file, and
+// standard error says what was folded.
+func TestFollowFoldsFencedStream(t *testing.T) {
+	h := filepath.Join(t.TempDir(), "run.jsonl")
+	code, out, errs := runWithCollect(t, "collect", "--sessions", "6", "--txns", "400", "--ops", "4", "--keys", "30", "--unique", "--fence-every", "50", "-q", "-o", h)
+	require.Equal(t, exitSatisfied, code, out+errs)
+	data, err := os.ReadFile(h)
+	require.NoError(t, err)
+	require.Contains(t, string(data), `"fence_key":"0"`)
+	pr, pw := io.Pipe()
+	go func() {
+		// A few hundred lines at a time, so that the checker sees cuts
+		// come and folds at them.
+		for len(data) > 0 {
+			n := min(len(data), 20000)
+			_, _ = pw.Write(data[:n])
+			data = data[n:]
+			time.Sleep(30 * time.Millisecond)
+		}
+		pw.Close()
+	}()
+	code, out, errs = pipeRun(t, pr, "check", "--follow", "--unique-values", "--every", "20ms", "--level", "ser,si", "-")
+	require.Equal(t, exitSatisfied, code, out+errs)
+	require.Contains(t, errs, "transactions were folded away at")
+	code, _, errs = runCLI(t, "check", "--level", "ser,si", h)
+	require.Equal(t, exitSatisfied, code, errs)
+
+	code, _, errs = runCLI(t, "collect", "--workload", "append", "--fence-every", "1s", "-o", h)
+	require.Equal(t, exitBadInput, code)
+	require.Contains(t, errs, "fences go with the generated register workloads")
+	code, _, errs = runCLI(t, "collect", "--fence-every", "0", "-o", h)
+	require.Equal(t, exitBadInput, code)
+	require.Contains(t, errs, "at least 1")
+}
