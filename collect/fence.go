@@ -208,6 +208,26 @@ func (r *runner) fence(ctx context.Context, conn Conn, sid int64, iso Isolation)
 	return false, false
 }
 
+// fenceRead begins a continuation session (after an unknown outcome)
+// with a fence read, when there are fences: a session that shows up
+// after the checker folded the history must begin after the fold.
+func (r *runner) fenceRead(ctx context.Context, conn Conn, sid int64, iso Isolation) {
+	if r.fences == nil {
+		return
+	}
+	for range maxFenceTries {
+		if ctx.Err() != nil {
+			return
+		}
+		rec, broken := r.txn(ctx, conn, workload.Txn{Ops: []workload.Op{{Kind: workload.Read, Key: FenceKey}}}, iso)
+		rec.mix, rec.session, rec.fence = -1, sid, true
+		r.count(func(*Summary) { r.finish(rec) })
+		if rec.status != history.Aborted || broken {
+			return
+		}
+	}
+}
+
 // seedFence writes the fence key's first value, as session 1's first
 // transaction, so that every fence reads a value some transaction wrote.
 func (r *runner) seedFence(ctx context.Context, conn Conn, iso Isolation) {

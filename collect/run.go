@@ -453,6 +453,7 @@ func (r *runner) session(ctx context.Context, i int, conn Conn, w *workload.Work
 		fenceIso = Serializable
 	}
 	done, since := 0, 0 // the last fence round the session took part in, transactions since
+	fresh := false      // a continuation session, to begin with a fence read
 	if r.fences != nil {
 		defer func() { r.fences.quit(done) }()
 		if i == 0 {
@@ -463,12 +464,16 @@ func (r *runner) session(ctx context.Context, i int, conn Conn, w *workload.Work
 		if ctx.Err() != nil {
 			return nil
 		}
+		if fresh {
+			r.fenceRead(ctx, conn, sid, fenceIso)
+			fresh = false
+		}
 		if r.fences != nil {
 			if round, ok := r.fences.due(done, since); ok {
 				unknown, broken := r.fence(ctx, conn, sid, fenceIso)
 				done, since = round, 0
 				if unknown {
-					sid = r.nextSession.Add(1)
+					sid, fresh = r.nextSession.Add(1), true
 				}
 				if broken {
 					if err := reconnect(); err != nil {
@@ -499,7 +504,7 @@ func (r *runner) session(ctx context.Context, i int, conn Conn, w *workload.Work
 		if rec.status == history.Unknown {
 			// The commit may still land after this session's next
 			// transaction: continue as a new session.
-			sid = r.nextSession.Add(1)
+			sid, fresh = r.nextSession.Add(1), true
 		}
 		if ctx.Err() != nil {
 			// Stopped: Run reports it once, for all sessions.

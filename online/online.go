@@ -317,6 +317,8 @@ func (c *Checker) Check(ctx context.Context) (Status, error) {
 	c.foldBroken()
 	if allSatisfied {
 		c.tryFold(h, snap)
+	} else {
+		c.status.Keeping = "a level is not satisfied by the window (yet)"
 	}
 	return c.copyStatus(), nil
 }
