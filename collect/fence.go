@@ -208,6 +208,63 @@ func (r *runner) fence(ctx context.Context, conn Conn, sid int64, iso Isolation)
 	return false, false
 }
 
+// sessionFences is a session's part in the fence rounds.
+type sessionFences struct {
+	r           *runner
+	iso         Isolation
+	done, since int  // the last round it took part in, transactions since
+	fresh       bool // a continuation session, to begin with a fence read
+}
+
+// sessionFences starts session i's part (session 1 seeds the fence key);
+// the caller defers its end.
+func (r *runner) sessionFences(ctx context.Context, i int, conn Conn) *sessionFences {
+	sf := &sessionFences{r: r, iso: r.opt.Isolation}
+	if sf.iso == 0 {
+		sf.iso = Serializable
+	}
+	if r.fences != nil && i == 0 {
+		r.seedFence(ctx, conn, sf.iso)
+	}
+	return sf
+}
+
+// before runs, before the session's next transaction, its fence read
+// if it is a continuation, and its part of a round if one is due; *sid
+// changes after a fence of unknown outcome, and a broken connection is
+// reopened (reconnect's error is returned).
+func (sf *sessionFences) before(ctx context.Context, conn Conn, sid *int64, reconnect func() error) error {
+	r := sf.r
+	if r.fences == nil {
+		return nil
+	}
+	if sf.fresh {
+		r.fenceRead(ctx, conn, *sid, sf.iso)
+		sf.fresh = false
+	}
+	defer func() { sf.since++ }()
+	round, ok := r.fences.due(sf.done, sf.since)
+	if !ok {
+		return nil
+	}
+	unknown, broken := r.fence(ctx, conn, *sid, sf.iso)
+	sf.done, sf.since = round, 0
+	if unknown {
+		*sid, sf.fresh = r.nextSession.Add(1), true
+	}
+	if broken {
+		return reconnect()
+	}
+	return nil
+}
+
+// end takes the session out of the rounds.
+func (sf *sessionFences) end() {
+	if sf.r.fences != nil {
+		sf.r.fences.quit(sf.done)
+	}
+}
+
 // fenceRead begins a continuation session (after an unknown outcome)
 // with a fence read, when there are fences: a session that shows up
 // after the checker folded the history must begin after the fold.

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -448,43 +447,17 @@ func (r *runner) session(ctx context.Context, i int, conn Conn, w *workload.Work
 		}
 		return fmt.Errorf("session %d: cannot reconnect after %d attempts: %w", i+1, r.opt.Reconnects, last)
 	}
-	fenceIso := r.opt.Isolation
-	if fenceIso == 0 {
-		fenceIso = Serializable
-	}
-	done, since := 0, 0 // the last fence round the session took part in, transactions since
-	fresh := false      // a continuation session, to begin with a fence read
-	if r.fences != nil {
-		defer func() { r.fences.quit(done) }()
-		if i == 0 {
-			r.seedFence(ctx, conn, fenceIso)
-		}
-	}
+	sf := r.sessionFences(ctx, i, conn)
+	defer sf.end()
 	for range w.TxnsPerSession() {
 		if ctx.Err() != nil {
 			return nil
 		}
-		if fresh {
-			r.fenceRead(ctx, conn, sid, fenceIso)
-			fresh = false
-		}
-		if r.fences != nil {
-			if round, ok := r.fences.due(done, since); ok {
-				unknown, broken := r.fence(ctx, conn, sid, fenceIso)
-				done, since = round, 0
-				if unknown {
-					sid, fresh = r.nextSession.Add(1), true
-				}
-				if broken {
-					if err := reconnect(); err != nil {
-						if ctx.Err() != nil {
-							return nil
-						}
-						return err
-					}
-				}
+		if err := sf.before(ctx, conn, &sid, reconnect); err != nil {
+			if ctx.Err() != nil {
+				return nil
 			}
-			since++
+			return err
 		}
 		plan := gen.Next()
 		mix, iso := -1, r.opt.Isolation
@@ -504,7 +477,8 @@ func (r *runner) session(ctx context.Context, i int, conn Conn, w *workload.Work
 		if rec.status == history.Unknown {
 			// The commit may still land after this session's next
 			// transaction: continue as a new session.
-			sid, fresh = r.nextSession.Add(1), true
+			sid = r.nextSession.Add(1)
+			sf.fresh = true
 		}
 		if ctx.Err() != nil {
 			// Stopped: Run reports it once, for all sessions.
@@ -699,43 +673,4 @@ func (r *runner) definite(rec *record, err error) bool {
 		rec.fail, rec.why = "aborted: "+ae.Reason, short(err)
 	}
 	return true
-}
-
-// shape is an error message with its numbers blanked, so that failures that
-// differ only by a key, a port or a process id count as the same error.
-func shape(err error) string {
-	var b strings.Builder
-	digits := false
-	for _, c := range short(err) {
-		d := c >= '0' && c <= '9'
-		if !d {
-			b.WriteRune(c)
-		} else if !digits {
-			b.WriteByte('#')
-		}
-		digits = d
-	}
-	return b.String()
-}
-
-// short shortens an error message for the summary.
-func short(err error) string {
-	s := strings.Join(strings.Fields(err.Error()), " ")
-	if len(s) > 120 {
-		s = s[:117] + "..."
-	}
-	return s
-}
-
-// Sleep waits d, or until ctx ends; the stores' fault injectors use it too.
-func Sleep(ctx context.Context, d time.Duration) {
-	if d <= 0 {
-		return
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-	case <-ctx.Done():
-	}
 }

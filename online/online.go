@@ -77,13 +77,15 @@ type Status struct {
 	Txns, Checked, Held, Open int
 	// Folded are the transactions folded away, at Cuts cuts; Keeping
 	// says why the last check folded nothing (the whole history since
-	// the last fold is kept), "" if it folded or had no cut to fold at
-	// yet; FoldBroken, once set, why verdicts not yet certain are
+	// the last fold is kept), "" if it folded; FoldBroken, once set, why
+	// verdicts not yet certain are
 	// unknown from then on (a session that may precede folded
 	// transactions).
 	Folded, Cuts int
 	Keeping      string
 	FoldBroken   string
+	// Fenced says the stream names a fence key (or Options does).
+	Fenced bool
 	// Bytes is the size of the stream read.
 	Bytes int64
 	// Levels are in the order of Options.Levels.
@@ -315,6 +317,8 @@ func (c *Checker) Check(ctx context.Context) (Status, error) {
 		}
 	}
 	c.foldBroken()
+	_, fenced := h.Meta[FenceKeyMeta]
+	c.status.Fenced = fenced || c.opt.FenceKeySet
 	if allSatisfied {
 		c.tryFold(h, snap)
 	} else {

@@ -204,7 +204,7 @@ func (fr *followRun) drawProgress(st online.Status, since time.Duration) {
 	if st.Folded > 0 {
 		fmt.Fprintf(&b, ", folded %d at %d cuts", st.Folded, st.Cuts)
 	}
-	if st.Keeping != "" {
+	if st.Keeping != "" && st.Fenced {
 		fmt.Fprintf(&b, ", keeping all since: %s", st.Keeping)
 	}
 	fmt.Fprintf(&b, ", heap %d MB", m.HeapInuse>>20)
