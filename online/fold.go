@@ -425,17 +425,25 @@ func (f *folder) window(snap snapshot, h *history.History, p *cutPlan) ([]byte, 
 		info := ln
 		info.start = len(out)
 		if !ln.hasID {
-			if j := bytes.IndexByte(line, '{'); j >= 0 {
-				out = append(out, line[:j+1]...)
-				out = append(out, `"id":`...)
-				out = strconv.AppendInt(out, int64(ln.ord), 10)
-				out = append(out, ',')
-				line = line[j+1:]
-				info.hasID = true
-			}
+			line, info.hasID = withID(line, ln.ord), true
 		}
 		out = append(out, line...)
 		lines = append(lines, info)
 	}
 	return out, lines
+}
+
+// withID returns a transaction line given the id ord after its opening
+// brace (a line classify took for a transaction has one).
+func withID(line []byte, ord int) []byte {
+	j := bytes.IndexByte(line, '{')
+	if j < 0 {
+		return line
+	}
+	out := make([]byte, 0, len(line)+16)
+	out = append(out, line[:j+1]...)
+	out = append(out, `"id":`...)
+	out = strconv.AppendInt(out, int64(ord), 10)
+	out = append(out, ',')
+	return append(out, line[j+1:]...)
 }

@@ -174,13 +174,22 @@ func (c *Checker) apply(snap snapshot, h *history.History, p *cutPlan) {
 	f.cuts++
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	shift := len(buf) - len(snap.buf)
-	for _, ln := range c.lines[len(snap.lines):] {
-		ln.start += shift
+	for i, ln := range c.lines[len(snap.lines):] {
+		end := len(c.buf)
+		if j := len(snap.lines) + i + 1; j < len(c.lines) {
+			end = c.lines[j].start
+		}
+		line := c.buf[ln.start:end]
+		if ln.kind == lineTxn && !ln.hasID {
+			line, ln.hasID = withID(line, ln.ord), true
+		}
+		ln.start = len(buf)
+		buf = append(buf, line...)
 		lines = append(lines, ln)
 	}
-	c.buf = append(buf, c.buf[len(snap.buf):]...)
+	c.buf = buf
 	c.lines = lines
+	c.folded = true
 }
 
 // endLine checks a folded stream's end line (at index i of snap's lines)

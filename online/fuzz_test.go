@@ -71,3 +71,64 @@ func FuzzChecker(f *testing.F) {
 		}
 	})
 }
+
+// FuzzFolding: any bytes, written in three pieces with a check after
+// each (so that a fenced stream folds), never panic, and the final
+// verdicts are the offline check's of the same bytes (or unknown, once a
+// session came after a fold without the fence read).
+func FuzzFolding(f *testing.F) {
+	f.Add([]byte(`{"hyperiso":1,"init":"zero"}
+{"session":1,"ops":[["w",1,1]]}
+{"session":1,"ops":[["r",9,0],["w",9,10]]}
+{"session":2,"ops":[["r",9,10],["w",9,20]]}
+{"session":1,"ops":[["r",9,20]]}
+{"session":2,"ops":[["r",9,20],["r",1,1]]}
+{"session":1,"ops":[["r",9,20],["w",9,30],["w",1,2]]}
+{"session":2,"ops":[["r",9,30],["w",9,40]]}
+{"session":1,"ops":[["r",9,40]]}
+{"session":2,"ops":[["r",9,40],["r",1,2]]}
+{"end":{"transactions":9,"operations":17,"lines":10}}
+`), 200, 400)
+	levels := []history.Level{history.SER, history.SI}
+	f.Fuzz(func(t *testing.T, data []byte, a, b int) {
+		if len(data) > 4<<10 {
+			return
+		}
+		ctx := context.Background()
+		c, _ := New(Options{Name: "fuzz", Levels: levels, Unique: true, FenceKey: 9, FenceKeySet: true})
+		n := len(data) + 1
+		a, b = (a%n+n)%n, (b%n+n)%n
+		if a > b {
+			a, b = b, a
+		}
+		for _, piece := range [][]byte{data[:a], data[a:b], data[b:]} {
+			c.Write(piece)
+			_, _ = c.Check(ctx)
+		}
+		st, err := c.Finish(ctx)
+		whole := data
+		if len(whole) > 0 && whole[len(whole)-1] != '\n' {
+			whole = append(bytes.Clone(whole), '\n')
+		}
+		h, perr := jsonl.Parse(bytes.NewReader(whole), "fuzz", jsonl.Options{Prefix: c.Ended()})
+		if perr != nil {
+			if err == nil && st.Folded == 0 {
+				t.Fatalf("the stream read, the offline reading failed: %v", perr)
+			}
+			return
+		}
+		for i, l := range levels {
+			res, cerr := check.Check(ctx, h, l, check.Options{})
+			if cerr != nil {
+				return
+			}
+			if err != nil {
+				t.Fatalf("%s: offline %v, the stream (folded %d): %v", l, res.Verdict, st.Folded, err)
+			}
+			got := st.Levels[i].Result.Verdict
+			if got != res.Verdict && !(got == check.Unknown && st.FoldBroken != "") {
+				t.Fatalf("%s: the stream %v (folded %d), offline %v", l, got, st.Folded, res.Verdict)
+			}
+		}
+	})
+}

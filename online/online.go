@@ -111,6 +111,7 @@ type Checker struct {
 	lineNo   int  // lines read
 	counted  int  // non-blank lines before the end line
 	others   int  // init, aborted_writes and version_order lines
+	folded   bool // lines without an id are given one as they come
 	nonBlank bool // a non-blank line was read
 	promised bool // the header promises an end line
 	ended    bool // the end line was read
@@ -174,6 +175,11 @@ func (c *Checker) addLine(line []byte) {
 		c.txns++
 		info.ord = c.txns
 		c.counted++
+		if c.folded && !info.hasID {
+			// Its place among the window's lines is not its place in
+			// the stream, which gives it its id.
+			line, info.hasID = withID(line, info.ord), true
+		}
 	case lineEnd:
 		c.ended = true
 	default:
