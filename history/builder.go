@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"sync"
 )
 
 type namedValue struct {
@@ -40,6 +41,13 @@ type Builder struct {
 	batch   int
 	pending [valShards][]pendingVal
 	sinks   [valShards]uint64
+	// A full batch is interned in the background while the next one
+	// gathers (launch): busy until await, launched is that batch, async
+	// its goroutines and seedSnap the seeds their tables read.
+	busy     bool
+	launched [valShards][]pendingVal
+	async    sync.WaitGroup
+	seedSnap [valShards][]int64
 	// Keys and values read as names; their stand-ins in Keys and Values
 	// are chosen by Finish, once every integer is known.
 	keyByName map[string]KeyID
@@ -127,6 +135,7 @@ func (b *Builder) ReserveValues(n int) {
 // with AddValue, which the interning tables do not hold: only the logs
 // the values are kept in get room.
 func (b *Builder) ReserveAdded(n int) {
+	b.flush()
 	for s := range b.logKey {
 		b.logKey[s] = slices.Grow(b.logKey[s], n/valShards)
 		b.logVal[s] = slices.Grow(b.logVal[s], n/valShards)
@@ -246,8 +255,7 @@ func (b *Builder) KeyID(key int64) KeyID {
 	}
 	k := KeyID(len(b.h.Keys))
 	b.h.Keys = append(b.h.Keys, key)
-	b.nvals = append(b.nvals, 0)
-	b.seeds = append(b.seeds, key)
+	b.growKey(key)
 	b.keyByRaw.put(key, k, len(b.h.Keys))
 	return k
 }
@@ -274,7 +282,7 @@ func (b *Builder) ValueIDOf(k KeyID, key, val int64) ValueID {
 	if ok {
 		return v
 	}
-	v = b.newValueIn(s, k, val)
+	v = b.newValueIn(s, b.nvals, k, val)
 	t.putAt(slot, k, val, v)
 	return v
 }
@@ -293,14 +301,15 @@ func (b *Builder) AddValue(k KeyID, val int64) ValueID {
 
 // newValue gives key k its next value, val.
 func (b *Builder) newValue(k KeyID, val int64) ValueID {
-	return b.newValueIn(shardOf(b.seeds[k]), k, val)
+	return b.newValueIn(shardOf(b.seeds[k]), b.nvals, k, val)
 }
 
-// newValueIn is newValue for a key of shard s. Shards' goroutines call
-// it at once: each touches its own log and its own keys' counts only.
-func (b *Builder) newValueIn(s int, k KeyID, val int64) ValueID {
-	v := ValueID(b.nvals[k])
-	b.nvals[k]++
+// newValueIn is newValue for a key of shard s, whose count is in nvals
+// (b.nvals, or launch's snapshot of it). Shards' goroutines call it at
+// once: each touches its own log and its own keys' counts only.
+func (b *Builder) newValueIn(s int, nvals []int32, k KeyID, val int64) ValueID {
+	v := ValueID(nvals[k])
+	nvals[k]++
 	b.logKey[s] = append(b.logKey[s], k)
 	b.logVal[s] = append(b.logVal[s], val)
 	return v
@@ -507,7 +516,7 @@ func (b *Builder) Finish() *History {
 func (b *Builder) release() {
 	b.arena, b.spans, b.detached = nil, nil, nil
 	b.keyByRaw, b.valByRaw = keyTable{}, [valShards]valTable{}
-	b.pending = [valShards][]pendingVal{}
+	b.pending, b.launched = [valShards][]pendingVal{}, [valShards][]pendingVal{}
 	b.nvals, b.seeds = nil, nil
 	b.sessByID, b.keyByName, b.valByName = nil, nil, nil
 	b.initOps, b.initHas = nil, nil
