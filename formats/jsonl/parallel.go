@@ -182,6 +182,9 @@ func (ls *lineScanner) scanChunk(c *chunk) {
 // scanRec makes rec fast if line is a plain transaction line, appending
 // its operations to ops.
 func (ls *lineScanner) scanRec(line []byte, rec *lineRec, ops *[]history.RawOp) {
+	if fastTxnLine(line, rec, ops) {
+		return
+	}
 	if !utf8.Valid(line) || bytes.HasPrefix(line, []byte("\ufeff")) {
 		return
 	}
