@@ -66,8 +66,10 @@ type Builder struct {
 	initAll  bool
 	initAllV int64
 	promoted TxnID
-	// restReserved: ReserveRest has judged the rest of the input.
+	// restReserved: ReserveRest has judged the rest of the input;
+	// window is what ReserveWindow saw at its first megabyte.
 	restReserved bool
+	window       *sizes
 	// Predicate reads, expanded by Finish (builder_rows.go), and
 	// InitSelected's value.
 	selects  []pendingSelect
@@ -175,6 +177,45 @@ func (b *Builder) ReserveRest(read, size int64) {
 	if read < size {
 		b.ReserveScaled(float64(size-read) / float64(read) * 1.05)
 	}
+}
+
+// sizes is how many transactions, operations and values a Builder held
+// when read bytes of its input were read.
+type sizes struct {
+	txns, ops, vals int
+	read            int64
+}
+
+func (b *Builder) sizes(read int64) sizes {
+	return sizes{len(b.h.Txns), len(b.arena), len(b.logVal[0]) + len(b.logVal[1]), read}
+}
+
+// ReserveWindow is ReserveRest for an input whose start is not like the
+// rest (AWDIT's format: an initial transaction of one short line per key):
+// the rest is judged from the second megabyte alone.
+func (b *Builder) ReserveWindow(read, size int64) {
+	if b.restReserved || size <= 0 || read < reserveAfter {
+		return
+	}
+	if b.window == nil {
+		b.flush()
+		w := b.sizes(read)
+		b.window = &w
+		return
+	}
+	if read < b.window.read+reserveAfter {
+		return
+	}
+	b.restReserved = true
+	b.flush()
+	w, now := *b.window, b.sizes(read)
+	f := float64(size-read) / float64(read-w.read) * 1.05
+	if f <= 0 {
+		return
+	}
+	ops := float64(now.ops-w.ops) * f
+	b.Reserve(int(float64(now.txns-w.txns)*f), int(ops))
+	b.ReserveValues(int(min(float64(now.vals-w.vals)*f, ops/2)))
 }
 
 // Begin appends a new transaction to session s (an index from Session).

@@ -90,10 +90,11 @@ func Parse(r io.Reader, name string, opt Options) (*history.History, error) {
 	if runtime.GOMAXPROCS(0) > 1 {
 		p.b.SetParallel(parallelBatch)
 	}
-	// No room is reserved from the input's size (Builder.ReserveRest):
-	// the first megabyte is mostly the initial transaction's short lines,
-	// which would make the rest look like many more operations than it
-	// holds.
+	// Room is reserved from the input's size as judged from its second
+	// megabyte (Builder.ReserveWindow), not from its start: the first is
+	// mostly the initial transaction's short lines, which would make the
+	// rest look like many more operations than it holds.
+	size := lineio.SizeOf(r)
 	tail := &lineio.Tail{R: r}
 	br := bufio.NewReaderSize(tail, maxLine)
 	lineNo, lastBlank := 0, true
@@ -110,6 +111,7 @@ func Parse(r io.Reader, name string, opt Options) (*history.History, error) {
 		if err := p.line(line, tooLong, lineNo); err != nil {
 			return nil, err
 		}
+		p.b.ReserveWindow(tail.N, size)
 	}
 	// The format shows no end: a file cut inside its last number reads as
 	// a smaller number. A final newline is the one sign that the last line
