@@ -5,18 +5,18 @@ import (
 	"fmt"
 	"io"
 	"runtime"
-	"sync"
-	"sync/atomic"
 	"unicode/utf8"
 
+	"github.com/hyperiso/hyperiso/formats/internal/lineio"
 	"github.com/hyperiso/hyperiso/history"
 )
 
 // The parallel reader scans on every core. One goroutine reads the input
-// in chunks of whole lines and numbers them; workers scan chunks at once,
-// each into its own flat arrays: a plain transaction line (integer reads,
-// writes and appends, no other field than a transaction's) becomes a
-// record and its raw operations, any other line is kept as its bytes.
+// in chunks of whole lines and numbers them (lineio.Chunked); workers
+// scan chunks at once, each into its own flat arrays: a plain transaction
+// line (integer reads, writes and appends, no other field than a
+// transaction's) becomes a record and its raw operations, any other line
+// is kept as its place in the chunk.
 // The caller's goroutine builds the history from the chunks in file
 // order: records go to the builder without being scanned again, the other
 // lines (headers, init lines, names, lists, bad lines) and any record
@@ -38,16 +38,10 @@ var chunkSize = 1 << 19
 
 func pipelined() bool { return !forceSequential && runtime.GOMAXPROCS(0) > 1 }
 
-// chunk is a run of whole lines of the input and what a worker made of
-// them.
-type chunk struct {
-	data      []byte
-	firstLine int   // the number of data's first line
-	end       int64 // bytes of the input up to data's end
-	err       error // the read error that ended the input after data
-	recs      []lineRec
-	ops       []history.RawOp
-	done      chan struct{}
+// scanned is what a worker made of a chunk.
+type scanned struct {
+	recs []lineRec
+	ops  []history.RawOp
 }
 
 // lineRec is one non-blank line of a chunk: a plain transaction line
@@ -68,115 +62,24 @@ type lineRec struct {
 }
 
 func (p *parser) readPipelined(r io.Reader) error {
-	workers := runtime.GOMAXPROCS(0)
-	inFlight := 2*workers + 2
-	work := make(chan *chunk, inFlight)
-	order := make(chan *chunk, inFlight)
-	free := make(chan *chunk, inFlight)
-	for range inFlight {
-		free <- &chunk{done: make(chan struct{}, 1)}
+	newScan := func() func(*lineio.Chunk, *scanned) {
+		ls := lineScanner{opt: p.opt}
+		return ls.scanChunk
 	}
-	var stop atomic.Bool
-	go func() {
-		defer close(order)
-		defer close(work)
-		readChunks(r, free, work, order, &stop)
-	}()
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
-			ls := lineScanner{opt: p.opt}
-			for c := range work {
-				if !stop.Load() {
-					ls.scanChunk(c)
-				}
-				c.done <- struct{}{}
-			}
-		})
-	}
-	var err error
-	for c := range order {
-		<-c.done
-		if err == nil {
-			err = p.buildChunk(c)
-			if err != nil {
-				// Let the reader stop, and wait for it: it must not
-				// read r once Parse has returned.
-				stop.Store(true)
-			}
-		}
-		free <- c
-	}
-	wg.Wait()
-	return err
+	return lineio.Chunked(r, chunkSize, runtime.GOMAXPROCS(0), newScan, p.buildChunk)
 }
 
-// readChunks reads r into chunks of whole lines, sent in order to work
-// (for a worker) and order (for the builder).
-func readChunks(r io.Reader, free <-chan *chunk, work, order chan<- *chunk, stop *atomic.Bool) {
-	var carry []byte // the start of a line the last chunk did not end
-	line := 1
-	var read int64
-	for !stop.Load() {
-		c := <-free
-		buf := append(c.data[:0], carry...)
-		// Read at least chunkSize bytes, and on until a line ends.
-		var err error
-		cut := -1
-		for err == nil && (len(buf) < chunkSize || cut < 0) {
-			if cap(buf)-len(buf) <= chunkSize/2 {
-				buf = append(buf, make([]byte, max(chunkSize, cap(buf)))...)[:len(buf)]
-			}
-			var n int
-			n, err = r.Read(buf[len(buf):cap(buf)])
-			if i := bytes.LastIndexByte(buf[len(buf):len(buf)+n], '\n'); i >= 0 {
-				cut = len(buf) + i + 1
-			}
-			buf = buf[:len(buf)+n]
-		}
-		c.err = nil
-		switch {
-		case err == io.EOF:
-			cut = len(buf)
-		case err != nil:
-			// What a line reader would have given before the error:
-			// the whole lines; the rest of a line is lost.
-			c.err = err
-			cut = max(cut, 0)
-		}
-		carry = append(carry[:0], buf[cut:]...)
-		c.data = buf[:cut]
-		c.firstLine = line
-		line += bytes.Count(c.data, []byte{'\n'})
-		if cut > 0 && c.data[cut-1] != '\n' {
-			line++ // the last line, without its newline
-		}
-		read += int64(cut)
-		c.end = read
-		work <- c
-		order <- c
-		if err != nil {
-			return
-		}
-	}
-}
-
-// scanChunk scans c's lines into c.recs and c.ops.
-func (ls *lineScanner) scanChunk(c *chunk) {
-	c.recs, c.ops = c.recs[:0], c.ops[:0]
-	no := c.firstLine
-	for lo := 0; lo < len(c.data); no++ {
-		hi := len(c.data)
-		if i := bytes.IndexByte(c.data[lo:], '\n'); i >= 0 {
-			hi = lo + i + 1
-		}
-		line := c.data[lo:hi]
+// scanChunk scans c's lines into out.
+func (ls *lineScanner) scanChunk(c *lineio.Chunk, out *scanned) {
+	out.recs, out.ops = out.recs[:0], out.ops[:0]
+	lo := 0
+	c.Lines(func(line []byte, no int) {
 		if !blank(line) {
-			c.recs = append(c.recs, lineRec{no: no, lo: lo, hi: hi})
-			ls.scanRec(line, &c.recs[len(c.recs)-1], &c.ops)
+			out.recs = append(out.recs, lineRec{no: no, lo: lo, hi: lo + len(line)})
+			ls.scanRec(line, &out.recs[len(out.recs)-1], &out.ops)
 		}
-		lo = hi
-	}
+		lo += len(line)
+	})
 }
 
 // scanRec makes rec fast if line is a plain transaction line, appending
@@ -214,19 +117,19 @@ func (ls *lineScanner) scanRec(line []byte, rec *lineRec, ops *[]history.RawOp) 
 }
 
 // buildChunk builds c's lines, in order.
-func (p *parser) buildChunk(c *chunk) error {
-	for i := range c.recs {
-		rec := &c.recs[i]
-		if !rec.fast || !p.fastTxn(rec, c.ops[rec.opLo:rec.opHi]) {
-			if e := p.line(c.data[rec.lo:rec.hi], rec.no); e != nil {
+func (p *parser) buildChunk(c *lineio.Chunk, sc *scanned) error {
+	for i := range sc.recs {
+		rec := &sc.recs[i]
+		if !rec.fast || !p.fastTxn(rec, sc.ops[rec.opLo:rec.opHi]) {
+			if e := p.line(c.Data[rec.lo:rec.hi], rec.no); e != nil {
 				return e
 			}
 		}
 	}
-	if c.err != nil {
-		return fmt.Errorf("%s: %w", p.name, c.err)
+	if c.Err != nil {
+		return fmt.Errorf("%s: %w", p.name, c.Err)
 	}
-	p.b.ReserveRest(c.end, p.size)
+	p.b.ReserveRest(c.End, p.size)
 	return nil
 }
 
