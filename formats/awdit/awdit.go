@@ -199,7 +199,54 @@ func quote(s []byte) string {
 
 const want = `(want "r <key> <value>", "w <key> <value>", a line of "-" or a line of "=")`
 
+// fastOp reads a line that is exactly "r K V" or "w K V" — single spaces,
+// a key and a value of at most 19 digits, which cannot overflow — the
+// common case, without splitting it into fields; any other line is left to
+// the general reading, which gives the same for these.
+func fastOp(s []byte) (o op, ok bool) {
+	if len(s) < 5 || s[1] != ' ' {
+		return o, false
+	}
+	switch s[0] {
+	case 'r':
+	case 'w':
+		o.write = true
+	default:
+		return o, false
+	}
+	k, i, ok := digits(s, 2)
+	if !ok || i >= len(s) || s[i] != ' ' {
+		return o, false
+	}
+	v, i, ok := digits(s, i+1)
+	if !ok || i != len(s) {
+		return o, false
+	}
+	o.key, o.val = int64(k), int64(v)
+	return o, true
+}
+
+// digits reads 1 to 19 decimal digits at s[i:].
+func digits(s []byte, i int) (uint64, int, bool) {
+	start := i
+	var u uint64
+	for i < len(s) && s[i]-'0' < 10 {
+		u = u*10 + uint64(s[i]-'0')
+		i++
+	}
+	return u, i, i > start && i-start <= 19
+}
+
 func (p *parser) line(s []byte, tooLong bool, lineNo int) error {
+	if !tooLong {
+		if o, ok := fastOp(s); ok {
+			if len(p.cur) == 0 {
+				p.curLine = lineNo
+			}
+			p.cur = append(p.cur, o)
+			return nil
+		}
+	}
 	pos := history.Pos{File: p.name, Line: lineNo}
 	// isOp: the line has the shape of an operation ("r" or "w" first).
 	isOp := false
