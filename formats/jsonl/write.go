@@ -512,6 +512,10 @@ func appendSelect(buf []byte, h *history.History, s history.Select) []byte {
 		buf = append(buf, `,"values":`...)
 		buf = appendTuple(buf, t.VLo, t.VHi)
 	}
+	if t := s.Test; t != nil && t.HasMod {
+		buf = append(buf, `,"mod":`...)
+		buf = appendTuple(buf, t.Mod, t.Rem)
+	}
 	buf = append(buf, "},["...)
 	first := true
 	for _, op := range s.Ops(h) {
