@@ -90,7 +90,10 @@ func (b *Builder) InitSelected(val int64) { b.initSel, b.initSelV = true, val }
 
 // expandSelects replaces each pending predicate read by its row reads
 // (Select) and fills History.Selects. It runs first in Finish, before
-// TxnIDs can change (promote), and returns the keys the ranges cover.
+// TxnIDs can change (promote), and returns the keys the ranges cover. A
+// read of an aborted transaction keeps only the rows it returned: no check
+// reads what an aborted transaction read, and its rows not returned would
+// cost one operation per key of its range (Select).
 func (b *Builder) expandSelects() []KeyID {
 	if len(b.selects) == 0 {
 		return nil
@@ -109,6 +112,9 @@ func (b *Builder) expandSelects() []KeyID {
 	slices.SortStableFunc(b.selects, func(x, y pendingSelect) int { return cmp.Compare(x.t, y.t) })
 	covered := make([]bool, len(b.h.Keys))
 	var out []KeyID
+	// The ranges of aborted transactions' reads, as +1/-1 marks on keys,
+	// so that marking the keys they cover costs one pass.
+	var marks []int32
 	for i := 0; i < len(b.selects); {
 		t := b.selects[i].t
 		j := i
@@ -132,6 +138,20 @@ func (b *Builder) expandSelects() []KeyID {
 				}
 			}
 			from, _ := slices.BinarySearchFunc(keys, ps.lo, func(x rawKey, lo int64) int { return cmp.Compare(x.raw, lo) })
+			if b.h.Txns[t].Status == Aborted {
+				to, _ := slices.BinarySearchFunc(keys, ps.hi, func(x rawKey, hi int64) int { return cmp.Compare(x.raw, hi) })
+				if marks == nil {
+					marks = make([]int32, len(keys)+1)
+				}
+				marks[from]++
+				marks[to]--
+				for _, r := range rows {
+					ops = append(ops, Op{Kind: OpRead, Src: SrcSelect, Key: r.Key, Value: r.Value, List: idx + 1})
+				}
+				s.N = int32(len(ops)) - s.At
+				b.h.Selects = append(b.h.Selects, s)
+				continue
+			}
 			for _, rk := range keys[from:] {
 				if rk.raw >= ps.hi {
 					break
@@ -157,5 +177,14 @@ func (b *Builder) expandSelects() []KeyID {
 		i = j
 	}
 	b.selects = nil
+	if marks != nil {
+		var depth int32
+		for i, rk := range keys {
+			if depth += marks[i]; depth > 0 && !covered[rk.k] {
+				covered[rk.k] = true
+				out = append(out, rk.k)
+			}
+		}
+	}
 	return out
 }

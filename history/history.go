@@ -113,8 +113,12 @@ func (s OpSrc) String() string {
 // its rows are not ordered among themselves and the expansion would order
 // them (checks refuse it there).
 //
+// A read of an aborted transaction is the exception: no check reads what
+// an aborted transaction observed, so it keeps only the rows it returned
+// (N of them, in key order), not one operation per key of its range.
+//
 // Memory: N is the number of keys of the history in the range, so a
-// history costs (predicate reads × keys per range) operations.
+// history costs (committed predicate reads × keys per range) operations.
 type Select struct {
 	Txn    TxnID
 	Lo, Hi int64
