@@ -76,6 +76,35 @@ func (b *Builder) SelectWhereID(t TxnID, lo, hi int64, test *ValueTest, rows []V
 	b.selects = append(b.selects, pendingSelect{t: t, lo: lo, hi: hi, at: at, rows: slices.Clone(rows), test: test})
 }
 
+// inertRows returns, per key, whether the key is absent in every version
+// the checks see: T⊥ will write it the empty value (InitSelected, no
+// initial write of its own; the key is in a range, or no read would ask)
+// and no transaction that may commit writes it. A predicate read that did
+// not return such a row read it from T⊥, the only version: no edge, no
+// choice, nothing for RC's rule (no writer of the key) or validation to
+// compare, at any level; so the row is not stored. nil when every key
+// counts (no InitSelected).
+func (b *Builder) inertRows() []bool {
+	if !b.initSel {
+		return nil
+	}
+	inert := make([]bool, len(b.h.Keys))
+	for k := range inert {
+		inert[k] = !b.initHas[KeyID(k)]
+	}
+	for t := 1; t < len(b.h.Txns); t++ {
+		if b.h.Txns[t].Status == Aborted {
+			continue
+		}
+		for _, op := range b.opsOf(b.spans[t]) {
+			if op.Kind.IsWrite() {
+				inert[op.Key] = false
+			}
+		}
+	}
+	return inert
+}
+
 // isNamed reports whether k was interned as a name (KeyNamed).
 func (b *Builder) isNamed(k KeyID) bool {
 	_, named := slices.BinarySearch(b.namedKeys, k)
@@ -93,11 +122,13 @@ func (b *Builder) InitSelected(val int64) { b.initSel, b.initSelV = true, val }
 // TxnIDs can change (promote), and returns the keys the ranges cover. A
 // read of an aborted transaction keeps only the rows it returned: no check
 // reads what an aborted transaction read, and its rows not returned would
-// cost one operation per key of its range (Select).
+// cost one operation per key of its range (Select). Nor does any read keep
+// a row it did not return whose key is absent in every version (inert).
 func (b *Builder) expandSelects() []KeyID {
 	if len(b.selects) == 0 {
 		return nil
 	}
+	inert := b.inertRows()
 	type rawKey struct {
 		raw int64
 		k   KeyID
@@ -156,17 +187,19 @@ func (b *Builder) expandSelects() []KeyID {
 				if rk.raw >= ps.hi {
 					break
 				}
-				var v ValueID
-				if len(rows) > 0 && rows[0].Key == rk.k {
-					v, rows = rows[0].Value, rows[1:]
-				} else {
-					v = b.ValueID(rk.k, EmptyList)
-				}
-				ops = append(ops, Op{Kind: OpRead, Src: SrcSelect, Key: rk.k, Value: v, List: idx + 1})
 				if !covered[rk.k] {
 					covered[rk.k] = true
 					out = append(out, rk.k)
 				}
+				var v ValueID
+				if len(rows) > 0 && rows[0].Key == rk.k {
+					v, rows = rows[0].Value, rows[1:]
+				} else if inert != nil && inert[rk.k] {
+					continue
+				} else {
+					v = b.ValueID(rk.k, EmptyList)
+				}
+				ops = append(ops, Op{Kind: OpRead, Src: SrcSelect, Key: rk.k, Value: v, List: idx + 1})
 			}
 			s.N = int32(len(ops)) - s.At
 			b.h.Selects = append(b.h.Selects, s)
