@@ -76,33 +76,39 @@ func (b *Builder) SelectWhereID(t TxnID, lo, hi int64, test *ValueTest, rows []V
 	b.selects = append(b.selects, pendingSelect{t: t, lo: lo, hi: hi, at: at, rows: slices.Clone(rows), test: test})
 }
 
-// inertRows returns, per key, whether the key is absent in every version
-// the checks see: T⊥ will write it the empty value (InitSelected, no
-// initial write of its own; the key is in a range, or no read would ask)
-// and no transaction that may commit writes it. A predicate read that did
-// not return such a row read it from T⊥, the only version: no edge, no
-// choice, nothing for RC's rule (no writer of the key) or validation to
-// compare, at any level; so the row is not stored. nil when every key
-// counts (no InitSelected).
-func (b *Builder) inertRows() []bool {
-	if !b.initSel {
-		return nil
-	}
-	inert := make([]bool, len(b.h.Keys))
-	for k := range inert {
-		inert[k] = !b.initHas[KeyID(k)]
-	}
+// inertRows returns whether a row not returned of key k is absent in
+// every version the checks see: T⊥ writes it the empty value (its initial
+// write, or InitSelected when it has none) and no transaction that may
+// commit writes it. A predicate read that did not return such a row read
+// it from T⊥, the only version: no edge, no choice, nothing for RC's rule
+// (no writer of the key) or validation to compare, at any level; so the
+// row is not stored. It interns k's empty value, as storing the row would.
+func (b *Builder) inertRows() func(KeyID) bool {
+	written := make([]bool, len(b.h.Keys))
 	for t := 1; t < len(b.h.Txns); t++ {
 		if b.h.Txns[t].Status == Aborted {
 			continue
 		}
 		for _, op := range b.opsOf(b.spans[t]) {
 			if op.Kind.IsWrite() {
-				inert[op.Key] = false
+				written[op.Key] = true
 			}
 		}
 	}
-	return inert
+	initial := make(map[KeyID]ValueID, len(b.initOps))
+	for _, op := range b.initOps {
+		initial[op.Key] = op.Value
+	}
+	return func(k KeyID) bool {
+		if written[k] {
+			return false
+		}
+		v, ok := initial[k]
+		if !ok {
+			return b.initSel
+		}
+		return v == b.ValueID(k, EmptyList)
+	}
 }
 
 // isNamed reports whether k was interned as a name (KeyNamed).
@@ -194,7 +200,7 @@ func (b *Builder) expandSelects() []KeyID {
 				var v ValueID
 				if len(rows) > 0 && rows[0].Key == rk.k {
 					v, rows = rows[0].Value, rows[1:]
-				} else if inert != nil && inert[rk.k] {
+				} else if inert(rk.k) {
 					continue
 				} else {
 					v = b.ValueID(rk.k, EmptyList)
