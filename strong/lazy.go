@@ -93,18 +93,23 @@ func (b *giniBackend) addClause(c []cnf.Lit) {
 	b.s.Add(z.LitNull)
 }
 
+// solve polls the running solve every 50 ms for the context. It must not
+// use gini's Try for that: a Try that times out stops the solve, and the
+// next Try then waits forever for the stopped solve's answer (a search
+// longer than 50 ms hung until the time limit, issue 29 item 4).
 func (b *giniBackend) solve(ctx context.Context) (bool, error) {
 	sv := b.s.GoSolve()
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
 	for {
-		if r, ok := sv.Test(); ok {
+		if r, done := sv.Test(); done {
 			return r == 1, nil
 		}
-		if ctx.Err() != nil {
+		select {
+		case <-ctx.Done():
 			sv.Stop()
 			return false, ctx.Err()
-		}
-		if r := sv.Try(50 * time.Millisecond); r != 0 {
-			return r == 1, nil
+		case <-tick.C:
 		}
 	}
 }
