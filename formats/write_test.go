@@ -191,13 +191,14 @@ func TestTextRenamesNegatives(t *testing.T) {
 	}
 }
 
-// TestRowWritersRefuseValueTests: EDN and Viper write predicate reads but
-// have no value tests; a read with one would come back as a read of every
-// value of its range, so they refuse it, naming it, and JSONL holds it.
+// TestRowWritersRefuseValueTests: Viper writes predicate reads but has no
+// value tests, and EDN has only Elle's ([:= v], [:mod m r]); a read with
+// another would come back as a read of every value of its range, so they
+// refuse it, naming it, and JSONL holds it.
 func TestRowWritersRefuseValueTests(t *testing.T) {
 	const in = `{"hyperiso":1,"init":"zero"}
 {"session":1,"id":1,"ops":[["insert",0,10],["insert",1,20]]}
-{"session":2,"id":2,"ops":[["select",{"keys":[0,2],"in":[10]},[[0,10]]]]}
+{"session":2,"id":2,"ops":[["select",{"keys":[0,2],"in":[10,30]},[[0,10]]]]}
 `
 	h, err := ReadStream(bytes.NewReader([]byte(in)), "vt.jsonl", Options{})
 	require.NoError(t, err)

@@ -3,7 +3,9 @@ package history
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
+	"sync"
 )
 
 type namedValue struct {
@@ -40,6 +42,13 @@ type Builder struct {
 	batch   int
 	pending [valShards][]pendingVal
 	sinks   [valShards]uint64
+	// A full batch is interned in the background while the next one
+	// gathers (launch): busy until await, launched is that batch, async
+	// its goroutines and seedSnap the seeds their tables read.
+	busy     bool
+	launched [valShards][]pendingVal
+	async    sync.WaitGroup
+	seedSnap [valShards][]int64
 	// Keys and values read as names; their stand-ins in Keys and Values
 	// are chosen by Finish, once every integer is known.
 	keyByName map[string]KeyID
@@ -58,8 +67,10 @@ type Builder struct {
 	initAll  bool
 	initAllV int64
 	promoted TxnID
-	// restReserved: ReserveRest has judged the rest of the input.
+	// restReserved: ReserveRest has judged the rest of the input;
+	// window is what ReserveWindow saw at its first megabyte.
 	restReserved bool
+	window       *sizes
 	// Predicate reads, expanded by Finish (builder_rows.go), and
 	// InitSelected's value.
 	selects  []pendingSelect
@@ -97,75 +108,6 @@ func (b *Builder) Session(id int64) int32 {
 	b.h.Sessions = append(b.h.Sessions, Session{ID: id})
 	b.sessByID[id] = s
 	return s
-}
-
-// Reserve makes room for txns more transactions and ops more operations,
-// for a reader that knows about how many there will be: growing the
-// arrays step by step copies them and leaves the old ones as garbage,
-// which can double a large history's peak memory.
-func (b *Builder) Reserve(txns, ops int) {
-	b.h.Txns = slices.Grow(b.h.Txns, txns)
-	b.spans = slices.Grow(b.spans, txns)
-	b.arena = slices.Grow(b.arena, ops)
-}
-
-// ReserveValues makes room for about n more integer values (of all keys
-// together), for a reader that can tell: the interning tables and logs
-// then do not grow, copying themselves and leaving garbage, while they
-// are interned. Values are spread over the shards by key, so each gets
-// half.
-func (b *Builder) ReserveValues(n int) {
-	b.flush()
-	for s := range b.valByRaw {
-		b.valByRaw[s].reserve(n / valShards)
-		b.logKey[s] = slices.Grow(b.logKey[s], n/valShards)
-		b.logVal[s] = slices.Grow(b.logVal[s], n/valShards)
-	}
-}
-
-// ReserveAdded is ReserveValues for a reader that gives keys their values
-// with AddValue, which the interning tables do not hold: only the logs
-// the values are kept in get room.
-func (b *Builder) ReserveAdded(n int) {
-	for s := range b.logKey {
-		b.logKey[s] = slices.Grow(b.logKey[s], n/valShards)
-		b.logVal[s] = slices.Grow(b.logVal[s], n/valShards)
-	}
-}
-
-// ReserveScaled makes room for f times as many more transactions,
-// operations and values as there are so far: for a reader that has read
-// part of an input of known size and expects the rest to hold the like.
-func (b *Builder) ReserveScaled(f float64) {
-	b.flush()
-	vals := len(b.logVal[0]) + len(b.logVal[1])
-	ops := float64(len(b.arena)) * f
-	b.Reserve(int(float64(len(b.h.Txns))*f), int(ops))
-	// Values come faster at the start, where keys are new (each key's
-	// first read of its initial value adds one), than later; a table
-	// sized for too many costs its size, one sized for too few grows
-	// once. So no more than half the operations, as when half are reads.
-	b.ReserveValues(int(min(float64(vals)*f, ops/2)))
-}
-
-// reserveAfter is how much of an input of known size is read before
-// ReserveRest judges the rest from it.
-const reserveAfter = 1 << 20
-
-// ReserveRest makes room, once, for the rest of an input of size bytes (0
-// or less: unknown, nothing is done) of which read bytes have been read,
-// as soon as read reaches a megabyte: the rest is taken to hold about what
-// that first part held (5 % more), so that the builder's arrays and tables
-// do not grow step by step, copying themselves and leaving garbage.
-// Readers call it as they go; the size is only a hint.
-func (b *Builder) ReserveRest(read, size int64) {
-	if b.restReserved || size <= 0 || read < reserveAfter {
-		return
-	}
-	b.restReserved = true
-	if read < size {
-		b.ReserveScaled(float64(size-read) / float64(read) * 1.05)
-	}
 }
 
 // Begin appends a new transaction to session s (an index from Session).
@@ -246,8 +188,7 @@ func (b *Builder) KeyID(key int64) KeyID {
 	}
 	k := KeyID(len(b.h.Keys))
 	b.h.Keys = append(b.h.Keys, key)
-	b.nvals = append(b.nvals, 0)
-	b.seeds = append(b.seeds, key)
+	b.growKey(key)
 	b.keyByRaw.put(key, k, len(b.h.Keys))
 	return k
 }
@@ -274,7 +215,7 @@ func (b *Builder) ValueIDOf(k KeyID, key, val int64) ValueID {
 	if ok {
 		return v
 	}
-	v = b.newValueIn(s, k, val)
+	v = b.newValueIn(s, b.nvals, k, val)
 	t.putAt(slot, k, val, v)
 	return v
 }
@@ -293,14 +234,15 @@ func (b *Builder) AddValue(k KeyID, val int64) ValueID {
 
 // newValue gives key k its next value, val.
 func (b *Builder) newValue(k KeyID, val int64) ValueID {
-	return b.newValueIn(shardOf(b.seeds[k]), k, val)
+	return b.newValueIn(shardOf(b.seeds[k]), b.nvals, k, val)
 }
 
-// newValueIn is newValue for a key of shard s. Shards' goroutines call
-// it at once: each touches its own log and its own keys' counts only.
-func (b *Builder) newValueIn(s int, k KeyID, val int64) ValueID {
-	v := ValueID(b.nvals[k])
-	b.nvals[k]++
+// newValueIn is newValue for a key of shard s, whose count is in nvals
+// (b.nvals, or launch's snapshot of it). Shards' goroutines call it at
+// once: each touches its own log and its own keys' counts only.
+func (b *Builder) newValueIn(s int, nvals []int32, k KeyID, val int64) ValueID {
+	v := ValueID(nvals[k])
+	nvals[k]++
 	b.logKey[s] = append(b.logKey[s], k)
 	b.logVal[s] = append(b.logVal[s], val)
 	return v
@@ -507,7 +449,7 @@ func (b *Builder) Finish() *History {
 func (b *Builder) release() {
 	b.arena, b.spans, b.detached = nil, nil, nil
 	b.keyByRaw, b.valByRaw = keyTable{}, [valShards]valTable{}
-	b.pending = [valShards][]pendingVal{}
+	b.pending, b.launched = [valShards][]pendingVal{}, [valShards][]pendingVal{}
 	b.nvals, b.seeds = nil, nil
 	b.sessByID, b.keyByName, b.valByName = nil, nil, nil
 	b.initOps, b.initHas = nil, nil
@@ -523,6 +465,9 @@ func (b *Builder) sortInitOps() {
 		raw int64
 		op  Op
 	}
+	if b.sortDenseInit() {
+		return
+	}
 	ks := make([]keyed, len(b.initOps))
 	for i, op := range b.initOps {
 		ks[i] = keyed{b.h.Keys[op.Key], op}
@@ -531,6 +476,39 @@ func (b *Builder) sortInitOps() {
 	for i := range ks {
 		b.initOps[i] = ks[i].op
 	}
+}
+
+// sortDenseInit is sortInitOps for T⊥'s writes of integer keys that
+// span at most four times their number (keys numbered densely, as most
+// histories number them): each write is placed by its key, with no
+// comparisons. A key is written once by T⊥, so no two share a place.
+func (b *Builder) sortDenseInit() bool {
+	if len(b.initOps) < 2 {
+		return true
+	}
+	lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
+	for _, op := range b.initOps {
+		if b.h.KeyNames != nil && int(op.Key) < len(b.h.KeyNames) && b.h.KeyNames[op.Key] != "" {
+			return false // a named key sorts by its stand-in, not here
+		}
+		raw := b.h.Keys[op.Key]
+		lo, hi = min(lo, raw), max(hi, raw)
+	}
+	if uint64(hi-lo) >= 4*uint64(len(b.initOps)) {
+		return false
+	}
+	at := make([]int32, hi-lo+1) // raw key - lo -> 1 + index in initOps
+	for i, op := range b.initOps {
+		at[b.h.Keys[op.Key]-lo] = int32(i) + 1
+	}
+	sorted := make([]Op, 0, len(b.initOps))
+	for _, i := range at {
+		if i > 0 {
+			sorted = append(sorted, b.initOps[i-1])
+		}
+	}
+	copy(b.initOps, sorted)
+	return true
 }
 
 // promote moves the promoted transaction's writes into T⊥ and removes the

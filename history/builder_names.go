@@ -17,10 +17,9 @@ func (b *Builder) KeyNamed(name string) KeyID {
 	}
 	k := KeyID(len(b.h.Keys))
 	b.h.Keys = append(b.h.Keys, 0)
-	b.nvals = append(b.nvals, 0)
 	// Named keys' values are spread by the key's index instead; a seed
 	// shared with an integer key costs probes, never a wrong answer.
-	b.seeds = append(b.seeds, ^int64(k))
+	b.growKey(^int64(k))
 	b.keyByName[name] = k
 	b.namedKeys = append(b.namedKeys, k)
 	b.nameKey(k, name)

@@ -53,6 +53,7 @@ func (b *Builder) AddRaw(t TxnID, ops []RawOp) {
 // cache misses overlap, as AddRaw's look-ahead does. What it returns is
 // only for the caller to keep (summed), so that the loads stay.
 func (b *Builder) Touch(key, val int64) uint64 {
+	b.await()
 	return b.keyByRaw.touch(key) + b.valByRaw[shardOf(key)].touch(key, val)
 }
 
@@ -101,45 +102,99 @@ func (b *Builder) deferRaw(sp *opSpan, ops []RawOp) {
 	}
 	b.sink = sink
 	if len(b.pending[0])+len(b.pending[1]) >= b.batch {
-		b.flush()
+		b.launch()
 	}
 }
 
-// flush interns the values AddRaw left pending. The shards are
-// independent — each its own table, log and keys — so one is interned on
-// another goroutine while this one does the other; each key's values are
-// still numbered in the order of its operations, as one table would.
+// flush interns the values AddRaw left pending, and waits for those
+// interned in the background (launch). The shards are independent — each
+// its own table, log and keys — so one is interned on another goroutine
+// while this one does the other; each key's values are still numbered in
+// the order of its operations, as one table would.
 func (b *Builder) flush() {
+	b.await()
 	n0, n1 := len(b.pending[0]), len(b.pending[1])
 	switch {
 	case n0+n1 == 0:
 		return
 	case n0 == 0 || n1 == 0 || n0+n1 < b.batch/16:
 		// Too few for another goroutine to pay.
-		b.internShard(0)
-		b.internShard(1)
+		b.internShard(0, b.pending[0], b.nvals)
+		b.internShard(1, b.pending[1], b.nvals)
 	default:
 		var wg sync.WaitGroup
-		wg.Go(func() { b.internShard(1) })
-		b.internShard(0)
+		wg.Go(func() { b.internShard(1, b.pending[1], b.nvals) })
+		b.internShard(0, b.pending[0], b.nvals)
 		wg.Wait()
 	}
-	// The values go into the arena here rather than from the shards'
-	// goroutines, which would write to the same cache lines.
-	for s := range b.pending {
-		for i := range b.pending[s] {
-			p := &b.pending[s][i]
+	b.layPending(&b.pending)
+}
+
+// layPending puts interned values into the arena. It is done here rather
+// than from the shards' goroutines, which would write to the same cache
+// lines, and the arena is the caller's alone.
+func (b *Builder) layPending(pend *[valShards][]pendingVal) {
+	for s := range pend {
+		for i := range pend[s] {
+			p := &pend[s][i]
 			b.arena[p.at].Value = p.id
 		}
-		b.pending[s] = b.pending[s][:0]
+		pend[s] = pend[s][:0]
 	}
 }
 
-// internShard interns shard s's pending values, in order, with AddRaw's
-// look-ahead.
-func (b *Builder) internShard(s int) {
+// launch interns the pending values in the background, one goroutine per
+// shard, while AddRaw goes on with the next batch: the goroutines touch
+// only their shard's table, log and keys' counts, and the snapshots of
+// the keys' seeds and counts taken here (a key interned since is in no
+// value they intern). Until await, the caller may not touch those: every
+// method that does calls flush first, and a key's count array is not let
+// to move (growKey).
+func (b *Builder) launch() {
+	b.await()
+	b.busy = true
+	b.launched, b.pending = b.pending, b.launched
+	nvals := b.nvals
+	for s := range b.launched {
+		if len(b.launched[s]) == 0 {
+			continue
+		}
+		b.seedSnap[s] = b.seeds
+		b.valByRaw[s].seeds = &b.seedSnap[s]
+		pend := b.launched[s]
+		b.async.Go(func() { b.internShard(s, pend, nvals) })
+	}
+}
+
+// await waits for the values launch interns and lays them into the arena.
+func (b *Builder) await() {
+	if !b.busy {
+		return
+	}
+	b.async.Wait()
+	b.busy = false
+	for s := range b.valByRaw {
+		b.valByRaw[s].seeds = &b.seeds
+		b.seedSnap[s] = nil
+	}
+	b.layPending(&b.launched)
+}
+
+// growKey adds a key's seed and count. While values are interned in the
+// background, the counts they update must not move: the array is then
+// let to grow only once they are done.
+func (b *Builder) growKey(seed int64) {
+	if b.busy && len(b.nvals) == cap(b.nvals) {
+		b.await()
+	}
+	b.nvals = append(b.nvals, 0)
+	b.seeds = append(b.seeds, seed)
+}
+
+// internShard interns shard s's values pend, in order, with AddRaw's
+// look-ahead; nvals is the keys' counts.
+func (b *Builder) internShard(s int, pend []pendingVal, nvals []int32) {
 	t := &b.valByRaw[s]
-	pend := b.pending[s]
 	sink := b.sinks[s]
 	for len(pend) > 0 {
 		g := pend[:min(rawGroup, len(pend))]
@@ -151,7 +206,7 @@ func (b *Builder) internShard(s int) {
 			p := &g[i]
 			v, slot, ok := t.find(p.k, p.seed, p.val)
 			if !ok {
-				v = b.newValueIn(s, p.k, p.val)
+				v = b.newValueIn(s, nvals, p.k, p.val)
 				t.putAt(slot, p.k, p.val, v)
 			}
 			p.id = v

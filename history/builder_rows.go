@@ -76,6 +76,41 @@ func (b *Builder) SelectWhereID(t TxnID, lo, hi int64, test *ValueTest, rows []V
 	b.selects = append(b.selects, pendingSelect{t: t, lo: lo, hi: hi, at: at, rows: slices.Clone(rows), test: test})
 }
 
+// inertRows returns whether a row not returned of key k is absent in
+// every version the checks see: T⊥ writes it the empty value (its initial
+// write, or InitSelected when it has none) and no transaction that may
+// commit writes it. A predicate read that did not return such a row read
+// it from T⊥, the only version: no edge, no choice, nothing for RC's rule
+// (no writer of the key) or validation to compare, at any level; so the
+// row is not stored. It interns k's empty value, as storing the row would.
+func (b *Builder) inertRows() func(KeyID) bool {
+	written := make([]bool, len(b.h.Keys))
+	for t := 1; t < len(b.h.Txns); t++ {
+		if b.h.Txns[t].Status == Aborted {
+			continue
+		}
+		for _, op := range b.opsOf(b.spans[t]) {
+			if op.Kind.IsWrite() {
+				written[op.Key] = true
+			}
+		}
+	}
+	initial := make(map[KeyID]ValueID, len(b.initOps))
+	for _, op := range b.initOps {
+		initial[op.Key] = op.Value
+	}
+	return func(k KeyID) bool {
+		if written[k] {
+			return false
+		}
+		v, ok := initial[k]
+		if !ok {
+			return b.initSel
+		}
+		return v == b.ValueID(k, EmptyList)
+	}
+}
+
 // isNamed reports whether k was interned as a name (KeyNamed).
 func (b *Builder) isNamed(k KeyID) bool {
 	_, named := slices.BinarySearch(b.namedKeys, k)
@@ -90,11 +125,16 @@ func (b *Builder) InitSelected(val int64) { b.initSel, b.initSelV = true, val }
 
 // expandSelects replaces each pending predicate read by its row reads
 // (Select) and fills History.Selects. It runs first in Finish, before
-// TxnIDs can change (promote), and returns the keys the ranges cover.
+// TxnIDs can change (promote), and returns the keys the ranges cover. A
+// read of an aborted transaction keeps only the rows it returned: no check
+// reads what an aborted transaction read, and its rows not returned would
+// cost one operation per key of its range (Select). Nor does any read keep
+// a row it did not return whose key is absent in every version (inert).
 func (b *Builder) expandSelects() []KeyID {
 	if len(b.selects) == 0 {
 		return nil
 	}
+	inert := b.inertRows()
 	type rawKey struct {
 		raw int64
 		k   KeyID
@@ -109,6 +149,9 @@ func (b *Builder) expandSelects() []KeyID {
 	slices.SortStableFunc(b.selects, func(x, y pendingSelect) int { return cmp.Compare(x.t, y.t) })
 	covered := make([]bool, len(b.h.Keys))
 	var out []KeyID
+	// The ranges of aborted transactions' reads, as +1/-1 marks on keys,
+	// so that marking the keys they cover costs one pass.
+	var marks []int32
 	for i := 0; i < len(b.selects); {
 		t := b.selects[i].t
 		j := i
@@ -132,21 +175,37 @@ func (b *Builder) expandSelects() []KeyID {
 				}
 			}
 			from, _ := slices.BinarySearchFunc(keys, ps.lo, func(x rawKey, lo int64) int { return cmp.Compare(x.raw, lo) })
+			if b.h.Txns[t].Status == Aborted {
+				to, _ := slices.BinarySearchFunc(keys, ps.hi, func(x rawKey, hi int64) int { return cmp.Compare(x.raw, hi) })
+				if marks == nil {
+					marks = make([]int32, len(keys)+1)
+				}
+				marks[from]++
+				marks[to]--
+				for _, r := range rows {
+					ops = append(ops, Op{Kind: OpRead, Src: SrcSelect, Key: r.Key, Value: r.Value, List: idx + 1})
+				}
+				s.N = int32(len(ops)) - s.At
+				b.h.Selects = append(b.h.Selects, s)
+				continue
+			}
 			for _, rk := range keys[from:] {
 				if rk.raw >= ps.hi {
 					break
 				}
-				var v ValueID
-				if len(rows) > 0 && rows[0].Key == rk.k {
-					v, rows = rows[0].Value, rows[1:]
-				} else {
-					v = b.ValueID(rk.k, EmptyList)
-				}
-				ops = append(ops, Op{Kind: OpRead, Src: SrcSelect, Key: rk.k, Value: v, List: idx + 1})
 				if !covered[rk.k] {
 					covered[rk.k] = true
 					out = append(out, rk.k)
 				}
+				var v ValueID
+				if len(rows) > 0 && rows[0].Key == rk.k {
+					v, rows = rows[0].Value, rows[1:]
+				} else if inert(rk.k) {
+					continue
+				} else {
+					v = b.ValueID(rk.k, EmptyList)
+				}
+				ops = append(ops, Op{Kind: OpRead, Src: SrcSelect, Key: rk.k, Value: v, List: idx + 1})
 			}
 			s.N = int32(len(ops)) - s.At
 			b.h.Selects = append(b.h.Selects, s)
@@ -157,5 +216,14 @@ func (b *Builder) expandSelects() []KeyID {
 		i = j
 	}
 	b.selects = nil
+	if marks != nil {
+		var depth int32
+		for i, rk := range keys {
+			if depth += marks[i]; depth > 0 && !covered[rk.k] {
+				covered[rk.k] = true
+				out = append(out, rk.k)
+			}
+		}
+	}
 	return out
 }

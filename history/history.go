@@ -113,8 +113,16 @@ func (s OpSrc) String() string {
 // its rows are not ordered among themselves and the expansion would order
 // them (checks refuse it there).
 //
-// Memory: N is the number of keys of the history in the range, so a
-// history costs (predicate reads × keys per range) operations.
+// Two kinds of rows not returned are not stored, as they constrain
+// nothing: every such row of an aborted transaction's read (no check reads
+// what an aborted transaction observed), and a row whose key is absent in
+// every version (T⊥ writes it the empty value, no transaction that may
+// commit writes it). Ops[At:At+N] then holds the other rows, still in key
+// order; the range (Lo, Hi), not N, says which keys the read covers.
+//
+// Memory: N is at most the number of keys of the history in the range, so
+// a history costs at most (predicate reads × keys per range) operations:
+// the rows not returned are not compressed into runs.
 type Select struct {
 	Txn    TxnID
 	Lo, Hi int64

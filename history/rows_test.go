@@ -62,3 +62,41 @@ func TestSelectExpansion(t *testing.T) {
 	require.Equal(t, 3, h.Stats().PredicateReads)
 	require.Empty(t, h.List(ops[1]), "a predicate read's row is no list read")
 }
+
+// An aborted transaction's predicate read keeps only the rows it returned
+// (no check reads what it observed), yet its range still makes its keys
+// rows: T⊥ writes them the empty value under InitSelected.
+func TestSelectAbortedKeepsReturnedRows(t *testing.T) {
+	b := NewBuilder("mem", "test")
+	b.SetInit(InitImplicit, -1)
+	s := b.Session(1)
+	t1 := b.Begin(s, 1, Committed, Pos{})
+	b.Write(t1, 3, 30)
+	b.Write(t1, 5, 50)
+	b.Write(t1, 7, 70)
+	b.Write(t1, 40, 1)
+	t2 := b.Begin(s, 2, Aborted, Pos{})
+	b.Read(t2, 40, 1)
+	b.SelectID(t2, 4, 10, []Version{{b.KeyID(7), b.ValueID(b.KeyID(7), 70)}})
+	b.Write(t2, 9, 1)
+	t3 := b.Begin(s, 3, Committed, Pos{})
+	b.SelectID(t3, 0, 6, []Version{{b.KeyID(3), b.ValueID(b.KeyID(3), 30)}})
+	b.InitSelected(EmptyList)
+	b.InitAllKeys(0)
+	h := b.Finish()
+	require.NoError(t, h.CheckInvariants())
+	require.Equal(t, []Select{{Txn: 2, Lo: 4, Hi: 10, At: 1, N: 1}, {Txn: 3, Lo: 0, Hi: 6, At: 0, N: 2}}, h.Selects)
+	ops := h.Txns[2].Ops
+	require.Len(t, ops, 3)
+	require.Equal(t, int64(7), h.Key(ops[1].Key))
+	require.Equal(t, int64(70), h.Value(ops[1].Key, ops[1].Value))
+	got, sel := h.OpAsRead(2, 2)
+	require.Equal(t, 2, got)
+	require.Nil(t, sel)
+	init := map[int64]int64{}
+	for _, op := range h.Txns[0].Ops {
+		init[h.Key(op.Key)] = h.Value(op.Key, op.Value)
+	}
+	// 7 and 9 are in the aborted read's range only, 3 and 5 in T3's; 40 in none.
+	require.Equal(t, map[int64]int64{3: EmptyList, 5: EmptyList, 7: EmptyList, 9: EmptyList, 40: 0}, init)
+}

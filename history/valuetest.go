@@ -15,14 +15,27 @@ import (
 // repeated value's, which every engine reads through Index.Writers.
 
 // ValueTest is the value part of a predicate: when HasIn, the value is one
-// of In (sorted, no repeats); when HasRange, VLo <= value < VHi. Both
-// apply when both are set. It tests integer values only: a value read as
-// a name matches no test.
+// of In (sorted, no repeats); when HasRange, VLo <= value < VHi; when
+// HasMod, value mod Mod is Rem (Mod != 0; the floored modulo, whose result
+// has Mod's sign, as Elle's [:mod m r] means it). The tests set all apply.
+// It tests integer values only: a value read as a name matches no test.
 type ValueTest struct {
 	In       []int64
 	HasIn    bool
 	VLo, VHi int64
 	HasRange bool
+	Mod, Rem int64
+	HasMod   bool
+}
+
+// FlooredMod returns v mod m with the sign of m (m != 0): the remainder a
+// modulo test compares with Rem.
+func FlooredMod(v, m int64) int64 {
+	r := v % m // MinInt64 % -1 is 0 in Go, no overflow
+	if r != 0 && (r < 0) != (m < 0) {
+		r += m
+	}
+	return r
 }
 
 // Match reports whether the live value v passes the test.
@@ -35,6 +48,9 @@ func (t *ValueTest) Match(v int64) bool {
 			return false
 		}
 	}
+	if t.HasMod && FlooredMod(v, t.Mod) != t.Rem {
+		return false
+	}
 	return !t.HasRange || t.VLo <= v && v < t.VHi
 }
 
@@ -44,11 +60,12 @@ func (t *ValueTest) Equal(u *ValueTest) bool {
 		return t == u
 	}
 	return t.HasIn == u.HasIn && slices.Equal(t.In, u.In) && t.HasRange == u.HasRange &&
-		(!t.HasRange || t.VLo == u.VLo && t.VHi == u.VHi)
+		(!t.HasRange || t.VLo == u.VLo && t.VHi == u.VHi) &&
+		t.HasMod == u.HasMod && (!t.HasMod || t.Mod == u.Mod && t.Rem == u.Rem)
 }
 
 // String renders the test for messages: "value in {1, 2}", "value in
-// [0,10)", or both joined by "and"; "" for no test.
+// [0,10)", "value mod 2 = 0", or several joined by "and"; "" for no test.
 func (t *ValueTest) String() string {
 	if t == nil {
 		return ""
@@ -63,6 +80,9 @@ func (t *ValueTest) String() string {
 	}
 	if t.HasRange {
 		parts = append(parts, fmt.Sprintf("value in [%d,%d)", t.VLo, t.VHi))
+	}
+	if t.HasMod {
+		parts = append(parts, fmt.Sprintf("value mod %d = %d", t.Mod, t.Rem))
 	}
 	return strings.Join(parts, " and ")
 }

@@ -1,6 +1,8 @@
 package history
 
 import (
+	"math"
+	"math/big"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -71,4 +73,36 @@ func TestValueTestRejectedRowPanics(t *testing.T) {
 	k := b.KeyID(1)
 	b.SelectWhereID(t1, 0, 10, &ValueTest{VLo: 0, VHi: 5, HasRange: true}, []Version{{k, b.ValueID(k, 7)}})
 	require.Panics(t, func() { b.Finish() })
+}
+
+// FlooredMod against its definition: v = q*m + r with q = floor(v/m), so
+// r has m's sign (Clojure's mod, which Elle's [:mod m r] uses), computed
+// here with big integers so that no overflow is shared with the checker.
+func TestFlooredMod(t *testing.T) {
+	vals := []int64{0, 1, -1, 2, -2, 3, -3, 7, -7, 10, -10, math.MaxInt64, math.MinInt64, math.MinInt64 + 1}
+	for _, v := range vals {
+		for _, m := range vals {
+			if m == 0 {
+				continue
+			}
+			bv, bm := big.NewInt(v), big.NewInt(m)
+			q := new(big.Int).Div(bv, bm) // Euclidean: r >= 0
+			r := new(big.Int).Sub(bv, new(big.Int).Mul(q, bm))
+			if r.Sign() != 0 && m < 0 {
+				r.Add(r, bm) // floored: r takes m's sign
+			}
+			require.Equal(t, r.Int64(), FlooredMod(v, m), "%d mod %d", v, m)
+		}
+	}
+	test := &ValueTest{Mod: 2, Rem: 1, HasMod: true}
+	require.True(t, test.Match(3))
+	require.True(t, test.Match(-3))
+	require.False(t, test.Match(4))
+	require.Equal(t, "value mod 2 = 1", test.String())
+	require.False(t, test.Equal(&ValueTest{Mod: 2, Rem: 0, HasMod: true}))
+	require.True(t, test.Equal(&ValueTest{Mod: 2, Rem: 1, HasMod: true}))
+	both := &ValueTest{In: []int64{3, 4}, HasIn: true, Mod: 2, Rem: 0, HasMod: true}
+	require.True(t, both.Match(4))
+	require.False(t, both.Match(3))
+	require.False(t, both.Match(6))
 }

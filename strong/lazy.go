@@ -93,19 +93,29 @@ func (b *giniBackend) addClause(c []cnf.Lit) {
 	b.s.Add(z.LitNull)
 }
 
+// solve polls the running solve, at first often (most calls of a lazy
+// search are short), then every 50 ms, and watches the context. It must
+// not wait with gini's Try: a Try that times out stops the solve, and the
+// next Try then waits forever for the stopped solve's answer (a search
+// longer than 50 ms hung until the time limit, issue 29 item 4); nor with
+// Wait, which holds the lock Stop needs.
 func (b *giniBackend) solve(ctx context.Context) (bool, error) {
 	sv := b.s.GoSolve()
+	wait := 20 * time.Microsecond
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
 	for {
-		if r, ok := sv.Test(); ok {
+		if r, done := sv.Test(); done {
 			return r == 1, nil
 		}
-		if ctx.Err() != nil {
+		select {
+		case <-ctx.Done():
 			sv.Stop()
 			return false, ctx.Err()
+		case <-timer.C:
 		}
-		if r := sv.Try(50 * time.Millisecond); r != 0 {
-			return r == 1, nil
-		}
+		wait = min(2*wait, 50*time.Millisecond)
+		timer.Reset(wait)
 	}
 }
 

@@ -229,9 +229,10 @@ func (c *checker) choose(res *Result, opt Options) error {
 		ch.syncTheory()
 		r := ch.s.Solve(c.ctx)
 		res.Timings["choose_solve"] += time.Since(ts)
-		if r == cdcl.Sat && ch.th != nil && len(ch.th.pending) > 0 {
-			// The theory left out edges of inactive reads that close
-			// cycles: activate them and solve again before saturating.
+		if r == cdcl.Sat && ch.th != nil && (len(ch.th.pending) > 0 || ch.th.dirty) {
+			// The theory left out edges that close cycles through
+			// inactive reads (activate them) or stale edges (rebuild):
+			// solve again before saturating.
 			continue
 		}
 		if r == cdcl.Unknown {

@@ -58,11 +58,19 @@ type coTheory struct {
 	soft    []bool
 	pending []int32
 	pendMk  []bool
-	// dirty: reads were activated since the graph was built.
+	// dirty: an edge was left out because its cycle ran through an
+	// inactive read's edge, or through the edge of a read activated since
+	// the graph was built; the graph must be built again. Activating a
+	// read leaves its preferred candidate's edges in place (stale): the
+	// graph is then a superset of what the literals force, which refuses
+	// no model it should accept unless such a cycle shows, and rebuilding
+	// (a few hundred milliseconds at 100,000 transactions) waits until
+	// then.
 	dirty  bool
 	builds int64
 	// Scratch of explain.
 	softSeen []int32
+	stale    bool
 }
 
 // reason is why an edge is in the graph: up to two literals and up to two
@@ -132,6 +140,8 @@ func (ch *chooser) newTheory() (*coTheory, error) {
 // found (all false at level 0: the formula is unsatisfiable).
 func (th *coTheory) build() [][]cnf.Lit {
 	c, g := th.c, th.base
+	// An edge the replay below leaves out makes it dirty again.
+	th.dirty = false
 	if th.pk == nil {
 		th.pk = pk.New(c.n)
 		out, in := make([]int32, c.n), make([]int32, c.n)
@@ -173,17 +183,14 @@ func (th *coTheory) build() [][]cnf.Lit {
 			confl = append(confl, slices.Clone(cl))
 		}
 	}
-	th.dirty = false
 	th.builds++
 	return confl
 }
 
-// activated records that read i got variables.
+// activated records that read i got variables; its soft edges stay
+// until a rebuild (see dirty).
 func (th *coTheory) activated(i int) {
-	if th.soft[i] {
-		th.soft[i] = false
-		th.dirty = true
-	}
+	th.soft[i] = false
 }
 
 // takePending returns the inactive reads some cycle ran through, and
@@ -244,16 +251,26 @@ func (th *coTheory) explain(cyc []int32, last int32) []cnf.Lit {
 			}
 		}
 		for _, si := range [2]int32{rs.s1, rs.s2} {
-			if si != 0 {
+			switch {
+			case si == 0:
+			case th.soft[si-1]:
 				th.softSeen = append(th.softSeen, si-1)
+			default:
+				// Activated since the build: the edge may be stale.
+				th.stale = true
 			}
 		}
 	}
+	th.stale = false
 	for _, r := range cyc {
 		put(r)
 	}
 	put(last)
-	if len(th.softSeen) > 0 {
+	if len(th.softSeen) > 0 || th.stale {
+		// The edge is left out: the graph no longer holds what the
+		// literals force (a literal kept at level 0 is not assigned
+		// again), so it is built again before the next model counts.
+		th.dirty = true
 		for _, i := range th.softSeen {
 			if !th.pendMk[i] {
 				th.pendMk[i] = true

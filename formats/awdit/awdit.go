@@ -90,10 +90,11 @@ func Parse(r io.Reader, name string, opt Options) (*history.History, error) {
 	if runtime.GOMAXPROCS(0) > 1 {
 		p.b.SetParallel(parallelBatch)
 	}
-	// No room is reserved from the input's size (Builder.ReserveRest):
-	// the first megabyte is mostly the initial transaction's short lines,
-	// which would make the rest look like many more operations than it
-	// holds.
+	// Room is reserved from the input's size as judged from its second
+	// megabyte (Builder.ReserveWindow), not from its start: the first is
+	// mostly the initial transaction's short lines, which would make the
+	// rest look like many more operations than it holds.
+	size := lineio.SizeOf(r)
 	tail := &lineio.Tail{R: r}
 	br := bufio.NewReaderSize(tail, maxLine)
 	lineNo, lastBlank := 0, true
@@ -110,6 +111,7 @@ func Parse(r io.Reader, name string, opt Options) (*history.History, error) {
 		if err := p.line(line, tooLong, lineNo); err != nil {
 			return nil, err
 		}
+		p.b.ReserveWindow(tail.N, size)
 	}
 	// The format shows no end: a file cut inside its last number reads as
 	// a smaller number. A final newline is the one sign that the last line
@@ -197,7 +199,54 @@ func quote(s []byte) string {
 
 const want = `(want "r <key> <value>", "w <key> <value>", a line of "-" or a line of "=")`
 
+// fastOp reads a line that is exactly "r K V" or "w K V" — single spaces,
+// a key and a value of at most 19 digits, which cannot overflow — the
+// common case, without splitting it into fields; any other line is left to
+// the general reading, which gives the same for these.
+func fastOp(s []byte) (o op, ok bool) {
+	if len(s) < 5 || s[1] != ' ' {
+		return o, false
+	}
+	switch s[0] {
+	case 'r':
+	case 'w':
+		o.write = true
+	default:
+		return o, false
+	}
+	k, i, ok := digits(s, 2)
+	if !ok || i >= len(s) || s[i] != ' ' {
+		return o, false
+	}
+	v, i, ok := digits(s, i+1)
+	if !ok || i != len(s) {
+		return o, false
+	}
+	o.key, o.val = int64(k), int64(v)
+	return o, true
+}
+
+// digits reads 1 to 19 decimal digits at s[i:].
+func digits(s []byte, i int) (uint64, int, bool) {
+	start := i
+	var u uint64
+	for i < len(s) && s[i]-'0' < 10 {
+		u = u*10 + uint64(s[i]-'0')
+		i++
+	}
+	return u, i, i > start && i-start <= 19
+}
+
 func (p *parser) line(s []byte, tooLong bool, lineNo int) error {
+	if !tooLong {
+		if o, ok := fastOp(s); ok {
+			if len(p.cur) == 0 {
+				p.curLine = lineNo
+			}
+			p.cur = append(p.cur, o)
+			return nil
+		}
+	}
 	pos := history.Pos{File: p.name, Line: lineNo}
 	// isOp: the line has the shape of an operation ("r" or "w" first).
 	isOp := false

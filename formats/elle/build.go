@@ -67,6 +67,8 @@ type parser struct {
 	// preds counts the predicate reads ([:rp …]) and predLine is the
 	// first one's line (rows.go).
 	preds, predLine int
+	// tests interns the value tests of Elle's predicates (elleTest).
+	tests map[[3]int64]*history.ValueTest
 }
 
 func newParser(name string, opt Options) *parser {

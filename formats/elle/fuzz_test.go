@@ -53,6 +53,8 @@ func FuzzParse(f *testing.F) {
 		"{:index 0, :type :invoke, :process 0, :f :init, :value {1 0, 2 1}}\n{:index 1, :type :ok, :process 0, :f :init, :value {1 0, 2 1}}\n{:index 2, :type :invoke, :process 1, :f :txn, :value [[:rp :true nil] [:insert 3 2] [:delete 1] [:r 1 nil]]}\n{:index 3, :type :ok, :process 1, :f :txn, :value [[:rp :true {2 1, 1 0}] [:insert 3 2] [:delete 1] [:r 1 nil]]}\n",
 		"{:type :ok, :process 0, :value [[:rp [:= 1] {}] [:rp [:mod 2 0] {0 2}] [:w :x 1] [:rp :true {1 nil, 2 3}]]}\n{:type :info, :process 1, :f :init, :value {:x 1}}\n",
 		`[{"index":0,"type":"ok","process":0,"f":"init","value":{"1":0,"x":1}},{"index":1,"type":"ok","process":1,"f":"txn","value":[["rp","true",{"1":0,"01":2}],["delete",1]]}]`,
+		`[{"index":0,"type":"ok","process":0,"f":"init","value":{"1":0,"2":1}},{"index":1,"type":"ok","process":1,"f":"txn","value":[["rp",["=",1],{"2":1}],["rp",["mod",2,0],{"1":0}],["rp",["mod",0,1],{}],["insert",3,2]]}]`,
+		"{:type :ok, :process 0, :f :init, :value {1 0, 2 1}}\n{:type :ok, :process 1, :value [[:rp [:= 1] {2 1}] [:rp [:mod -2 -1] {1 0}] [:rp [:= :x] {}] [:delete 2]]}\n",
 		"{:type :invoke, :process 0, :value [[:append :x \\c]]}\n{:type :invoke, :process 0, :value [[:r :x nil]]}\n{:type :ok, :process 0, :value [[:append :x \\c]]}\n{:type :ok, :process 0, :value [[:r :x [\\c true]]]}\n",
 	} {
 		f.Add([]byte(s), uint8(0))

@@ -18,8 +18,7 @@ import (
 // writes to every key and a delete writes (docs/predicates.md). Elle's
 // predicate reads range over every key of the history (its closed
 // universe), which is the model's predicate read over the whole integer
-// key range; of Elle's predicates only :true is read, since the model's
-// predicates have no value tests yet ([:= v] and [:mod m r] are refused).
+// key range, with Elle's predicate as its value test (elleTest).
 // Elle's :init gives the initial state: T⊥ writes its map (takeInit).
 
 // rowFunc reports whether f is one of the row micro-operations.
@@ -113,20 +112,13 @@ func (p *parser) takeInit(keep []int) ([]int, error) {
 }
 
 // predicateRead reads [:rp pred result], the j-th micro-operation of t:
-// result's rows become a predicate read of every integer key.
+// result's rows become a predicate read of every integer key, with pred's
+// value test (elleTest).
 func (p *parser) predicateRead(t history.TxnID, j int, m val, line int, reads bool) error {
 	const drop = "micro-operation dropped"
-	pred := m.elems[1]
-	if name, ok := pred.name(); !ok || name != "true" || pred.k == vString && p.syntax == EDN {
-		if pred.k == vVec && len(pred.elems) > 0 {
-			if f, ok := pred.elems[0].name(); ok && (f == "=" || f == "mod") {
-				return p.fail("micro-op", line, drop, "micro-operation %d: the predicate %s is a value test, which hyperiso's predicate reads do not have yet (docs/predicates.md); only :true is read", j+1, pred.describe())
-			}
-		}
-		return p.fail("micro-op", line, drop, "micro-operation %d: unknown predicate %s (Elle's are :true, [:= v] and [:mod m r]; only :true is read)", j+1, pred.describe())
-	}
-	if !reads {
-		return nil
+	test, ok, err := p.elleTest(m.elems[1], j, line)
+	if !ok || !reads {
+		return err
 	}
 	res := m.elems[2]
 	if res.k != vMap {
@@ -146,6 +138,9 @@ func (p *parser) predicateRead(t history.TxnID, j int, m val, line int, reads bo
 			return p.fail("micro-op", line, drop, "micro-operation %d: the predicate read returns key %d as nil; it returns only the rows that matched", j+1, kv.n)
 		}
 		key := p.b.KeyID(kv.n)
+		if test != nil && (vv.k != vInt || !test.Match(vv.n)) {
+			return p.fail("micro-op", line, drop, "micro-operation %d: the predicate read returns key %d = %s, which its predicate %s rejects: a predicate read returns matching rows only", j+1, kv.n, vv.describe(), m.elems[1].describe())
+		}
 		x, ok, err := p.value(key, kv, vv, j, line, "a value returned")
 		if err != nil || !ok {
 			return err
@@ -156,8 +151,74 @@ func (p *parser) predicateRead(t history.TxnID, j int, m val, line int, reads bo
 		p.predLine = line
 	}
 	p.preds++
-	p.b.SelectID(t, math.MinInt64, math.MaxInt64, rows)
+	p.b.SelectWhereID(t, math.MinInt64, math.MaxInt64, test, rows)
 	return nil
+}
+
+// elleTest reads an Elle predicate as the model's value test: :true is no
+// test (nil), [:= v] the test "value in {v}", and [:mod m r] "value mod m
+// = r" with Clojure's floored modulo (history.FlooredMod), as Elle
+// evaluates them. In EDN the names are keywords; elle-cli's JSON writes
+// them as strings. Equal predicates share one test. ok is false for a
+// predicate refused (err is nil under lenient reading, which drops it).
+func (p *parser) elleTest(pred val, j, line int) (test *history.ValueTest, ok bool, err error) {
+	const drop = "micro-operation dropped"
+	fail := func(format string, args ...any) (*history.ValueTest, bool, error) {
+		args = append([]any{j + 1, pred.describe()}, args...)
+		return nil, false, p.fail("micro-op", line, drop, "micro-operation %d: the predicate %s "+format, args...)
+	}
+	isName := func(v val, want string) bool {
+		name, ok := v.name()
+		return ok && name == want && (v.k == vKeyword || p.syntax != EDN)
+	}
+	if isName(pred, "true") {
+		return nil, true, nil
+	}
+	const known = "(Elle's predicates are :true, [:= v] and [:mod m r])"
+	if pred.k != vVec || len(pred.elems) == 0 {
+		return fail("is unknown " + known)
+	}
+	ints := func(n int) bool {
+		if len(pred.elems) != n+1 {
+			return false
+		}
+		for _, e := range pred.elems[1:] {
+			if e.k != vInt {
+				return false
+			}
+		}
+		return true
+	}
+	var key [3]int64
+	switch f := pred.elems[0]; {
+	case isName(f, "="):
+		if !ints(1) {
+			return fail("is not [:= v] with an integer v: hyperiso's value tests test integers")
+		}
+		key = [3]int64{0, pred.elems[1].n}
+	case isName(f, "mod"):
+		if !ints(2) {
+			return fail("is not [:mod m r] with integers m and r")
+		}
+		if pred.elems[1].n == 0 {
+			return fail("takes a value modulo 0")
+		}
+		key = [3]int64{1, pred.elems[1].n, pred.elems[2].n}
+	default:
+		return fail("is unknown " + known)
+	}
+	if test, ok := p.tests[key]; ok {
+		return test, true, nil
+	}
+	test = &history.ValueTest{In: []int64{key[1]}, HasIn: true}
+	if key[0] == 1 {
+		test = &history.ValueTest{Mod: key[1], Rem: key[2], HasMod: true}
+	}
+	if p.tests == nil {
+		p.tests = map[[3]int64]*history.ValueTest{}
+	}
+	p.tests[key] = test
+	return test, true, nil
 }
 
 // predicateUniverse refuses a history whose predicate reads would have to

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -37,8 +38,9 @@ import (
 //
 // Rows are written in Elle's closed-predicate syntax: [:insert k v],
 // [:delete k], a read of an absent row [:r k nil], a predicate read
-// [:rp :true {k v, …}] (only one that covers every key of the history,
-// which is what Elle's predicate reads cover), and T⊥'s rows that are not
+// [:rp pred {k v, …}] (only one that covers every key of the history,
+// which is what Elle's predicate reads cover, with pred :true, [:= v] or
+// [:mod m r]), and T⊥'s rows that are not
 // absent as an {:f :init} operation (values are not renamed: a delete
 // writes nil). checkRows says what else is refused.
 func Write(w io.Writer, h *history.History) error {
@@ -79,6 +81,7 @@ func Write(w io.Writer, h *history.History) error {
 		InitValue:      history.EmptyList,
 		Names:          true,
 		Rows:           true,
+		ValueTests:     true, // Elle's own; checkRows refuses the others
 	}, p)
 	names := ednNames(h, p)
 	if rows {
@@ -163,10 +166,13 @@ func Write(w io.Writer, h *history.History) error {
 		}
 		buf = append(buf, ']')
 	}
-	// rp writes a predicate read, which checkRows found covers every key:
-	// Elle's [:rp :true {k v, …}] with the rows it returned.
+	// rp writes a predicate read, which checkRows found covers every key
+	// with a test Elle can state: Elle's [:rp pred {k v, …}] with the rows
+	// it returned.
 	rp := func(s history.Select, reads bool) {
-		buf = append(buf, "[:rp :true "...)
+		buf = append(buf, "[:rp "...)
+		buf = appendElleTest(buf, s.Test)
+		buf = append(buf, ' ')
 		if !reads {
 			buf = append(buf, "nil]"...)
 			return
@@ -330,17 +336,65 @@ func EDNText(name string) string {
 	return EDNString(name)
 }
 
+// elleTestOf reports whether Elle has a predicate for test: :true (nil),
+// [:= v] (one value), [:mod m r].
+func elleTestOf(test *history.ValueTest) bool {
+	if test == nil {
+		return true
+	}
+	n := 0
+	for _, has := range []bool{test.HasIn, test.HasRange, test.HasMod} {
+		if has {
+			n++
+		}
+	}
+	return n == 1 && (test.HasIn && len(test.In) == 1 || test.HasMod)
+}
+
+// appendElleTest writes test as Elle's predicate (elleTestOf holds).
+func appendElleTest(buf []byte, test *history.ValueTest) []byte {
+	switch {
+	case test == nil:
+		return append(buf, ":true"...)
+	case test.HasMod:
+		buf = append(buf, "[:mod "...)
+		buf = strconv.AppendInt(buf, test.Mod, 10)
+		buf = append(buf, ' ')
+		buf = strconv.AppendInt(buf, test.Rem, 10)
+	default:
+		buf = append(buf, "[:= "...)
+		buf = strconv.AppendInt(buf, test.In[0], 10)
+	}
+	return append(buf, ']')
+}
+
 // checkRows adds to p what Elle's closed-predicate syntax cannot hold of
-// h's rows: rows beside lists, and predicate reads that do not cover every
-// key of the history (Elle's [:rp :true …] reads its whole universe; the
-// reader takes it as a read of every integer key).
+// h's rows: rows beside lists, predicate reads that do not cover every
+// key of the history (Elle's [:rp …] reads its whole universe; the reader
+// takes it as a read of every integer key), and value tests that are not
+// Elle's (elleTestOf).
 func checkRows(h *history.History, lists bool, p *express.Problems) {
 	if lists {
 		p.Add("inserts, deletes or predicate reads beside list appends")
 	}
 	partial, first := 0, ""
+	tests, firstTest := 0, ""
+	// A read covers every key when no key is a name and its range holds
+	// the least and the greatest (an aborted transaction's read stores
+	// only its rows, so N does not say it).
+	named := slices.ContainsFunc(h.KeyNames, func(n string) bool { return n != "" })
+	least, greatest := int64(math.MaxInt64), int64(math.MinInt64)
+	for _, k := range h.Keys {
+		least, greatest = min(least, k), max(greatest, k)
+	}
 	for _, s := range h.Selects {
-		if int(s.N) != len(h.Keys) || h.KeyNames != nil && slices.ContainsFunc(h.KeyNames, func(n string) bool { return n != "" }) {
+		if !elleTestOf(s.Test) {
+			if tests == 0 {
+				firstTest = h.TxnString(s.Txn) + "'s " + s.Predicate()
+			}
+			tests++
+		}
+		if named || len(h.Keys) > 0 && (least < s.Lo || greatest >= s.Hi) {
 			if partial == 0 {
 				first = h.TxnString(s.Txn) + fmt.Sprintf("'s keys [%d,%d)", s.Lo, s.Hi)
 			}
@@ -355,6 +409,9 @@ func checkRows(h *history.History, lists bool, p *express.Problems) {
 		p.Add("keys without an initial state (first: key %s); in a history of rows EDN starts every key absent unless an :init gives it a value", h.KeyString(history.KeyID(k)))
 	}
 	if partial > 0 {
-		p.Add("%d predicate reads over a key range that is not every key of the history (first: %s); Elle's predicate reads ([:rp :true …]) cover every key", partial, first)
+		p.Add("%d predicate reads over a key range that is not every key of the history (first: %s); Elle's predicate reads ([:rp …]) cover every key", partial, first)
+	}
+	if tests > 0 {
+		p.Add("%d predicate reads with a value test that is not one of Elle's (first: %s); Elle's are :true, [:= v] and [:mod m r]", tests, firstTest)
 	}
 }

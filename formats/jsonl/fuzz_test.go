@@ -30,6 +30,7 @@ func FuzzParse(f *testing.F) {
 		`{"session":1,"ops":[["w",1,1],["select",{"keys":[5,7]},[]],["select",{"keys":[100,200]},[]],["r",1,1]]}
 {"session":2,"ops":[["w",6,1],["w",-3,"x"],["select",{"keys":[-5,0]},[[-3,"x"]]],["delete","k"],["insert","k",2]]}`,
 		`{"session":1,"ops":[["select",{"keys":[0,10],"in":[1]},[]],["select",{"keys":[0,10],"values":[0,3]},[]]]}`,
+		`{"session":1,"ops":[["insert",1,-3],["select",{"keys":[0,10],"mod":[2,1]},[[1,-3]]],["select",{"keys":[0,10],"mod":[0,1],"in":[2]},[]]]}`,
 		`{"session":1,"ops":[["insert",1,1],["insert",2,"v"],["w",3,5]]}
 {"session":2,"ops":[["select",{"keys":[0,10],"in":[1,5],"values":[0,3]},[[1,1]]],["r",2,"v"],["select",{"keys":[0,4],"in":[]},[]],["r",1,1]]}`,
 		`{"session":1,"ops":[["select",{"keys":[0,10],"in":[7]},[[1,8]]],["select",{"keys":[0,10],"values":[1,1]},[]]]}`,

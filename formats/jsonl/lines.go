@@ -13,7 +13,6 @@ type lineReader struct {
 	lineNo int
 	eof    bool
 	read   int64 // bytes of the lines so far
-	lineOf func(int) int
 }
 
 func newLineReader(r io.Reader) *lineReader {
@@ -46,9 +45,6 @@ func (lr *lineReader) next() ([]byte, int, error) {
 	}
 	lr.lineNo++
 	lr.read += int64(len(line))
-	if lr.lineOf != nil {
-		return line, lr.lineOf(lr.lineNo), nil
-	}
 	return line, lr.lineNo, nil
 }
 

@@ -5,173 +5,154 @@ import (
 	"fmt"
 	"io"
 	"runtime"
-	"sync/atomic"
 	"unicode/utf8"
 
+	"github.com/hyperiso/hyperiso/formats/internal/lineio"
 	"github.com/hyperiso/hyperiso/history"
 )
 
-// The pipelined reader uses the second core: one goroutine reads lines and
-// scans them into fields (lineScanner touches nothing shared) in batches,
-// while the caller's goroutine builds the history from them in line order.
-// Lines whose reading depends on what came before (a byte order mark is
-// allowed on the first line only) or that fail the UTF-8 check are passed
-// on raw and read by the sequential code, so both readers give the same
-// history, warnings and errors.
+// The parallel reader scans on every core. One goroutine reads the input
+// in chunks of whole lines and numbers them (lineio.Chunked); workers
+// scan chunks at once, each into its own flat arrays: a plain transaction
+// line (integer reads, writes and appends, no other field than a
+// transaction's) becomes a record and its raw operations, any other line
+// is kept as its place in the chunk.
+// The caller's goroutine builds the history from the chunks in file
+// order: records go to the builder without being scanned again, the other
+// lines (headers, init lines, names, lists, bad lines) and any record
+// that would fail are read by the sequential code, so both readers give
+// the same history, warnings and errors.
 
-// forceSequential disables the pipeline (tests compare the two).
+// forceSequential disables the parallel reader (tests compare the two).
 var forceSequential bool
 
-// parallelBatch is how many values the pipelined reader's builder
-// interns at a time on two goroutines (history.Builder.SetParallel); a
-// variable so that tests can make batches small.
+// parallelBatch is how many values the parallel reader's builder interns
+// at a time on two goroutines (history.Builder.SetParallel); a variable so
+// that tests can make batches small.
 var parallelBatch = history.ParallelBatch
+
+// chunkSize is how many bytes a chunk reads at least (a line longer than
+// that makes its chunk longer); a variable so that tests can make chunks
+// meet anywhere.
+var chunkSize = 1 << 19
 
 func pipelined() bool { return !forceSequential && runtime.GOMAXPROCS(0) > 1 }
 
-const (
-	batchLines = 512 // lines per batch handed to the builder
-	batchAhead = 4   // batches scanned ahead of the builder
-	// firstBatch is the first batch's lines; each new batch holds twice
-	// the last one's, up to batchLines, so that a small input does not
-	// cost full batches (hundreds of kilobytes each).
-	firstBatch = 16
-)
-
-type lineKind uint8
-
-const (
-	lineBlank lineKind = iota
-	lineRaw            // read by the builder's goroutine, as readSequential does
-	lineScanned
-)
-
-type scannedLine struct {
-	no    int
-	kind  lineKind
-	raw   []byte // lineRaw: the line
-	f     fields // lineScanned: what object read
-	err   *scanErr
-	warns []string
-	other int
+// scanned is what a worker made of a chunk.
+type scanned struct {
+	recs []lineRec
+	ops  []history.RawOp
 }
 
-type batch struct {
-	lines []scannedLine
-	err   error // the read error that ended the input after these lines
-	read  int64 // bytes of the input's lines up to these
+// lineRec is one non-blank line of a chunk: a plain transaction line
+// (fast) with its fields and its operations ops[opLo:opHi], or a line
+// for the sequential code; either way data[lo:hi] is the line.
+type lineRec struct {
+	no         int
+	lo, hi     int
+	opLo, opHi int
+	fast       bool
+	hasID      bool
+	hasTime    bool
+	status     history.Status
+	level      history.Level
+	session    int64
+	id         int64
+	t0, t1     int64
 }
 
 func (p *parser) readPipelined(r io.Reader) error {
-	full := make(chan *batch, batchAhead)
-	free := make(chan *batch, batchAhead+2)
-	var stop atomic.Bool
-	go func() {
-		defer close(full)
-		scanAhead(r, p.opt, full, free, &stop)
-	}()
-	var err error
-	for b := range full {
-		if err == nil {
-			err = p.buildBatch(b)
-		}
-		if err != nil {
-			// Let the scanner stop, and wait for it: it must not read r
-			// once Parse has returned.
-			stop.Store(true)
-		}
-		select {
-		case free <- b:
-		default:
-		}
+	newScan := func() func(*lineio.Chunk, *scanned) {
+		ls := lineScanner{opt: p.opt}
+		return ls.scanChunk
 	}
-	return err
+	return lineio.Chunked(r, chunkSize, runtime.GOMAXPROCS(0), newScan, p.buildChunk)
 }
 
-func (p *parser) buildBatch(b *batch) error {
-	for i := range b.lines {
-		sl := &b.lines[i]
-		switch sl.kind {
-		case lineRaw:
-			if e := p.line(sl.raw, sl.no); e != nil {
-				return e
-			}
-		case lineScanned:
-			p.startLine(sl.no)
-			// Swap rather than copy, so that buffers circulate.
-			p.f, sl.f = sl.f, p.f
-			p.warns, sl.warns = sl.warns, p.warns
-			p.other = sl.other
-			if e := p.endLine(p.scanned(sl.err)); e != nil {
+// scanChunk scans c's lines into out.
+func (ls *lineScanner) scanChunk(c *lineio.Chunk, out *scanned) {
+	out.recs, out.ops = out.recs[:0], out.ops[:0]
+	lo := 0
+	c.Lines(func(line []byte, no int) {
+		if !blank(line) {
+			out.recs = append(out.recs, lineRec{no: no, lo: lo, hi: lo + len(line)})
+			ls.scanRec(line, &out.recs[len(out.recs)-1], &out.ops)
+		}
+		lo += len(line)
+	})
+}
+
+// scanRec makes rec fast if line is a plain transaction line, appending
+// its operations to ops.
+func (ls *lineScanner) scanRec(line []byte, rec *lineRec, ops *[]history.RawOp) {
+	if fastTxnLine(line, rec, ops) {
+		return
+	}
+	if !utf8.Valid(line) || bytes.HasPrefix(line, []byte("\ufeff")) {
+		return
+	}
+	ls.sc.reset(line)
+	ls.warns, ls.other = ls.warns[:0], 0
+	f := &ls.f
+	if !ls.object() || len(ls.warns) > 0 || ls.other > 0 ||
+		f.has&^txnFields != 0 || f.has&fSession == 0 || f.has&fOps == 0 {
+		return
+	}
+	lo := len(*ops)
+	for _, op := range f.ops {
+		if op.kname != 0 || op.vname != 0 || op.kind == history.OpReadList || op.src != history.SrcPlain {
+			*ops = (*ops)[:lo]
+			return
+		}
+		*ops = append(*ops, history.RawOp{Kind: op.kind, Key: op.key, Value: op.val})
+	}
+	*rec = lineRec{
+		no: rec.no, lo: rec.lo, hi: rec.hi, opLo: lo, opHi: len(*ops), fast: true,
+		hasID: f.has&fID != 0, hasTime: f.has&fTime != 0,
+		status: f.status, level: f.level, session: f.session, id: f.id,
+	}
+	if rec.hasTime {
+		rec.t0, rec.t1 = f.time[0], f.time[1]
+	}
+}
+
+// buildChunk builds c's lines, in order.
+func (p *parser) buildChunk(c *lineio.Chunk, sc *scanned) error {
+	for i := range sc.recs {
+		rec := &sc.recs[i]
+		if !rec.fast || !p.fastTxn(rec, sc.ops[rec.opLo:rec.opHi]) {
+			if e := p.line(c.Data[rec.lo:rec.hi], rec.no); e != nil {
 				return e
 			}
 		}
 	}
-	if b.err != nil {
-		return fmt.Errorf("%s: %w", p.name, b.err)
+	if c.Err != nil {
+		return fmt.Errorf("%s: %w", p.name, c.Err)
 	}
-	p.b.ReserveRest(b.read, p.size)
+	p.b.ReserveRest(c.End, p.size)
 	return nil
 }
 
-// scanAhead reads r and sends its lines, scanned, in batches on full.
-func scanAhead(r io.Reader, opt Options, full chan<- *batch, free <-chan *batch, stop *atomic.Bool) {
-	lr := newLineReader(r)
-	lr.lineOf = opt.LineOf
-	ls := lineScanner{opt: opt}
-	var b *batch
-	size := firstBatch
-	for !stop.Load() {
-		if b == nil {
-			select {
-			case b = <-free:
-			default:
-			}
-			if b != nil && cap(b.lines) >= size {
-				b.lines, b.err = b.lines[:0], nil
-			} else {
-				// Smaller batches than size go: they were the first.
-				b = &batch{lines: make([]scannedLine, 0, size)}
-				size = min(2*size, batchLines)
-			}
-		}
-		line, lineNo, err := lr.next()
-		b.read = lr.read
-		if err != nil {
-			b.err = err
-			full <- b
-			return
-		}
-		if line == nil {
-			break
-		}
-		b.lines = b.lines[:len(b.lines)+1]
-		sl := &b.lines[len(b.lines)-1]
-		sl.no = lineNo
-		switch {
-		case blank(line):
-			sl.kind = lineBlank
-		case !utf8.Valid(line) || bytes.HasPrefix(line, []byte("\ufeff")):
-			sl.kind = lineRaw
-			sl.raw = append(sl.raw[:0], line...)
-		default:
-			sl.kind = lineScanned
-			ls.sc.reset(line)
-			ls.warns, ls.other = ls.warns[:0], 0
-			sl.err = nil
-			if !ls.object() {
-				sl.err = ls.sc.err
-			}
-			ls.f, sl.f = sl.f, ls.f
-			ls.warns, sl.warns = sl.warns, ls.warns
-			sl.other = ls.other
-		}
-		if len(b.lines) == cap(b.lines) {
-			full <- b
-			b = nil
-		}
+// fastTxn is scanned and txn for a plain transaction line that a worker
+// has scanned: it adds the transaction and reports true, unless the line
+// would fail (after the end line, a duplicate id), which it leaves to the
+// sequential code, untouched, for the same error or warning.
+func (p *parser) fastTxn(rec *lineRec, ops []history.RawOp) bool {
+	id := int64(p.txns + 1)
+	if rec.hasID {
+		id = rec.id
 	}
-	if b != nil && len(b.lines) > 0 {
-		full <- b
+	if _, dup := p.ids.get(id); dup || p.ended {
+		return false
 	}
+	p.startLine(rec.no)
+	p.parsed = true
+	var t [2]int64
+	if rec.hasTime {
+		t = [2]int64{rec.t0, rec.t1}
+	}
+	tx, track := p.beginTxn(id, rec.session, len(ops), rec.status, rec.level, rec.hasTime, t)
+	p.addRawOps(tx, id, track, ops)
+	_ = p.endLine(nil)
+	return true
 }

@@ -11,8 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// readBoth reads data sequentially and pipelined (its values interned in
-// parallel in small batches) and requires the same
+// readBoth reads data sequentially and in parallel (in small chunks, its
+// values interned in parallel in small batches) and requires the same
 // outcome: the same history (warnings and dropped counts included) or the
 // same error.
 func readBoth(t *testing.T, data []byte, lenient bool) {
@@ -23,8 +23,11 @@ func readBoth(t *testing.T, data []byte, lenient bool) {
 	forceSequential = false
 	// Small batches of values interned in parallel, so that they end
 	// anywhere in the history.
-	defer func(n int) { parallelBatch = n }(parallelBatch)
+	defer func(n, c int) { parallelBatch, chunkSize = n, c }(parallelBatch, chunkSize)
 	parallelBatch = 1 + len(data)%37
+	// Chunks of a few bytes to a few lines, so that they end anywhere
+	// (mid-line, on a blank line, on the last line).
+	chunkSize = 1 + len(data)%211
 	hp, errP := Parse(bytes.NewReader(data), "x.jsonl", Options{Lenient: lenient})
 	if errS != nil {
 		require.Error(t, errP, "%q", data)
@@ -72,7 +75,7 @@ func TestPipelineMatchesSequential(t *testing.T) {
 	for i := range 300 {
 		n := rng.IntN(8)
 		if i%10 == 0 {
-			n = batchLines*2 + rng.IntN(batchLines)
+			n = 1000 + rng.IntN(500)
 		}
 		var b strings.Builder
 		for range n {

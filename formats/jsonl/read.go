@@ -147,7 +147,6 @@ func Parse(r io.Reader, name string, opt Options) (*history.History, error) {
 // readSequential reads and builds line by line on one goroutine.
 func (p *parser) readSequential(r io.Reader) error {
 	lr := newLineReader(r)
-	lr.lineOf = p.opt.LineOf
 	for {
 		line, lineNo, err := lr.next()
 		if err != nil {
@@ -173,6 +172,9 @@ func (p *parser) line(line []byte, lineNo int) error {
 }
 
 func (p *parser) startLine(lineNo int) {
+	if p.opt.LineOf != nil {
+		lineNo = p.opt.LineOf(lineNo)
+	}
 	p.pos = history.Pos{File: p.name, Line: lineNo}
 	p.seen++
 	p.parsed, p.ignored = false, history.Dropped{}
@@ -458,24 +460,15 @@ func (p *parser) txn() *history.InputError {
 	if prev, dup := p.ids.get(id); dup {
 		return p.errorf(0, "transaction id %d already used on line %d", id, prev)
 	}
-	if p.kind == initUnset {
-		p.kind = initZero
-	}
-	p.txns++
-	p.ops += int64(len(f.ops))
-	p.ids.set(id, p.pos.Line)
-	b := p.b
-	t := b.Begin(b.Session(f.session), id, f.status, p.pos)
-	if f.level != history.LevelNone {
-		b.SetLevel(t, f.level)
-	}
+	var tm [2]int64
 	if f.has&fTime != 0 {
-		b.SetInterval(t, f.time[0], f.time[1])
+		tm = [2]int64{f.time[0], f.time[1]}
 	}
-	track := p.kind == initZero
+	t, track := p.beginTxn(id, f.session, len(f.ops), f.status, f.level, f.has&fTime != 0, tm)
 	if p.addRaw(t, id, track) {
 		return nil
 	}
+	b := p.b
 	for _, op := range f.ops {
 		if op.src != history.SrcPlain {
 			p.rowOp(t, op, track)
@@ -513,6 +506,27 @@ func (p *parser) txn() *history.InputError {
 	return nil
 }
 
+// beginTxn starts transaction id, whose line has passed every check, with
+// nops operations to come; track says whether its keys' initial values
+// are to be told apart (markListish).
+func (p *parser) beginTxn(id, session int64, nops int, status history.Status, level history.Level, hasTime bool, tm [2]int64) (history.TxnID, bool) {
+	if p.kind == initUnset {
+		p.kind = initZero
+	}
+	p.txns++
+	p.ops += int64(nops)
+	p.ids.set(id, p.pos.Line)
+	b := p.b
+	t := b.Begin(b.Session(session), id, status, p.pos)
+	if level != history.LevelNone {
+		b.SetLevel(t, level)
+	}
+	if hasTime {
+		b.SetInterval(t, tm[0], tm[1])
+	}
+	return t, p.kind == initZero
+}
+
 // addRaw adds the line's operations to t at once (Builder.AddRaw) when
 // they are all plain reads, writes and appends of integers, the common
 // case, with the same effects as txn's loop; otherwise it adds nothing
@@ -527,10 +541,16 @@ func (p *parser) addRaw(t history.TxnID, id int64, track bool) bool {
 		raw = append(raw, history.RawOp{Kind: op.kind, Key: op.key, Value: op.val})
 	}
 	p.raw = raw
+	p.addRawOps(t, id, track, raw)
+	return true
+}
+
+// addRawOps is addRaw for operations already checked and converted.
+func (p *parser) addRawOps(t history.TxnID, id int64, track bool, raw []history.RawOp) {
 	b := p.b
 	b.AddRaw(t, raw)
 	if !track && p.emptyWarn {
-		return true
+		return
 	}
 	// Keys only, already interned: Ops would wait for the values
 	// (Builder.SetParallel).
@@ -543,7 +563,6 @@ func (p *parser) addRaw(t history.TxnID, id int64, track bool) bool {
 			b.Warn(p.pos, "transaction %d writes %d, the value that stands for an empty list or a missing key", id, op.Value)
 		}
 	}
-	return true
 }
 
 // keyID interns a key: an integer, or a string (name > 0).

@@ -131,21 +131,23 @@ func (r *splitReader) Read(p []byte) (int, error) {
 }
 
 // TestReaderMatchesReference: on random histories the reader, sequential
-// and pipelined (values interned in parallel, in batches of several
-// sizes), gives the history a plain encoding/json reading gives;
+// and parallel (in chunks and values interned in parallel in batches of
+// several sizes), gives the history a plain encoding/json reading gives;
 // for small ones, whatever byte the input's first read ends at.
 func TestReaderMatchesReference(t *testing.T) {
-	defer func(n int) { forceSequential, parallelBatch = false, n }(parallelBatch)
+	defer func(n, c int) { forceSequential, parallelBatch, chunkSize = false, n, c }(parallelBatch, chunkSize)
 	rng := rand.New(rand.NewPCG(8, 9))
 	for round := range 300 {
 		// Pipelined, values are interned in parallel in batches of this
 		// size (history.Builder.SetParallel).
 		parallelBatch = []int{1, 7, 100, history.ParallelBatch}[round%4]
+		// Chunks of the parallel reader: a byte, a few lines, the default.
+		chunkSize = []int{1, 300, 4096, 1 << 19}[round%4]
 		n, ops := 1+rng.IntN(6), 25
 		cutAll := round%20 != 0 && round < 40
 		switch {
 		case round%20 == 0:
-			n = batchLines*3 + rng.IntN(batchLines) // batches meet mid-history
+			n = 1500 + rng.IntN(500) // chunks and batches meet mid-history
 		case cutAll:
 			n, ops = 1+rng.IntN(3), 6 // small enough to cut everywhere
 		}

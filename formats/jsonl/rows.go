@@ -74,7 +74,7 @@ func (p *lineScanner) selectOp(n int) bool {
 				sc.i = at
 				return sc.fail(`ops[%d] predicate field "keys": [%d, %d] is not a range (lo <= hi; keys lo <= k < hi)`, n, op.key, op.val)
 			}
-		case "in", "values":
+		case "in", "values", "mod":
 			if test == nil {
 				test = &history.ValueTest{}
 			}
@@ -83,7 +83,7 @@ func (p *lineScanner) selectOp(n int) bool {
 			}
 		default:
 			sc.i = start
-			return sc.fail(`ops[%d] predicate: unknown field %q (a predicate is {"keys": [lo, hi]}, with "in": [values] and "values": [lo, hi] as value tests)`, n, field)
+			return sc.fail(`ops[%d] predicate: unknown field %q (a predicate is {"keys": [lo, hi]}, with "in": [values], "values": [lo, hi] and "mod": [m, r] as value tests)`, n, field)
 		}
 		sc.ws()
 		if sc.peek() == ',' {
@@ -216,7 +216,7 @@ func (p *parser) rowOp(t history.TxnID, op rawOp, track bool) {
 	}
 }
 
-// valueTest parses the value test field ("in" or "values") of predicate
+// valueTest parses the value test field ("in", "values" or "mod") of predicate
 // read n into test; start is where the field's name began.
 func (p *lineScanner) valueTest(n int, field string, start int, test *history.ValueTest) bool {
 	sc := &p.sc
@@ -236,19 +236,24 @@ func (p *lineScanner) valueTest(n int, field string, start int, test *history.Va
 		test.In = slices.Compact(test.In)
 		return ok
 	}
-	if test.HasRange {
-		sc.i = start
-		return sc.fail(`ops[%d] predicate: duplicate field "values"`, n)
+	has, a, b := &test.HasRange, &test.VLo, &test.VHi
+	what := `predicate field "values": [lo, hi], two integers`
+	if field == "mod" {
+		has, a, b = &test.HasMod, &test.Mod, &test.Rem
+		what = `predicate field "mod": [m, r], two integers`
 	}
-	test.HasRange = true
+	if *has {
+		sc.i = start
+		return sc.fail(`ops[%d] predicate: duplicate field %q`, n, field)
+	}
+	*has = true
 	at := sc.i
-	const what = `predicate field "values": [lo, hi], two integers`
 	var ok bool
 	if !sc.expect('[', fmt.Sprintf(`ops[%d] %s`, n, what)) {
 		return false
 	}
 	sc.ws()
-	if test.VLo, ok = sc.integer(fmt.Sprintf(`ops[%d] predicate field "values" lo`, n)); !ok {
+	if *a, ok = sc.integer(fmt.Sprintf(`ops[%d] %s, the first`, n, what)); !ok {
 		return false
 	}
 	sc.ws()
@@ -256,14 +261,18 @@ func (p *lineScanner) valueTest(n int, field string, start int, test *history.Va
 		return false
 	}
 	sc.ws()
-	if test.VHi, ok = sc.integer(fmt.Sprintf(`ops[%d] predicate field "values" hi`, n)); !ok {
+	if *b, ok = sc.integer(fmt.Sprintf(`ops[%d] %s, the second`, n, what)); !ok {
 		return false
 	}
 	sc.ws()
 	if !sc.expect(']', fmt.Sprintf(`ops[%d] %s`, n, what)) {
 		return false
 	}
-	if test.VLo > test.VHi {
+	switch {
+	case field == "mod" && test.Mod == 0:
+		sc.i = at
+		return sc.fail(`ops[%d] predicate field "mod": [0, %d] takes values modulo 0 (value mod m = r, m != 0)`, n, test.Rem)
+	case field == "values" && test.VLo > test.VHi:
 		sc.i = at
 		return sc.fail(`ops[%d] predicate field "values": [%d, %d] is not a range (lo <= hi; values lo <= v < hi)`, n, test.VLo, test.VHi)
 	}

@@ -69,6 +69,10 @@ func TestRowsErrors(t *testing.T) {
 		{`["select",{"keys":[0,10],"values":[1,2],"values":[1,2]},[]]`, `duplicate field "values"`},
 		{`["select",{"keys":[0,10],"values":[1]},[]]`, `predicate field "values": [lo, hi], two integers`},
 		{`["select",{"keys":[0,10],"where":1},[]]`, `predicate: unknown field "where"`},
+		{`["select",{"keys":[0,10],"mod":[2,0]},[[1,3]]]`, `value 3 does not pass the predicate's value test (value mod 2 = 0)`},
+		{`["select",{"keys":[0,10],"mod":[0,1]},[]]`, `"mod": [0, 1] takes values modulo 0`},
+		{`["select",{"keys":[0,10],"mod":[2,0],"mod":[2,0]},[]]`, `duplicate field "mod"`},
+		{`["select",{"keys":[0,10],"mod":[2]},[]]`, `predicate field "mod": [m, r], two integers`},
 		{`["select",{},[]]`, `predicate: missing field "keys"`},
 		{`["select",{"keys":[0,10],"keys":[0,10]},[]]`, `duplicate field "keys"`},
 		{`["select",{"keys":["a","b"]},[]]`, `"keys" lo: expected an integer`},
@@ -125,4 +129,23 @@ func TestRowsValueTests(t *testing.T) {
 	_, out, err := roundTrip(h)
 	require.NoError(t, err)
 	require.Contains(t, out, `["select",{"keys":[0,10],"in":[10,30]},[[1,10],[3,30]]],["select",{"keys":[0,10],"in":[10,20],"values":[15,40]},[[2,20]]],["select",{"keys":[0,10]},[]]`)
+}
+
+// A modulo test (Elle's [:mod m r]): the floored remainder, so -3 mod 2 is
+// 1; the rows it rejects read stand-ins; written back as read.
+func TestRowsModTest(t *testing.T) {
+	h := parse(t, `{"hyperiso":1,"init":"zero"}
+{"session":1,"ops":[["insert",1,-3],["insert",2,-4],["insert",3,5]]}
+{"session":2,"ops":[["select",{"keys":[0,10],"mod":[2,1]},[[1,-3],[3,5]]],["select",{"mod":[-3,-1],"keys":[0,10]},[[2,-4],[3,5]]]]}
+`, Options{})
+	require.NoError(t, h.CheckInvariants())
+	require.Equal(t, &history.ValueTest{Mod: 2, Rem: 1, HasMod: true}, h.Selects[0].Test)
+	require.Equal(t, &history.ValueTest{Mod: -3, Rem: -1, HasMod: true}, h.Selects[1].Test)
+	ops := h.Txns[2].Ops
+	// Row 2 of the first read: absent or -4 (even); 5 mod -3 is -1.
+	require.True(t, h.Unreturned(ops[1]))
+	require.Len(t, h.Index().Writers(ops[1].Key, ops[1].Value), 2)
+	_, out, err := roundTrip(h)
+	require.NoError(t, err)
+	require.Contains(t, out, `["select",{"keys":[0,10],"mod":[2,1]},[[1,-3],[3,5]]],["select",{"keys":[0,10],"mod":[-3,-1]},[[2,-4],[3,5]]]`)
 }

@@ -186,6 +186,36 @@ func initName(k history.InitKind, zero bool) string {
 	return initNone
 }
 
+// markRanges calls mark once for each integer key of h in the key range of
+// some predicate read.
+func markRanges(h *history.History, mark func(history.KeyID)) {
+	if len(h.Selects) == 0 {
+		return
+	}
+	keys := make([]history.KeyID, 0, len(h.Keys))
+	for k := range h.Keys {
+		if h.KeyName(history.KeyID(k)) == "" {
+			keys = append(keys, history.KeyID(k))
+		}
+	}
+	slices.SortFunc(keys, func(x, y history.KeyID) int { return cmp.Compare(h.Keys[x], h.Keys[y]) })
+	depth := make([]int32, len(keys)+1)
+	at := func(raw int64) int {
+		i, _ := slices.BinarySearchFunc(keys, raw, func(k history.KeyID, raw int64) int { return cmp.Compare(h.Keys[k], raw) })
+		return i
+	}
+	for _, s := range h.Selects {
+		depth[at(s.Lo)]++
+		depth[at(s.Hi)]--
+	}
+	var d int32
+	for i, k := range keys {
+		if d += depth[i]; d > 0 {
+			mark(k)
+		}
+	}
+}
+
 // initPlan decides how T⊥ is written. Under "zero" the reader derives the
 // initial value of every key (0, or EmptyList for keys used as lists), so
 // only writes that differ from that, or of keys the rest of the file does
@@ -210,6 +240,9 @@ func initPlan(h *history.History) (zero bool, line []history.Op) {
 			}
 		}
 	}
+	// A key in a predicate read's range is a row even where the read kept
+	// no operation for it (history.Select: aborted readers, inert rows).
+	markRanges(h, func(k history.KeyID) { use[k] |= listish })
 	for _, v := range h.AbortedWrites {
 		use[v.Key] |= mentioned
 	}
@@ -511,6 +544,10 @@ func appendSelect(buf []byte, h *history.History, s history.Select) []byte {
 	if t := s.Test; t != nil && t.HasRange {
 		buf = append(buf, `,"values":`...)
 		buf = appendTuple(buf, t.VLo, t.VHi)
+	}
+	if t := s.Test; t != nil && t.HasMod {
+		buf = append(buf, `,"mod":`...)
+		buf = appendTuple(buf, t.Mod, t.Rem)
 	}
 	buf = append(buf, "},["...)
 	first := true

@@ -26,7 +26,8 @@ import (
 // writes the empty value, docs/predicates.md), so a dead row reads as
 // absent, whichever delete killed it: the tombstones are dropped, and the
 // hyper-polygraph chooses among the deletes. That says less than Viper's
-// file, never something else.
+// file, never something else (docs/predicates.md, "Deleted rows with
+// identity", says what it misses and why the model keeps one absent state).
 
 // readValue is the value an observation of a row read: v, or absent when
 // v is null or "nil" (never written) or dead says the row was deleted.

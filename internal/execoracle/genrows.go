@@ -85,6 +85,13 @@ func (g *gen) randomPred() *Predicate {
 	case 2:
 		p.VLo = int64(1 + rng.Intn(nv))
 		p.VHi = p.VLo + 1 + int64(rng.Intn(nv))
+	case 3:
+		// Elle's [:mod m r], with the modulus of either sign.
+		m := int64(2 + rng.Intn(2))
+		p.Mod, p.Rem = m, int64(rng.Intn(int(m)))
+		if rng.Intn(2) == 0 {
+			p.Mod, p.Rem = -m, -p.Rem
+		}
 	}
 	return p
 }

@@ -91,8 +91,9 @@ type Row struct{ Key, Value int64 }
 
 // Predicate is what a predicate read selects: the rows whose key lies in
 // [Lo, Hi) and whose value passes the value test. The value test is the
-// conjunction of In (when non-nil: the value is one of In) and [VLo, VHi)
-// (when VLo < VHi). The key range also declares the read's universe: every
+// conjunction of In (when non-nil: the value is one of In), [VLo, VHi)
+// (when VLo < VHi) and "value mod Mod = Rem" (when Mod != 0; the remainder
+// has Mod's sign, as Clojure's mod in Elle's [:mod m r]). The key range also declares the read's universe: every
 // key in it is a row (doc.go, "Rows").
 //
 // Match is the only place the oracle looks at a predicate, so a new kind
@@ -101,6 +102,7 @@ type Predicate struct {
 	Lo, Hi   int64
 	In       []int64
 	VLo, VHi int64
+	Mod, Rem int64
 }
 
 // Covers says whether k is in the predicate's key range.
@@ -113,6 +115,15 @@ func (p *Predicate) Match(k, v int64) bool {
 	}
 	if p.In != nil && !slices.Contains(p.In, v) {
 		return false
+	}
+	if p.Mod != 0 {
+		r := v % p.Mod
+		if r*p.Mod < 0 { // r's sign differs from Mod's (values are small)
+			r += p.Mod
+		}
+		if r != p.Rem {
+			return false
+		}
 	}
 	return p.VLo >= p.VHi || p.VLo <= v && v < p.VHi
 }
@@ -248,6 +259,9 @@ func (p *Predicate) jsonl() string {
 	if p.VLo < p.VHi {
 		s += fmt.Sprintf(`,"values":[%d,%d]`, p.VLo, p.VHi)
 	}
+	if p.Mod != 0 {
+		s += fmt.Sprintf(`,"mod":[%d,%d]`, p.Mod, p.Rem)
+	}
 	return s + "}"
 }
 
@@ -258,6 +272,9 @@ func (p *Predicate) String() string {
 	}
 	if p.VLo < p.VHi {
 		s += fmt.Sprintf(" values [%d,%d)", p.VLo, p.VHi)
+	}
+	if p.Mod != 0 {
+		s += fmt.Sprintf(" mod %d = %d", p.Mod, p.Rem)
 	}
 	return s
 }

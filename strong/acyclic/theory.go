@@ -61,6 +61,12 @@ type pushRec struct {
 	ww bool
 }
 
+// writerSlot is one entry of the writers' index: writer w's writerInfo.
+type writerSlot struct {
+	w    history.TxnID
+	info int32
+}
+
 // writerKey names the writes of one transaction to one key.
 type writerKey struct {
 	k history.KeyID
@@ -120,7 +126,11 @@ type Theory struct {
 	// there it holds every writer. Indices rather than pointers leave the
 	// map and the records nothing for the garbage collector to chase.
 	writers map[writerKey]int32
-	infos   []writerInfo
+	// The same, sorted: byKey[keyAt[k]:keyAt[k+1]] are key k's writers
+	// by TxnID (index, lookup).
+	keyAt []int32
+	byKey []writerSlot
+	infos []writerInfo
 	// value[v] is 0 unassigned, 1 true, -1 false (as seen by the theory).
 	value   []int8
 	reasons []reason
@@ -220,23 +230,22 @@ func newTheory(enc *encode.Encoding, polarity Polarity, pc, psi, hint bool) (*Th
 		}
 	}
 	allWriters := t.pc || psi || allWritersForTest
-	// Without allWriters only the keys with a writer above are looked up:
-	// after pruning most keys have none, and the known edges are millions.
-	var hasKey []bool
+	// Without allWriters only the writers above are looked up, in the
+	// sorted index (the known edges are millions, a map look-up each
+	// was a third of the theory's set-up at a million transactions).
 	if !allWriters {
-		hasKey = make([]bool, len(g.Writers))
-		for wk := range t.writers {
-			hasKey[wk.k] = true
-		}
+		t.index(len(g.Writers))
 	}
 	for _, e := range g.Known {
 		if e.Rel != history.WW && e.Rel != history.WR {
 			continue
 		}
-		if hasKey != nil && (int(e.Key) >= len(hasKey) || !hasKey[e.Key]) {
-			continue
+		var wi *writerInfo
+		if allWriters {
+			wi = info(e.Key, e.From, true)
+		} else if i := t.lookup(e.Key, e.From); i >= 0 {
+			wi = &t.infos[i]
 		}
-		wi := info(e.Key, e.From, allWriters)
 		if wi == nil {
 			continue
 		}
@@ -245,6 +254,9 @@ func newTheory(enc *encode.Encoding, polarity Polarity, pc, psi, hint bool) (*Th
 		} else {
 			wi.knownReaders = append(wi.knownReaders, e.To)
 		}
+	}
+	if allWriters {
+		t.index(len(g.Writers))
 	}
 	if t.pc || psi {
 		t.thinKnownSucc()
@@ -502,11 +514,45 @@ func (t *Theory) afterWR(x history.KeyID, w, r history.TxnID, l cnf.Lit) []cnf.L
 // differential test.
 var allWritersForTest bool
 
+// index sorts the writers recorded in t.writers by key and writer, for
+// lookup.
+func (t *Theory) index(keys int) {
+	t.keyAt = make([]int32, keys+1)
+	for wk := range t.writers {
+		t.keyAt[wk.k+1]++
+	}
+	for k := range keys {
+		t.keyAt[k+1] += t.keyAt[k]
+	}
+	t.byKey = make([]writerSlot, len(t.writers))
+	fill := slices.Clone(t.keyAt[:keys])
+	for wk, i := range t.writers {
+		t.byKey[fill[wk.k]] = writerSlot{wk.t, i}
+		fill[wk.k]++
+	}
+	for k := range keys {
+		slices.SortFunc(t.byKey[t.keyAt[k]:t.keyAt[k+1]], func(a, b writerSlot) int { return int(a.w) - int(b.w) })
+	}
+}
+
+// lookup is the index in infos of writer w of key k, or -1.
+func (t *Theory) lookup(k history.KeyID, w history.TxnID) int32 {
+	if int(k) >= len(t.keyAt)-1 {
+		return -1
+	}
+	ws := t.byKey[t.keyAt[k]:t.keyAt[k+1]]
+	i, ok := slices.BinarySearchFunc(ws, w, func(s writerSlot, w history.TxnID) int { return int(s.w) - int(w) })
+	if !ok {
+		return -1
+	}
+	return ws[i].info
+}
+
 // writer returns the index in infos of writer w of key k, which a
 // variable's edge leaves and newTheory therefore recorded.
 func (t *Theory) writer(k history.KeyID, w history.TxnID) int32 {
-	i, ok := t.writers[writerKey{k, w}]
-	if !ok {
+	i := t.lookup(k, w)
+	if i < 0 {
 		// A missing record would silently drop RW edges: a wrong verdict.
 		panic("acyclic: no record of a writer some variable's edge leaves")
 	}
