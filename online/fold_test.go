@@ -317,3 +317,28 @@ func TestForkedFenceChainDoesNotFold(t *testing.T) {
 		t.Errorf("folded %d, %v; want nothing folded, satisfied", st.Folded, st.Levels[0].Result.Verdict)
 	}
 }
+
+// After a fold, errors name lines by their number in the whole stream.
+func TestFoldedErrorsNameStreamLines(t *testing.T) {
+	src := `{"hyperiso":1,"init":"zero"}
+{"session":1,"ops":[["w",1,1]]}
+{"session":1,"ops":[["r",9,0],["w",9,10]]}
+{"session":2,"ops":[["r",9,10],["w",9,20]]}
+{"session":1,"ops":[["r",9,20]]}
+{"session":2,"ops":[["r",9,20],["r",1,1]]}
+{"session":1,"ops":[["r",9,20],["w",9,30],["w",1,2]]}
+{"session":2,"ops":[["r",9,30],["w",9,40]]}
+{"session":1,"ops":[["r",9,40]]}
+{"session":2,"ops":[["r",9,40],["r",1,2]]}
+`
+	c, _ := New(Options{Name: "s", Levels: levelsOf(t, []string{"ser"}), Unique: true, FenceKey: fenceKey, FenceKeySet: true})
+	c.Write([]byte(src))
+	st, err := c.Check(context.Background())
+	if err != nil || st.Folded == 0 {
+		t.Fatalf("folded %d, %v (%s); want a fold", st.Folded, err, st.Keeping)
+	}
+	c.Write([]byte(`{"session":1,"ops":[["x",1,1]]}` + "\n"))
+	if _, err = c.Check(context.Background()); err == nil || !strings.Contains(err.Error(), "s:11") {
+		t.Errorf("error %v; want one naming s:11", err)
+	}
+}
