@@ -5,7 +5,7 @@ import "github.com/hyperiso/hyperiso/strong/acyclic"
 // NoHint is the default strategy without the history's own order
 // (acyclic.NewUnhinted, no decision priorities): the path before it.
 var NoHint = Strategy{Name: "veristrong/no-hint", Prune: true, TwoWidth: true,
-	solve: cdclSolveHint(acyclic.LatestWriterPolarity, graphPlain, false)}
+	solve: cdclSolveWith(acyclic.LatestWriterPolarity, graphPlain, false, chronoLevels)}
 
 // NoProbe is the default strategy without the history-order probe
 // (run.probe): the search alone.

@@ -41,7 +41,9 @@ func (s *Solver) analyze(confl []lit, c cref) (btLevel int, lbd int) {
 				s.learnt = append(s.learnt, q)
 			}
 		}
-		for s.seen[s.trail[index].v()] == 0 {
+		// The next literal of this level on the trail (a learnt
+		// clause's literal of a lower level may sit above it).
+		for s.seen[s.trail[index].v()] == 0 || s.vd[s.trail[index].v()].level < dl {
 			index--
 		}
 		p = s.trail[index]

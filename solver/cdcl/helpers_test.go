@@ -99,4 +99,7 @@ var optionVariants = []Options{
 	{Seed: 3, RandomVarFreq: 0.05, NoMinimize: true},
 	{Reduce: ReduceActivity, LubyUnit: 10, Restarts: RestartLuby},
 	{NoReuseTrail: true, LubyUnit: 5, Restarts: RestartLuby},
+	{Chrono: 1},
+	{Chrono: 1, Restarts: RestartLuby, LubyUnit: 5, Seed: 5},
+	{Chrono: 2, Restarts: RestartNone, NoMinimize: true, Reduce: ReduceActivity},
 }

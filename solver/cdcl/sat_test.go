@@ -63,4 +63,6 @@ func TestRandom3SATDifferential(t *testing.T) {
 		}
 	}
 	t.Logf("%d instances, %d SAT; %s", count, nsat, tot)
+	// The variants with Options.Chrono backtrack chronologically.
+	require.Positive(t, tot.chrono, "no chronological backtrack")
 }

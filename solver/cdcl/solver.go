@@ -64,6 +64,11 @@ type Options struct {
 	// RandomVarFreq is the probability of a random decision variable
 	// (default 0).
 	RandomVarFreq float64
+	// Chrono, if positive, backtracks chronologically (one level, not to
+	// the backjump level) after a conflict whose backjump would undo more
+	// than Chrono levels (Nadel and Ryvchin 2018): the decisions in between
+	// stay, and with them the theory's work on them.
+	Chrono int
 	// ConflictLimit, if positive, makes a Solve call give up with Unknown
 	// after that many conflicts.
 	ConflictLimit int64
@@ -95,6 +100,7 @@ type Stats struct {
 	TheoryAssigns      int64 // Theory.Assign calls
 	TheoryConflicts    int64 // conflict clauses from the theory
 	LateConflicts      int64 // conflicts whose clause lay below the current level
+	ChronoBacktracks   int64 // conflicts followed by a one-level backtrack (Options.Chrono)
 	TheoryPropagations int64 // literals implied by TheoryPropagator
 	Clauses            int   // current original clauses (non-unit)
 	LearntClauses      int   // current learnt clauses (non-unit)
@@ -405,8 +411,15 @@ func (s *Solver) search(ctx context.Context) Result {
 				s.cancelUntil(int(maxL))
 			}
 			bt, lbd := s.analyze(lits, confl)
-			s.cancelUntil(bt)
-			s.learn(lbd)
+			if dl := s.decisionLevel(); s.opt.Chrono > 0 && dl-bt > s.opt.Chrono {
+				// Chronological backtracking: one level back, the clause's
+				// literal at its own level, the decisions between kept.
+				s.stats.ChronoBacktracks++
+				s.cancelUntil(dl - 1)
+			} else {
+				s.cancelUntil(bt)
+			}
+			s.learn(lbd, bt)
 			s.decayActivities()
 			s.afterConflict(lbd, trailSize)
 			if s.opt.ConflictLimit > 0 && s.stats.Conflicts-startConflicts >= s.opt.ConflictLimit {
@@ -450,11 +463,12 @@ func (s *Solver) search(ctx context.Context) Result {
 }
 
 // learn adds the clause in s.learnt (asserting literal first) and asserts
-// it at the current level (the backjump level).
-func (s *Solver) learn(lbd int) {
+// it at level, the backjump level (the current one, or below it after a
+// chronological backtrack).
+func (s *Solver) learn(lbd, level int) {
 	s.stats.Learned++
 	if len(s.learnt) == 1 {
-		s.enqueue(s.learnt[0], crefUndef)
+		s.enqueueAt(s.learnt[0], crefUndef, 0)
 		return
 	}
 	if !s.reserve(hdrSize + len(s.learnt)) {
@@ -465,7 +479,7 @@ func (s *Solver) learn(lbd int) {
 	s.learnts = append(s.learnts, c)
 	s.attach(c)
 	s.bumpClause(c)
-	s.enqueue(s.learnt[0], c)
+	s.enqueueAt(s.learnt[0], c, level)
 }
 
 // Err returns why the solver stopped short of an answer for good: the

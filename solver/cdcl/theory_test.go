@@ -489,7 +489,7 @@ func TestTheoryContractEdges(t *testing.T) {
 }
 
 // statTotals sums the theory-related counters over a test.
-type statTotals struct{ conflicts, thConflicts, late, thProps, reductions, compactions int64 }
+type statTotals struct{ conflicts, thConflicts, late, thProps, reductions, compactions, chrono int64 }
 
 func (t *statTotals) add(s Stats) {
 	t.conflicts += s.Conflicts
@@ -498,9 +498,10 @@ func (t *statTotals) add(s Stats) {
 	t.thProps += s.TheoryPropagations
 	t.reductions += s.Reductions
 	t.compactions += s.Compactions
+	t.chrono += s.ChronoBacktracks
 }
 
 func (t statTotals) String() string {
-	return fmt.Sprintf("conflicts %d (theory %d, late %d), theory propagations %d, reductions %d, compactions %d",
-		t.conflicts, t.thConflicts, t.late, t.thProps, t.reductions, t.compactions)
+	return fmt.Sprintf("conflicts %d (theory %d, late %d), theory propagations %d, reductions %d, compactions %d, chronological backtracks %d",
+		t.conflicts, t.thConflicts, t.late, t.thProps, t.reductions, t.compactions, t.chrono)
 }
