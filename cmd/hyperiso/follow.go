@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"runtime"
 	"strings"
@@ -40,7 +41,7 @@ type followRun struct {
 func followFlagsCheck(c *cobra.Command, req levelRequest, paths []string, format string) error {
 	switch {
 	case len(paths) != 1:
-		return fail(exitBadInput, "--follow reads one stream (a file being written, or - for standard input)")
+		return fail(exitBadInput, "--follow reads one stream (a file being written, a Unix socket, or - for standard input)")
 	case !c.Flags().Changed("level"):
 		return fail(exitBadInput, "--follow needs --level L[,L...]: each level is checked again as the stream grows")
 	case req.all:
@@ -58,6 +59,15 @@ func (fr *followRun) open(c *cobra.Command, path string) (io.Reader, func(), boo
 	if path == "-" {
 		in := c.InOrStdin()
 		return in, func() {}, online.IsTail(in), nil
+	}
+	if fi, err := os.Stat(path); err == nil && fi.Mode()&os.ModeSocket != 0 {
+		// A producer that serves its stream on a Unix socket: read it
+		// until the producer closes the connection.
+		conn, err := net.Dial("unix", path)
+		if err != nil {
+			return nil, nil, false, fail(exitBadInput, "%v", err)
+		}
+		return conn, func() { conn.Close() }, false, nil
 	}
 	f, err := os.Open(path)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -209,4 +210,40 @@ func TestFollowFoldsFencedStream(t *testing.T) {
 	code, _, errs = runCLI(t, "collect", "--fence-every", "0", "-o", h)
 	require.Equal(t, exitBadInput, code)
 	require.Contains(t, errs, "at least 1")
+}
+
+// A stream served on a Unix socket is read until the producer closes the
+// connection, a check running meanwhile, and its verdict is the offline
+// one.
+func TestFollowUnixSocket(t *testing.T) {
+	dir, err := os.MkdirTemp("", "hsock") // short: socket paths are limited to about 100 bytes
+	require.NoError(t, err)
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	sock := filepath.Join(dir, "h.sock")
+	ln, err := net.Listen("unix", sock)
+	require.NoError(t, err)
+	defer ln.Close()
+	first := `{"hyperiso":1,"init":"zero"}
+{"session":1,"id":1,"ops":[["r",1,0],["w",2,10]]}
+`
+	second := `{"session":2,"id":2,"ops":[["r",2,0],["w",1,20]]}
+`
+	go func() {
+		conn, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer conn.Close()
+		_, _ = io.WriteString(conn, first)
+		time.Sleep(300 * time.Millisecond) // a check of the first part runs
+		_, _ = io.WriteString(conn, second)
+	}()
+	code, out, errs := runCLI(t, "check", "--follow", "--every", "50ms", "--level", "ser,si", sock)
+	require.Equal(t, exitViolated, code, out+errs)
+	require.Contains(t, out, "SER:  VIOLATED")
+	require.Contains(t, out, "SI:   SATISFIED")
+	whole := filepath.Join(dir, "h.jsonl")
+	require.NoError(t, os.WriteFile(whole, []byte(first+second), 0o644))
+	offline, _, _ := runCLI(t, "check", "--level", "ser,si", whole)
+	require.Equal(t, offline, code)
 }
