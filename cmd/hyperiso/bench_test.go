@@ -26,9 +26,21 @@ import (
 // "<test binary> bench --worker", serve that job (see TestMain).
 const benchWorkerEnv = "HYPERISO_BENCH_CMD_TEST_WORKER"
 
+// peakEnv makes the test binary acting as hyperiso write its own peak
+// resident size last on standard error (reportPeak, where the system
+// tells it).
+const peakEnv = "HYPERISO_CMD_TEST_PEAK"
+
+// reportPeak is set where the system tells a process its own peak.
+var reportPeak func()
+
 func TestMain(m *testing.M) {
 	if os.Getenv(mainEnv) == "1" {
-		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+		code := run(os.Args[1:], os.Stdout, os.Stderr)
+		if os.Getenv(peakEnv) == "1" && reportPeak != nil {
+			reportPeak()
+		}
+		os.Exit(code)
 	}
 	if os.Getenv(benchWorkerEnv) == "1" && len(os.Args) > 1 && os.Args[1] == "bench" {
 		code := exitSatisfied
