@@ -271,7 +271,11 @@ func (t *Theory) knownRW() []hyperpolygraph.Edge {
 		if e.Rel != history.WR {
 			continue
 		}
-		for _, succ := range t.infos[t.writers[writerKey{e.Key, e.From}]].knownSucc {
+		i := t.lookup(e.Key, e.From)
+		if i < 0 {
+			continue
+		}
+		for _, succ := range t.infos[i].knownSucc {
 			if succ != e.To {
 				out = append(out, hyperpolygraph.Edge{From: e.To, To: succ, Rel: history.RW, Key: e.Key})
 			}
@@ -290,12 +294,6 @@ func (t *Theory) knownRW() []hyperpolygraph.Edge {
 // doubled graph has no such arc chain, and SER's pruning puts its RW edges
 // in the known graph, so they keep every successor.
 func (t *Theory) thinKnownSucc() {
-	byKey := map[history.KeyID][]history.TxnID{}
-	for wk, i := range t.writers {
-		if len(t.infos[i].knownSucc) > 0 {
-			byKey[wk.k] = append(byKey[wk.k], wk.t)
-		}
-	}
 	// Per transaction: its writerInfo on the key being thinned; stamps:
 	// inS marks the successors of the writer being thinned, seen those
 	// already kept or dropped.
@@ -303,9 +301,17 @@ func (t *Theory) thinKnownSucc() {
 	info := make([]*writerInfo, n)
 	inS, seen := make([]int32, n), make([]int32, n)
 	stamp := int32(0)
-	for k, ws := range byKey {
-		for _, w := range ws {
-			info[w] = &t.infos[t.writers[writerKey{k, w}]]
+	var ws []history.TxnID // the key's writers with known successors
+	for k := range len(t.keyAt) - 1 {
+		ws = ws[:0]
+		for _, sl := range t.byKey[t.keyAt[k]:t.keyAt[k+1]] {
+			if len(t.infos[sl.info].knownSucc) > 0 {
+				ws = append(ws, sl.w)
+				info[sl.w] = &t.infos[sl.info]
+			}
+		}
+		if len(ws) == 0 {
+			continue
 		}
 		succ := func(s history.TxnID) []history.TxnID {
 			if si := info[s]; si != nil {

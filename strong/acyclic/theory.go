@@ -118,7 +118,9 @@ type Theory struct {
 	psi    *psiState // PSI's RW edges and G adjacency; nil at other levels
 	layers int       // graph states per transaction (hyperpolygraph.StateArcs)
 	pk     *pk.Graph
-	// writers indexes infos by (key, writer). For SER and SI it holds only
+	// writers indexes infos by (key, writer) while newTheory records
+	// them, and is dropped once keyAt and byKey index them. For SER and SI
+	// it holds only
 	// the writers that some variable's edge leaves (of a WW pair, a
 	// read-from candidate, an optional part's edge): RW derivation looks
 	// up no other, and the known-only writers were millions of entries at
@@ -126,7 +128,7 @@ type Theory struct {
 	// there it holds every writer. Indices rather than pointers leave the
 	// map and the records nothing for the garbage collector to chase.
 	writers map[writerKey]int32
-	// The same, sorted: byKey[keyAt[k]:keyAt[k+1]] are key k's writers
+	// The writers sorted: byKey[keyAt[k]:keyAt[k+1]] are key k's writers
 	// by TxnID (index, lookup).
 	keyAt []int32
 	byKey []writerSlot
@@ -258,6 +260,7 @@ func newTheory(enc *encode.Encoding, polarity Polarity, pc, psi, hint bool) (*Th
 	if allWriters {
 		t.index(len(g.Writers))
 	}
+	t.writers = nil // the index answers from here on
 	if t.pc || psi {
 		t.thinKnownSucc()
 	}
